@@ -1,0 +1,152 @@
+// Package kuberules holds the Kubernetes rules that pingstatus and nodeapply
+// both enforce: resource names, quantity values and taints, as the API server
+// (v1.37) validates them for a Node. Its checks do not allocate on the valid
+// path, so nodeapply can run them on every ping; on the invalid path they
+// return apimachinery's own messages.
+package kuberules
+
+import (
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/api/validate/content"
+)
+
+// DefaultProtectedKey is the taint key that interLink's provider sets on its
+// virtual node itself. No plugin may set or remove it.
+const DefaultProtectedKey = "virtual-node.interlink/no-schedule"
+
+// reservedPrefixes are the taint key prefixes that Kubernetes controllers own.
+var reservedPrefixes = [...]string{
+	"node.kubernetes.io/",
+	"node.cloudprovider.kubernetes.io/",
+	"node-role.kubernetes.io/",
+}
+
+// IsReservedKey reports whether key belongs to a Kubernetes controller
+// (node.kubernetes.io/*, node.cloudprovider.kubernetes.io/*,
+// node-role.kubernetes.io/*).
+func IsReservedKey(key string) bool {
+	for _, p := range reservedPrefixes {
+		if strings.HasPrefix(key, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// IsProtectedKey reports whether key is [DefaultProtectedKey] or one of extra.
+func IsProtectedKey(key string, extra []string) bool {
+	if key == DefaultProtectedKey {
+		return true
+	}
+	for _, k := range extra {
+		if key == k {
+			return true
+		}
+	}
+	return false
+}
+
+// IsExtendedResourceName reports whether name is an extended resource name:
+// domain-prefixed, outside the kubernetes.io domain, not starting with
+// "requests.", and a qualified name once "requests." is put before it (the
+// form resource quota uses).
+func IsExtendedResourceName(name corev1.ResourceName) bool {
+	s := string(name)
+	if !strings.Contains(s, "/") || strings.Contains(s, corev1.ResourceDefaultNamespacePrefix) {
+		return false // a native resource
+	}
+	if strings.HasPrefix(s, corev1.DefaultResourceRequestsPrefix) {
+		return false
+	}
+	return isQualifiedName(corev1.DefaultResourceRequestsPrefix, s)
+}
+
+// ExtendedResourceNameProblem returns why name is not an extended resource
+// name, or "" if it is one.
+func ExtendedResourceNameProblem(name corev1.ResourceName) string {
+	s := string(name)
+	switch {
+	case s == "":
+		return "must not be empty"
+	case !strings.Contains(s, "/"):
+		return "must be domain-prefixed, like example.com/gpu"
+	case strings.Contains(s, corev1.ResourceDefaultNamespacePrefix):
+		return "must not be in the kubernetes.io domain"
+	case strings.HasPrefix(s, corev1.DefaultResourceRequestsPrefix):
+		return `must not start with "requests."`
+	case !IsExtendedResourceName(name):
+		return strings.Join(content.IsQualifiedName(corev1.DefaultResourceRequestsPrefix+s), "; ")
+	}
+	return ""
+}
+
+// IsIntegerResource reports whether the API server requires whole numbers for
+// name: pods, the object counts of resource quota, and extended resources.
+func IsIntegerResource(name corev1.ResourceName) bool {
+	switch name {
+	case corev1.ResourcePods, corev1.ResourceServices, corev1.ResourceReplicationControllers,
+		corev1.ResourceQuotas, corev1.ResourceSecrets, corev1.ResourceConfigMaps,
+		corev1.ResourcePersistentVolumeClaims, corev1.ResourceServicesNodePorts,
+		corev1.ResourceServicesLoadBalancers:
+		return true
+	}
+	return IsExtendedResourceName(name)
+}
+
+// QuantityProblem returns why the API server would reject q as the value of
+// name in a node's capacity or allocatable, or "" if it would accept it.
+// It runs the API server's own arithmetic: not negative, and for integer
+// resources a value in thousandths that is a multiple of 1000.
+func QuantityProblem(name corev1.ResourceName, q resource.Quantity) string {
+	// q is a copy: the methods below may cache inside the value.
+	if q.Sign() < 0 {
+		return "must not be negative"
+	}
+	if IsIntegerResource(name) && q.MilliValue()%1000 != 0 {
+		return "must be a whole number"
+	}
+	return ""
+}
+
+// IsValidEffect reports whether e is one of the three effects a node taint may
+// have.
+func IsValidEffect(e corev1.TaintEffect) bool {
+	switch e {
+	case corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute:
+		return true
+	}
+	return false
+}
+
+// TaintKeyProblem returns why key is not a valid taint key (a qualified name),
+// or "" if it is valid.
+func TaintKeyProblem(key string) string {
+	if isQualifiedName("", key) {
+		return ""
+	}
+	return strings.Join(content.IsQualifiedName(key), "; ")
+}
+
+// TaintValueProblem returns why value is not a valid taint value (a label
+// value, possibly empty), or "" if it is valid.
+func TaintValueProblem(value string) string {
+	if isLabelValue(value) {
+		return ""
+	}
+	return strings.Join(content.IsLabelValue(value), "; ")
+}
+
+// TaintID is what makes a taint unique on a node: its key and effect.
+type TaintID struct {
+	Key    string
+	Effect corev1.TaintEffect
+}
+
+// IDOf returns the identity of t.
+func IDOf(t *corev1.Taint) TaintID { return TaintID{Key: t.Key, Effect: t.Effect} }
+
+// String returns the identity as kubectl writes it: key:Effect.
+func (id TaintID) String() string { return id.Key + ":" + string(id.Effect) }

@@ -1,0 +1,164 @@
+package kuberules
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/api/validate/content"
+	"pgregory.net/rapid"
+)
+
+// nameish draws strings close to the edge of the name rules: short runs of
+// the characters that matter, sometimes long.
+func nameish() *rapid.Generator[string] {
+	return rapid.OneOf(
+		rapid.StringMatching(`[a-zA-Z0-9._/-]{0,12}`),
+		rapid.StringMatching(`[a-z0-9-]{1,70}(\.[a-z0-9-]{1,70}){0,4}/[A-Za-z0-9._-]{0,70}`),
+		rapid.StringMatching(`[a-z]{60,64}`),
+		rapid.String(),
+	)
+}
+
+func TestQualifiedNameAgreesWithAPIMachinery(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := nameish().Draw(t, "s")
+		want := len(content.IsQualifiedName(s)) == 0
+		if got := isQualifiedName("", s); got != want {
+			t.Fatalf("isQualifiedName(%q) = %v, apimachinery says %v", s, got, want)
+		}
+		if got := TaintKeyProblem(s) == ""; got != want {
+			t.Fatalf("TaintKeyProblem(%q) valid = %v, apimachinery says %v", s, got, want)
+		}
+	})
+}
+
+func TestLabelValueAgreesWithAPIMachinery(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := nameish().Draw(t, "s")
+		want := len(content.IsLabelValue(s)) == 0
+		if got := isLabelValue(s); got != want {
+			t.Fatalf("isLabelValue(%q) = %v, apimachinery says %v", s, got, want)
+		}
+	})
+}
+
+// extendedByTheBook is Kubernetes' definition, written with apimachinery's
+// allocating checks, to hold the fast one to it.
+func extendedByTheBook(s string) bool {
+	native := !contains(s, "/") || contains(s, "kubernetes.io/")
+	if native || hasPrefix(s, "requests.") {
+		return false
+	}
+	return len(content.IsQualifiedName("requests."+s)) == 0
+}
+
+func contains(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i:i+len(sub)] == sub {
+			return true
+		}
+	}
+	return false
+}
+
+func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }
+
+func TestExtendedResourceNameAgreesWithKubernetes(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := nameish().Draw(t, "s")
+		want := extendedByTheBook(s)
+		if got := IsExtendedResourceName(corev1.ResourceName(s)); got != want {
+			t.Fatalf("IsExtendedResourceName(%q) = %v, want %v", s, got, want)
+		}
+		if got := ExtendedResourceNameProblem(corev1.ResourceName(s)) == ""; got != want {
+			t.Fatalf("ExtendedResourceNameProblem(%q) valid = %v, want %v", s, got, want)
+		}
+	})
+}
+
+func TestExtendedResourceName(t *testing.T) {
+	tests := []struct {
+		name string
+		want bool
+	}{
+		{"nvidia.com/gpu", true},
+		{"amd.com/gpu", true},
+		{"xilinx.com/fpga", true},
+		{"intel.com/fpga", true},
+		{"example.com/anything", true},
+		{"gpu", false},
+		{"kubernetes.io/gpu", false},
+		{"foo.kubernetes.io/gpu", false},
+		{"requests.example.com/gpu", false},
+		{"Example.com/gpu", false},
+		{"example.com/", false},
+		{"example.com/a/b", false},
+		{"/gpu", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := IsExtendedResourceName(corev1.ResourceName(tt.name)); got != tt.want {
+				t.Errorf("IsExtendedResourceName(%q) = %v, want %v", tt.name, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestQuantityProblem(t *testing.T) {
+	tests := []struct {
+		name     corev1.ResourceName
+		quantity string
+		want     string
+	}{
+		{corev1.ResourceCPU, "1500m", ""},
+		{corev1.ResourceCPU, "-1", "must not be negative"},
+		{corev1.ResourceMemory, "0", ""},
+		{corev1.ResourcePods, "110", ""},
+		{corev1.ResourcePods, "1.5", "must be a whole number"},
+		{corev1.ResourcePods, "1500m", "must be a whole number"},
+		{"nvidia.com/gpu", "2", ""},
+		{"nvidia.com/gpu", "0.5", "must be a whole number"},
+		{"nvidia.com/gpu", "1k", ""},
+		{corev1.ResourceEphemeralStorage, "0.5", ""},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.name)+"="+tt.quantity, func(t *testing.T) {
+			if got := QuantityProblem(tt.name, resource.MustParse(tt.quantity)); got != tt.want {
+				t.Errorf("QuantityProblem(%s, %s) = %q, want %q", tt.name, tt.quantity, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestTaintKeys(t *testing.T) {
+	for _, key := range []string{"node.kubernetes.io/unreachable", "node.cloudprovider.kubernetes.io/uninitialized", "node-role.kubernetes.io/control-plane"} {
+		if !IsReservedKey(key) {
+			t.Errorf("IsReservedKey(%q) = false, want true", key)
+		}
+	}
+	for _, key := range []string{"vendor.io/maintenance", "kubernetes.io/arch", DefaultProtectedKey} {
+		if IsReservedKey(key) {
+			t.Errorf("IsReservedKey(%q) = true, want false", key)
+		}
+	}
+	if !IsProtectedKey(DefaultProtectedKey, nil) {
+		t.Errorf("IsProtectedKey(%q, nil) = false, want true", DefaultProtectedKey)
+	}
+	if !IsProtectedKey("mine.io/static", []string{"mine.io/static"}) || IsProtectedKey("mine.io/other", []string{"mine.io/static"}) {
+		t.Error("IsProtectedKey does not honour the extra keys")
+	}
+}
+
+func TestChecksDoNotAllocate(t *testing.T) {
+	q := resource.MustParse("8")
+	allocs := testing.AllocsPerRun(100, func() {
+		_ = IsExtendedResourceName("nvidia.com/gpu")
+		_ = TaintKeyProblem("vendor.example.com/maintenance")
+		_ = TaintValueProblem("true")
+		_ = QuantityProblem("nvidia.com/gpu", q)
+	})
+	if allocs != 0 {
+		t.Errorf("valid-path checks allocate %v times, want 0", allocs)
+	}
+}
