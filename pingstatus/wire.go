@@ -1,0 +1,66 @@
+package pingstatus
+
+import (
+	"encoding/json"
+)
+
+// PingResponse is the body a plugin returns to the provider's ping. Every
+// field is optional; an omitted field means "no news". Its JSON form is the
+// one interLink 0.6.2 uses, so existing plugins and providers need no change.
+type PingResponse struct {
+	// Status is free text for people ("ok", "healthy"); pingnode keeps it in
+	// [NodePatch.Status] and acts on nothing in it.
+	Status string `json:"status,omitempty"`
+	// Resources are what the backend can take right now.
+	Resources *ResourcesResponse `json:"resources,omitempty"`
+	// Taints is the plugin's whole list of taints. nil means "no news": the
+	// node's taints are left alone. A pointer to an empty list removes every
+	// taint the plugin set earlier. Build it with [TaintList], which never
+	// yields a nil slice (a pointer to a nil slice would marshal as null).
+	Taints *[]TaintResponse `json:"taints,omitempty"`
+}
+
+// ResourcesResponse holds the backend's resources as Kubernetes quantity
+// strings ("64", "250000Mi", "500m"). An empty string means "no news".
+type ResourcesResponse struct {
+	CPU          string                `json:"cpu,omitempty"`
+	Memory       string                `json:"memory,omitempty"`
+	Pods         string                `json:"pods,omitempty"`
+	Accelerators []AcceleratorResponse `json:"accelerators,omitempty"`
+}
+
+// AcceleratorResponse is one kind of device the backend offers, by its
+// extended resource name ("nvidia.com/gpu", "xilinx.com/fpga").
+type AcceleratorResponse struct {
+	ResourceType string `json:"resourceType"`
+	// Available is a whole number of devices; "0" means the devices are gone.
+	Available string `json:"available"`
+}
+
+// TaintResponse is a taint the plugin wants on the node. Effect is one of
+// NoSchedule, PreferNoSchedule or NoExecute.
+type TaintResponse struct {
+	Key    string `json:"key"`
+	Value  string `json:"value,omitempty"`
+	Effect string `json:"effect"`
+}
+
+// TaintList returns a value for [PingResponse.Taints] holding taints: the
+// plugin's whole list, which marshals as a JSON array even when it is empty.
+func TaintList(taints ...TaintResponse) *[]TaintResponse {
+	list := make([]TaintResponse, len(taints))
+	copy(list, taints)
+	return &list
+}
+
+// Validate reports every problem a provider would find in r, exactly as
+// [Parse] would report it with opts (use the zero Options for the defaults).
+// A plugin can call it before serving a reply; nil means the reply is clean.
+func (r PingResponse) Validate(opts Options) []Warning {
+	body, err := json.Marshal(r)
+	if err != nil { // unreachable: the wire types hold only strings, slices and pointers
+		return []Warning{{Message: "reply does not marshal: " + err.Error()}}
+	}
+	_, warnings := Parse(body, opts)
+	return warnings
+}
