@@ -191,6 +191,12 @@ func TestRules(t *testing.T) {
 		taints:  []corev1.Taint{{Key: "a.io/x", Value: "2", Effect: noSchedule}},
 		paths:   []string{"taints[1]"},
 	}, {
+		name:    "an effect defaulted to NoSchedule can repeat a pair",
+		body:    `{"taints":[{"key":"a.io/x","value":"1","effect":"NoSchedule"},{"key":"a.io/x","value":"2"}]}`,
+		replace: true,
+		taints:  []corev1.Taint{{Key: "a.io/x", Value: "2", Effect: noSchedule}},
+		paths:   []string{"taints[1].effect", "taints[1]"},
+	}, {
 		name:    "the same key with another effect is another taint",
 		body:    `{"taints":[{"key":"a.io/x","effect":"NoSchedule"},{"key":"a.io/x","effect":"NoExecute"}]}`,
 		replace: true,
