@@ -100,6 +100,9 @@ func (q *quantity) UnmarshalJSON(b []byte) error {
 	case string(b) == "null":
 		*q = quantity{}
 		return nil
+	case b[0] == '"' && bytes.IndexByte(b, '\\') < 0:
+		*q = quantity{text: string(b[1 : len(b)-1]), set: true} // nothing to unescape
+		return nil
 	case b[0] == '"':
 		var s string
 		if err := json.Unmarshal(b, &s); err != nil {
@@ -178,7 +181,7 @@ func (p *parser) decodeByField(body []byte) reply {
 		if p.field(raw.Taints, "taints", &items, "an array", "taints left unchanged") {
 			taints := make([]taint, len(items))
 			for i, item := range items {
-				taints[i] = p.taint(item, fmt.Sprintf("taints[%d]", i))
+				taints[i] = p.taint(item, indexPath("taints", i))
 			}
 			r.Taints = &taints
 		}
@@ -193,7 +196,7 @@ func (p *parser) accelerators(raw json.RawMessage) []accelerator {
 	}
 	out := make([]accelerator, len(items))
 	for i, item := range items {
-		path := fmt.Sprintf("resources.accelerators[%d]", i)
+		path := indexPath("resources.accelerators", i)
 		var ri rawItem
 		a := &out[i]
 		a.dropped = !p.field(item, path, &ri, "an object", "entry dropped") ||
@@ -240,6 +243,11 @@ func (p *parser) field(raw json.RawMessage, path string, dst any, want, done str
 	return true
 }
 
+// indexPath returns list[i] without fmt.
+func indexPath(list string, i int) string {
+	return list + "[" + strconv.Itoa(i) + "]"
+}
+
 func isPresent(raw json.RawMessage) bool { return len(raw) != 0 && string(raw) != "null" }
 
 // describe names a JSON value's type for a warning, with the value itself
@@ -264,7 +272,7 @@ func describe(raw json.RawMessage) string {
 
 // resources judges cpu, memory, pods and accelerators.
 func (p *parser) resources(r *resources) corev1.ResourceList {
-	list := corev1.ResourceList{}
+	list := make(corev1.ResourceList, 3+len(r.Accelerators))
 	p.standard(list, corev1.ResourceCPU, r.CPU)
 	p.standard(list, corev1.ResourceMemory, r.Memory)
 	p.standard(list, corev1.ResourcePods, r.Pods)
@@ -316,7 +324,11 @@ func (p *parser) quantity(path string, name corev1.ResourceName, q quantity) (re
 // 2^63-1 is refused as well, since the quantity parser silently caps larger
 // binary values ("100Ei") at it.
 func tooLarge(name corev1.ResourceName, v resource.Quantity) bool {
-	if countsInThousandths(name) {
+	thousandths := countsInThousandths(name)
+	if n, ok := v.AsInt64(); ok { // the common case, without allocating
+		return thousandths && n > math.MaxInt64/1000 || n == math.MaxInt64
+	}
+	if thousandths {
 		return v.Cmp(*resource.NewQuantity(math.MaxInt64/1000, resource.DecimalSI)) > 0
 	}
 	return v.Cmp(*resource.NewQuantity(math.MaxInt64, resource.BinarySI)) >= 0
@@ -338,12 +350,12 @@ func (p *parser) acceleratorList(list corev1.ResourceList, accs []accelerator) {
 		p.warn("resources.accelerators", "%d entries, more than the limit of %d; accelerators left unchanged", len(accs), limit)
 		return
 	}
-	first := map[corev1.ResourceName]int{}
+	first := make(map[corev1.ResourceName]int, len(accs))
 	for i, a := range accs {
-		path := fmt.Sprintf("resources.accelerators[%d]", i)
 		if a.dropped {
 			continue
 		}
+		path := indexPath("resources.accelerators", i)
 		name := corev1.ResourceName(a.ResourceType)
 		if problem := kuberules.ExtendedResourceNameProblem(name); problem != "" {
 			p.warn(path+".resourceType", "%s is not an extended resource name: %s; entry dropped", strconv.Quote(a.ResourceType), problem)
@@ -384,13 +396,13 @@ func (p *parser) taints(in []taint) (replace bool, out []corev1.Taint, kept []st
 	}
 	kept = p.keptOnBadValue
 	out = make([]corev1.Taint, 0, len(in))
-	at := make(map[kuberules.TaintID]int, len(in)) // index in out
-	from := make(map[kuberules.TaintID]int, len(in))
+	type place struct{ out, in int } // where a pair stands in out, and in the reply
+	seen := make(map[kuberules.TaintID]place, len(in))
 	for i, t := range in {
 		if t.dropped {
 			continue
 		}
-		path := fmt.Sprintf("taints[%d]", i)
+		path := indexPath("taints", i)
 		if problem := kuberules.TaintKeyProblem(t.Key); problem != "" {
 			p.warn(path+".key", "%s is not a valid taint key: %s; entry dropped", strconv.Quote(t.Key), problem)
 			continue
@@ -419,13 +431,13 @@ func (p *parser) taints(in []taint) (replace bool, out []corev1.Taint, kept []st
 		}
 		taint := corev1.Taint{Key: t.Key, Value: t.Value, Effect: effect}
 		id := kuberules.IDOf(&taint)
-		if j, dup := at[id]; dup {
-			p.warn(path, "repeats %s of taints[%d]; the last one is kept", id, from[id])
-			out[j] = taint
-			from[id] = i
+		if at, dup := seen[id]; dup {
+			p.warn(path, "repeats %s of taints[%d]; the last one is kept", id, at.in)
+			out[at.out] = taint
+			seen[id] = place{at.out, i}
 			continue
 		}
-		at[id], from[id] = len(out), i
+		seen[id] = place{len(out), i}
 		out = append(out, taint)
 	}
 	return true, out, kept

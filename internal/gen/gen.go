@@ -1,0 +1,267 @@
+// Package gen holds the rapid generators that the tests of pingstatus and
+// nodeapply share: valid names, quantities and taints, adversarial reply
+// bodies, and nodes.
+package gen
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"pgregory.net/rapid"
+
+	"github.com/pingnode/pingnode/internal/kuberules"
+)
+
+// SharedKeys are taint keys that both plugins and administrators draw from,
+// so that generated plugin taints and foreign taints collide often.
+var SharedKeys = []string{
+	"vendor.io/maintenance",
+	"example.com/drain",
+	"admin.example.org/hold",
+	"gpu.example.com/degraded",
+}
+
+// TaintKey draws a valid taint key that neither Kubernetes controllers nor
+// the provider own: often one of [SharedKeys], sometimes a fresh one.
+func TaintKey() *rapid.Generator[string] {
+	return rapid.OneOf(
+		rapid.SampledFrom(SharedKeys),
+		rapid.Custom(func(t *rapid.T) string {
+			prefix := rapid.StringMatching(`[a-z]{1,8}(\.[a-z0-9]{1,6}){0,2}`).Draw(t, "prefix")
+			name := rapid.StringMatching(`[A-Za-z0-9]([-A-Za-z0-9_.]{0,10}[A-Za-z0-9])?`).Draw(t, "name")
+			if rapid.Bool().Draw(t, "bare") {
+				return name
+			}
+			return prefix + "/" + name
+		}).Filter(func(k string) bool { return !kuberules.IsReservedKey(k) && !kuberules.IsProtectedKey(k, nil) }),
+	)
+}
+
+// TaintValue draws a valid taint value, possibly empty.
+func TaintValue() *rapid.Generator[string] {
+	return rapid.OneOf(
+		rapid.SampledFrom([]string{"", "true", "maintenance", "low"}),
+		rapid.StringMatching(`[A-Za-z0-9]([-A-Za-z0-9_.]{0,20}[A-Za-z0-9])?`),
+	)
+}
+
+// Effect draws one of the three valid effects.
+func Effect() *rapid.Generator[corev1.TaintEffect] {
+	return rapid.SampledFrom([]corev1.TaintEffect{
+		corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute,
+	})
+}
+
+// Taint draws a valid taint with a key from [TaintKey].
+func Taint() *rapid.Generator[corev1.Taint] {
+	return rapid.Custom(func(t *rapid.T) corev1.Taint {
+		return corev1.Taint{Key: TaintKey().Draw(t, "key"), Value: TaintValue().Draw(t, "value"), Effect: Effect().Draw(t, "effect")}
+	})
+}
+
+// UniqueTaints draws up to max valid taints, unique by key and effect.
+func UniqueTaints(max int) *rapid.Generator[[]corev1.Taint] {
+	return rapid.Custom(func(t *rapid.T) []corev1.Taint {
+		all := rapid.SliceOfN(Taint(), 0, max).Draw(t, "taints")
+		seen := map[kuberules.TaintID]bool{}
+		out := []corev1.Taint{}
+		for _, taint := range all {
+			if id := kuberules.IDOf(&taint); !seen[id] {
+				seen[id] = true
+				out = append(out, taint)
+			}
+		}
+		return out
+	})
+}
+
+// ExtendedResourceName draws a valid extended resource name.
+func ExtendedResourceName() *rapid.Generator[corev1.ResourceName] {
+	return rapid.OneOf(
+		rapid.SampledFrom([]corev1.ResourceName{"nvidia.com/gpu", "amd.com/gpu", "xilinx.com/fpga", "intel.com/fpga"}),
+		rapid.Custom(func(t *rapid.T) corev1.ResourceName {
+			return corev1.ResourceName(rapid.StringMatching(`[a-z]{1,8}\.(com|io|org)/[a-z][-a-z0-9]{0,8}[a-z0-9]`).Draw(t, "name"))
+		}),
+	)
+}
+
+// PositiveQuantity draws a valid, non-zero quantity string for cpu or
+// memory, in the spellings plugins use, small enough for either.
+func PositiveQuantity() *rapid.Generator[string] {
+	return rapid.Custom(func(t *rapid.T) string {
+		n := rapid.IntRange(1, 1<<20).Draw(t, "n")
+		suffix := rapid.SampledFrom([]string{"", "m", "k", "M", "G", "Ki", "Mi", "Gi"}).Draw(t, "suffix")
+		return fmt.Sprint(n) + suffix
+	})
+}
+
+// WholeQuantity draws a whole number of at least min as a quantity string.
+func WholeQuantity(min int) *rapid.Generator[string] {
+	return rapid.Custom(func(t *rapid.T) string {
+		n := rapid.IntRange(min, 100000).Draw(t, "n")
+		if n >= 1000 && n%1000 == 0 && rapid.Bool().Draw(t, "k") {
+			return fmt.Sprint(n/1000) + "k"
+		}
+		return fmt.Sprint(n)
+	})
+}
+
+// ReplyBody draws an adversarial reply body: mostly JSON objects mixing
+// valid fields with wrong types, negative, zero, fractional and huge values,
+// bad and reserved names, duplicates and unknown fields; sometimes a legacy
+// body or a truncated object.
+func ReplyBody() *rapid.Generator[[]byte] {
+	return rapid.Custom(func(t *rapid.T) []byte {
+		switch rapid.IntRange(0, 9).Draw(t, "shape") {
+		case 0:
+			return []byte(rapid.SampledFrom([]string{"ok", "0", "", "null", "[]", `"ok"`, "sinfo\n"}).Draw(t, "legacy"))
+		case 1:
+			b := replyObject(t)
+			return b[:rapid.IntRange(0, len(b)).Draw(t, "cut")]
+		}
+		return replyObject(t)
+	})
+}
+
+func replyObject(t *rapid.T) []byte {
+	reply := map[string]any{}
+	if rapid.Bool().Draw(t, "has status") {
+		reply["status"] = rapid.SampledFrom([]any{"ok", "healthy", 3, nil}).Draw(t, "status")
+	}
+	if rapid.IntRange(0, 3).Draw(t, "has resources") > 0 {
+		reply["resources"] = resourcesValue(t)
+	}
+	if rapid.IntRange(0, 3).Draw(t, "has taints") > 0 {
+		reply["taints"] = taintsValue(t)
+	}
+	if rapid.Bool().Draw(t, "has unknown") {
+		reply["message"] = "sidecar is alive"
+	}
+	b, err := json.Marshal(reply)
+	if err != nil {
+		t.Fatalf("marshal: %v", err)
+	}
+	return b
+}
+
+// quantityValue draws a JSON value for a quantity: valid or not.
+func quantityValue(t *rapid.T, label string) any {
+	return rapid.OneOf(
+		rapid.Just[any](nil),
+		rapid.Map(PositiveQuantity(), func(s string) any { return s }),
+		rapid.Map(WholeQuantity(0), func(s string) any { return s }),
+		rapid.SampledFrom([]any{"0", "0Gi", 0.0, "0.0"}),
+		rapid.SampledFrom([]any{
+			"-1", "-4Gi", "1.5", "500m", "0.5", "1e30", "100Ei", "10P", "1e19", "9223372036854775", "9223372036854776",
+			"abc", "12 GB", "", "+8", ".5", "1e3", "1E3", "0x10", 128.0, -3.0, 2.5, 1e300, true, []any{"1"}, map[string]any{},
+		}),
+	).Draw(t, label)
+}
+
+func resourcesValue(t *rapid.T) any {
+	if rapid.IntRange(0, 9).Draw(t, "resources wrong type") == 0 {
+		return "128 cores"
+	}
+	res := map[string]any{}
+	for _, name := range []string{"cpu", "memory", "pods"} {
+		if rapid.Bool().Draw(t, "has "+name) {
+			res[name] = quantityValue(t, name)
+		}
+	}
+	if rapid.Bool().Draw(t, "has accelerators") {
+		n := rapid.IntRange(0, 6).Draw(t, "accelerators")
+		accs := make([]any, n)
+		for i := range accs {
+			accs[i] = map[string]any{
+				"resourceType": rapid.OneOf(
+					rapid.Map(ExtendedResourceName(), func(n corev1.ResourceName) any { return string(n) }),
+					rapid.SampledFrom([]any{"nvidia.com/gpu", "gpu", "kubernetes.io/gpu", "requests.a.io/gpu", "A.io/gpu", "", 7}),
+				).Draw(t, "resourceType"),
+				"available": quantityValue(t, "available"),
+			}
+		}
+		res["accelerators"] = accs
+	}
+	return res
+}
+
+func taintsValue(t *rapid.T) any {
+	switch rapid.IntRange(0, 9).Draw(t, "taints shape") {
+	case 0:
+		return nil
+	case 1:
+		return []any{}
+	case 2:
+		return "none"
+	}
+	n := rapid.IntRange(0, 8).Draw(t, "taints")
+	taints := make([]any, n)
+	for i := range taints {
+		entry := map[string]any{
+			"key": rapid.OneOf(
+				rapid.Map(TaintKey(), func(k string) any { return k }),
+				rapid.SampledFrom([]any{
+					"node.kubernetes.io/unschedulable", "node-role.kubernetes.io/x", kuberules.DefaultProtectedKey,
+					"not a key", "", "Upper.IO/x", strings.Repeat("k", 64), false,
+				}),
+			).Draw(t, "key"),
+			"value": rapid.OneOf(
+				rapid.Map(TaintValue(), func(v string) any { return v }),
+				rapid.SampledFrom([]any{"has spaces", strings.Repeat("v", 64), 1, nil}),
+			).Draw(t, "value"),
+		}
+		if rapid.IntRange(0, 5).Draw(t, "has effect") > 0 {
+			entry["effect"] = rapid.OneOf(
+				rapid.Map(Effect(), func(e corev1.TaintEffect) any { return string(e) }),
+				rapid.SampledFrom([]any{"", "noschedule", "Evict", 3}),
+			).Draw(t, "effect")
+		}
+		taints[i] = entry
+	}
+	return taints
+}
+
+// Node draws a valid node as a provider might hold it: capacity and
+// allocatable, labels, and foreign taints (an administrator's, a
+// controller's, the provider's protected one), unique by key and effect.
+func Node() *rapid.Generator[*corev1.Node] {
+	return rapid.Custom(func(t *rapid.T) *corev1.Node {
+		node := &corev1.Node{
+			ObjectMeta: metav1.ObjectMeta{
+				Name:            "vk-" + rapid.StringMatching(`[a-z]{1,8}`).Draw(t, "name"),
+				ResourceVersion: fmt.Sprint(rapid.IntRange(1, 1000).Draw(t, "resourceVersion")),
+				Labels:          map[string]string{"type": "virtual-kubelet"},
+			},
+		}
+		if rapid.IntRange(0, 9).Draw(t, "nil maps") == 0 {
+			node.Labels = nil
+			return node
+		}
+		capacity := corev1.ResourceList{}
+		for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourcePods, corev1.ResourceEphemeralStorage} {
+			if rapid.IntRange(0, 4).Draw(t, "has "+string(name)) > 0 {
+				capacity[name] = resource.MustParse(WholeQuantity(1).Draw(t, string(name)))
+			}
+		}
+		for range rapid.IntRange(0, 2).Draw(t, "extended") {
+			capacity[ExtendedResourceName().Draw(t, "extended name")] = resource.MustParse(WholeQuantity(0).Draw(t, "extended value"))
+		}
+		node.Status.Capacity = capacity
+		node.Status.Allocatable = capacity.DeepCopy()
+		taints := UniqueTaints(4).Draw(t, "admin taints")
+		if rapid.Bool().Draw(t, "protected") {
+			taints = append(taints, corev1.Taint{Key: kuberules.DefaultProtectedKey, Value: "true", Effect: corev1.TaintEffectNoSchedule})
+		}
+		if rapid.Bool().Draw(t, "controller") {
+			taints = append(taints, corev1.Taint{Key: corev1.TaintNodeUnreachable, Effect: corev1.TaintEffectNoExecute})
+		}
+		if len(taints) > 0 {
+			node.Spec.Taints = taints
+		}
+		return node
+	})
+}

@@ -1,0 +1,79 @@
+package pingstatus_test
+
+import (
+	"encoding/json"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/pingnode/pingnode/pingstatus"
+)
+
+// A provider parses the plugin's reply. The good fields are taken; each
+// refused one gets a warning with its JSON path.
+func ExampleParse() {
+	body := []byte(`{
+	  "status": "ok",
+	  "resources": {"cpu": "64", "memory": "-1Gi", "accelerators": [{"resourceType": "nvidia.com/gpu", "available": "4"}]},
+	  "taints": [{"key": "vendor.io/maintenance", "value": "true", "effect": "Drain"}]
+	}`)
+	patch, warnings := pingstatus.Parse(body, pingstatus.Options{})
+	fmt.Println("kind:", patch.Kind)
+	for _, name := range []string{"cpu", "memory", "nvidia.com/gpu"} {
+		if q, ok := patch.Resources[corev1.ResourceName(name)]; ok {
+			fmt.Printf("%s: %s\n", name, q.String())
+		}
+	}
+	for _, t := range patch.Taints {
+		fmt.Printf("taint: %s=%s:%s\n", t.Key, t.Value, t.Effect)
+	}
+	for _, w := range warnings {
+		fmt.Println("warning:", w)
+	}
+	// Output:
+	// kind: structured
+	// cpu: 64
+	// nvidia.com/gpu: 4
+	// taint: vendor.io/maintenance=true:NoSchedule
+	// warning: resources.memory: -1Gi must not be negative; memory left unchanged
+	// warning: taints[0].effect: "Drain" is not NoSchedule, PreferNoSchedule or NoExecute; NoSchedule used
+}
+
+// Old plugins answer the ping with plain text, null or a JSON array. Their
+// replies are legacy: no change, no warning.
+func ExampleParse_legacy() {
+	for _, body := range []string{"ok", "null", "[]", ""} {
+		patch, warnings := pingstatus.Parse([]byte(body), pingstatus.Options{})
+		fmt.Printf("%q: %v, empty %v, %d warnings\n", body, patch.Kind, patch.IsEmpty(), len(warnings))
+	}
+	// Output:
+	// "ok": legacy, empty true, 0 warnings
+	// "null": legacy, empty true, 0 warnings
+	// "[]": legacy, empty true, 0 warnings
+	// "": legacy, empty true, 0 warnings
+}
+
+// A plugin builds its reply with the wire types and checks it before
+// serving it.
+func ExamplePingResponse_Validate() {
+	reply := pingstatus.PingResponse{
+		Status: "ok",
+		Resources: &pingstatus.ResourcesResponse{
+			CPU:    "128",
+			Memory: "512Gi",
+			Accelerators: []pingstatus.AcceleratorResponse{
+				{ResourceType: "nvidia.com/gpu", Available: "8"},
+				{ResourceType: "gpu", Available: "1"}, // not domain-prefixed
+			},
+		},
+		Taints: pingstatus.TaintList(), // the plugin wants none of its taints any more
+	}
+	for _, w := range reply.Validate(pingstatus.Options{}) {
+		fmt.Println(w)
+	}
+	body, _ := json.Marshal(reply)
+	fmt.Println(string(body))
+	// Output:
+	// resources.accelerators[1].resourceType: "gpu" is not an extended resource name: must be domain-prefixed, like example.com/gpu; entry dropped
+	// {"status":"ok","resources":{"cpu":"128","memory":"512Gi","accelerators":[{"resourceType":"nvidia.com/gpu","available":"8"},{"resourceType":"gpu","available":"1"}]},"taints":[]}
+}

@@ -1,0 +1,193 @@
+package pingstatus_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"pgregory.net/rapid"
+
+	"github.com/pingnode/pingnode/internal/gen"
+	"github.com/pingnode/pingnode/internal/kuberules"
+	"github.com/pingnode/pingnode/pingstatus"
+)
+
+var equateQuantities = cmp.Comparer(func(a, b resource.Quantity) bool { return a.Cmp(b) == 0 })
+
+// wireReply draws any PingResponse, valid or not: the wire types must carry
+// whatever a plugin puts in them.
+func wireReply() *rapid.Generator[pingstatus.PingResponse] {
+	str := rapid.String()
+	return rapid.Custom(func(t *rapid.T) pingstatus.PingResponse {
+		var r pingstatus.PingResponse
+		r.Status = str.Draw(t, "status")
+		if rapid.Bool().Draw(t, "resources") {
+			r.Resources = &pingstatus.ResourcesResponse{CPU: str.Draw(t, "cpu"), Memory: str.Draw(t, "memory"), Pods: str.Draw(t, "pods")}
+			for range rapid.IntRange(0, 3).Draw(t, "accelerators") {
+				r.Resources.Accelerators = append(r.Resources.Accelerators, pingstatus.AcceleratorResponse{ResourceType: str.Draw(t, "type"), Available: str.Draw(t, "available")})
+			}
+		}
+		switch rapid.IntRange(0, 2).Draw(t, "taints") {
+		case 1:
+			r.Taints = pingstatus.TaintList()
+		case 2:
+			var list []pingstatus.TaintResponse
+			for range rapid.IntRange(1, 3).Draw(t, "n") {
+				list = append(list, pingstatus.TaintResponse{Key: str.Draw(t, "key"), Value: str.Draw(t, "value"), Effect: str.Draw(t, "effect")})
+			}
+			r.Taints = pingstatus.TaintList(list...)
+		}
+		return r
+	})
+}
+
+// TestWireRoundTrip: marshal then unmarshal gives the reply back, and an
+// absent taints list never becomes [] nor the other way round.
+func TestWireRoundTrip(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		want := wireReply().Draw(t, "reply")
+		b, err := json.Marshal(want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got pingstatus.PingResponse
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("round trip of %s (-want +got):\n%s", b, diff)
+		}
+		if (want.Taints == nil) != (got.Taints == nil) {
+			t.Fatalf("absent and empty taints were confused: %s", b)
+		}
+	})
+}
+
+// TestValidReplyParsesToItsPatch: a reply built from valid parts parses,
+// without a warning, to the patch those parts describe.
+func TestValidReplyParsesToItsPatch(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var reply pingstatus.PingResponse
+		want := pingstatus.NodePatch{Kind: pingstatus.Structured, Status: "ok"}
+		reply.Status = "ok"
+		if rapid.Bool().Draw(t, "resources") {
+			reply.Resources = &pingstatus.ResourcesResponse{}
+			want.Resources = corev1.ResourceList{}
+			if rapid.Bool().Draw(t, "cpu") {
+				reply.Resources.CPU = gen.PositiveQuantity().Draw(t, "cpu")
+				want.Resources[corev1.ResourceCPU] = resource.MustParse(reply.Resources.CPU)
+			}
+			if rapid.Bool().Draw(t, "memory") {
+				reply.Resources.Memory = gen.PositiveQuantity().Draw(t, "memory")
+				want.Resources[corev1.ResourceMemory] = resource.MustParse(reply.Resources.Memory)
+			}
+			if rapid.Bool().Draw(t, "pods") {
+				reply.Resources.Pods = gen.WholeQuantity(1).Draw(t, "pods")
+				want.Resources[corev1.ResourcePods] = resource.MustParse(reply.Resources.Pods)
+			}
+			names := rapid.SliceOfNDistinct(gen.ExtendedResourceName(), 0, 4, rapid.ID).Draw(t, "accelerators")
+			for _, name := range names {
+				n := gen.WholeQuantity(0).Draw(t, "available")
+				reply.Resources.Accelerators = append(reply.Resources.Accelerators, pingstatus.AcceleratorResponse{ResourceType: string(name), Available: n})
+				want.Resources[name] = resource.MustParse(n)
+			}
+			if len(want.Resources) == 0 {
+				want.Resources = nil
+			}
+		}
+		if rapid.Bool().Draw(t, "taints") {
+			want.ReplaceTaints = true
+			want.Taints = gen.UniqueTaints(6).Draw(t, "taints")
+			var list []pingstatus.TaintResponse
+			for _, taint := range want.Taints {
+				list = append(list, pingstatus.TaintResponse{Key: taint.Key, Value: taint.Value, Effect: string(taint.Effect)})
+			}
+			reply.Taints = pingstatus.TaintList(list...)
+		}
+		if w := reply.Validate(pingstatus.Options{}); w != nil {
+			t.Fatalf("Validate of a valid reply: %v", w)
+		}
+		body, err := json.Marshal(reply)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, warnings := pingstatus.Parse(body, pingstatus.Options{})
+		if len(warnings) != 0 {
+			t.Fatalf("warnings for %s: %v", body, warnings)
+		}
+		if diff := cmp.Diff(want, got, equateQuantities); diff != "" {
+			t.Fatalf("Parse(%s) (-want +got):\n%s", body, diff)
+		}
+	})
+}
+
+// TestParseYieldsOnlyValidEntries: whatever the body, every entry of the
+// patch is valid by the rules, under the default and other options.
+func TestParseYieldsOnlyValidEntries(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		body := gen.ReplyBody().Draw(t, "body")
+		opts := pingstatus.Options{
+			AllowZero:     rapid.Bool().Draw(t, "allowZero"),
+			ProtectedKeys: rapid.SliceOfN(rapid.SampledFrom(gen.SharedKeys), 0, 1).Draw(t, "protected"),
+			MaxTaints:     rapid.IntRange(0, 8).Draw(t, "maxTaints"),
+		}
+		patch, warnings := pingstatus.Parse(body, opts)
+		if err := checkPatch(patch, opts); err != nil {
+			t.Fatalf("Parse(%s) = %+v: %v", body, patch, err)
+		}
+		for _, w := range warnings {
+			if w.Message == "" {
+				t.Fatalf("a warning without a message at %q", w.Path)
+			}
+		}
+	})
+}
+
+// checkPatch returns an error if any entry of p breaks a rule of the package.
+func checkPatch(p pingstatus.NodePatch, opts pingstatus.Options) error {
+	if p.Kind != pingstatus.Structured && !p.IsEmpty() {
+		return fmt.Errorf("a %v reply carries a change", p.Kind)
+	}
+	for name, q := range p.Resources {
+		standard := name == corev1.ResourceCPU || name == corev1.ResourceMemory || name == corev1.ResourcePods
+		if !standard && !kuberules.IsExtendedResourceName(name) {
+			return fmt.Errorf("resource %q is neither standard nor extended", name)
+		}
+		if problem := kuberules.QuantityProblem(name, q); problem != "" {
+			return fmt.Errorf("%s = %s: %s", name, q.String(), problem)
+		}
+		if standard && q.IsZero() && !opts.AllowZero {
+			return fmt.Errorf("%s is zero", name)
+		}
+		limit := resource.MustParse("9223372036854775")
+		if name == corev1.ResourceMemory {
+			limit = resource.MustParse("9223372036854775806")
+		}
+		if q.Cmp(limit) > 0 {
+			return fmt.Errorf("%s = %s is too large", name, q.String())
+		}
+	}
+	if !p.ReplaceTaints && p.Taints != nil {
+		return fmt.Errorf("taints %v without ReplaceTaints", p.Taints)
+	}
+	if limit := opts.MaxTaints; limit > 0 && len(p.Taints) > limit {
+		return fmt.Errorf("%d taints, over the limit of %d", len(p.Taints), limit)
+	}
+	seen := map[kuberules.TaintID]bool{}
+	for _, taint := range p.Taints {
+		id := kuberules.IDOf(&taint)
+		switch {
+		case seen[id]:
+			return fmt.Errorf("taint %s repeated", id)
+		case kuberules.TaintKeyProblem(taint.Key) != "", kuberules.TaintValueProblem(taint.Value) != "", !kuberules.IsValidEffect(taint.Effect):
+			return fmt.Errorf("invalid taint %+v", taint)
+		case kuberules.IsReservedKey(taint.Key), kuberules.IsProtectedKey(taint.Key, opts.ProtectedKeys):
+			return fmt.Errorf("taint %s has a key the plugin may not set", id)
+		}
+		seen[id] = true
+	}
+	return nil
+}
