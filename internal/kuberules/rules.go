@@ -78,7 +78,7 @@ func ExtendedResourceNameProblem(name corev1.ResourceName) string {
 	case strings.HasPrefix(s, corev1.DefaultResourceRequestsPrefix):
 		return `must not start with "requests."`
 	case !IsExtendedResourceName(name):
-		return strings.Join(content.IsQualifiedName(corev1.DefaultResourceRequestsPrefix+s), "; ")
+		return strings.Join(content.IsLabelKey(corev1.DefaultResourceRequestsPrefix+s), "; ")
 	}
 	return ""
 }
@@ -121,14 +121,19 @@ func IsValidEffect(e corev1.TaintEffect) bool {
 	return false
 }
 
-// TaintKeyProblem returns why key is not a valid taint key (a qualified name),
-// or "" if it is valid.
-func TaintKeyProblem(key string) string {
-	if isQualifiedName("", key) {
+// QualifiedNameProblem returns why s is not a qualified name (an optional
+// DNS subdomain prefix and '/', then a name of at most 63 characters), or ""
+// if it is one.
+func QualifiedNameProblem(s string) string {
+	if isQualifiedName("", s) {
 		return ""
 	}
-	return strings.Join(content.IsQualifiedName(key), "; ")
+	return strings.Join(content.IsLabelKey(s), "; ")
 }
+
+// TaintKeyProblem returns why key is not a valid taint key (a qualified name),
+// or "" if it is valid.
+func TaintKeyProblem(key string) string { return QualifiedNameProblem(key) }
 
 // TaintValueProblem returns why value is not a valid taint value (a label
 // value, possibly empty), or "" if it is valid.
@@ -150,3 +155,10 @@ func IDOf(t *corev1.Taint) TaintID { return TaintID{Key: t.Key, Effect: t.Effect
 
 // String returns the identity as kubectl writes it: key:Effect.
 func (id TaintID) String() string { return id.Key + ":" + string(id.Effect) }
+
+// ResourceNameProblem returns why name cannot be a resource name in a node's
+// capacity (it must be a qualified name, as cpu, hugepages-2Mi and
+// nvidia.com/gpu are), or "" if it can.
+func ResourceNameProblem(name corev1.ResourceName) string {
+	return QualifiedNameProblem(string(name))
+}

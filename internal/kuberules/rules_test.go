@@ -23,7 +23,7 @@ func nameish() *rapid.Generator[string] {
 func TestQualifiedNameAgreesWithAPIMachinery(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		s := nameish().Draw(t, "s")
-		want := len(content.IsQualifiedName(s)) == 0
+		want := len(content.IsLabelKey(s)) == 0
 		if got := isQualifiedName("", s); got != want {
 			t.Fatalf("isQualifiedName(%q) = %v, apimachinery says %v", s, got, want)
 		}
@@ -50,7 +50,7 @@ func extendedByTheBook(s string) bool {
 	if native || hasPrefix(s, "requests.") {
 		return false
 	}
-	return len(content.IsQualifiedName("requests."+s)) == 0
+	return len(content.IsLabelKey("requests."+s)) == 0
 }
 
 func contains(s, sub string) bool {
@@ -160,5 +160,66 @@ func TestChecksDoNotAllocate(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("valid-path checks allocate %v times, want 0", allocs)
+	}
+}
+
+func TestNodeProblems(t *testing.T) {
+	valid := &corev1.Node{
+		Spec: corev1.NodeSpec{Taints: []corev1.Taint{
+			{Key: "a.io/x", Value: "1", Effect: corev1.TaintEffectNoSchedule},
+			{Key: "a.io/x", Effect: corev1.TaintEffectNoExecute},
+		}},
+		Status: corev1.NodeStatus{
+			Capacity:    corev1.ResourceList{"cpu": resource.MustParse("1500m"), "pods": resource.MustParse("110"), "nvidia.com/gpu": resource.MustParse("0")},
+			Allocatable: corev1.ResourceList{"cpu": resource.MustParse("1"), "memory": resource.MustParse("1Gi")},
+		},
+	}
+	if p := NodeProblems(valid); p != nil {
+		t.Errorf("NodeProblems(valid) = %v, want nil", p)
+	}
+	if p := NodeProblems(nil); p != nil {
+		t.Errorf("NodeProblems(nil) = %v, want nil", p)
+	}
+	if allocs := testing.AllocsPerRun(100, func() { _ = NodeProblems(valid) }); allocs != 0 {
+		t.Errorf("NodeProblems(valid) allocates %v times, want 0", allocs)
+	}
+	invalid := valid.DeepCopy()
+	invalid.Status.Capacity["pods"] = resource.MustParse("1.5")
+	invalid.Status.Allocatable["memory"] = resource.MustParse("-1")
+	invalid.Spec.Taints = append(invalid.Spec.Taints,
+		corev1.Taint{Key: "bad key", Effect: corev1.TaintEffectNoSchedule},
+		corev1.Taint{Key: "a.io/y", Value: "bad value", Effect: ""},
+		corev1.Taint{Key: "a.io/x", Value: "2", Effect: corev1.TaintEffectNoSchedule},
+	)
+	want := []string{
+		"spec.taints[a.io/x:NoSchedule]: taints must be unique by key and effect",
+		"spec.taints[a.io/y:]: effect must be NoSchedule, PreferNoSchedule or NoExecute",
+		"spec.taints[a.io/y:]: value " + TaintValueProblem("bad value"),
+		"spec.taints[bad key:NoSchedule]: key " + TaintKeyProblem("bad key"),
+		"status.allocatable[memory]: -1 must not be negative",
+		"status.capacity[pods]: 1500m must be a whole number",
+	}
+	got := NodeProblems(invalid)
+	if len(got) != len(want) {
+		t.Fatalf("NodeProblems(invalid) =\n%q\nwant\n%q", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("problem %d = %q, want %q", i, got[i], want[i])
+		}
+	}
+}
+
+func TestFirstRepeatManyTaints(t *testing.T) {
+	var taints []corev1.Taint
+	for i := range 40 {
+		taints = append(taints, corev1.Taint{Key: "a.io/k" + string(rune('a'+i%26)) + string(rune('a'+i/26)), Effect: corev1.TaintEffectNoSchedule})
+	}
+	if i, j := FirstRepeat(taints); i != -1 || j != -1 {
+		t.Fatalf("FirstRepeat(unique) = %d, %d", i, j)
+	}
+	taints = append(taints, taints[7])
+	if i, j := FirstRepeat(taints); i != 7 || j != 40 {
+		t.Errorf("FirstRepeat = %d, %d, want 7, 40", i, j)
 	}
 }

@@ -1,0 +1,127 @@
+package nodeapply_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/pingnode/pingnode/internal/golden"
+	"github.com/pingnode/pingnode/internal/kuberules"
+	"github.com/pingnode/pingnode/nodeapply"
+	"github.com/pingnode/pingnode/pingstatus"
+)
+
+func readNode(t testing.TB, name string) *corev1.Node {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("../testdata/nodes", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var node corev1.Node
+	if err := json.Unmarshal(b, &node); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return &node
+}
+
+func readReply(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("../testdata/replies", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// goldenCases are (node before, reply body, options); each has a golden
+// file in testdata holding the changes, warnings and node after.
+var goldenCases = []struct {
+	name  string
+	node  string
+	reply string
+	opts  nodeapply.Options
+}{
+	{"partial-update", "interlink-node.json", "slurm.json", nodeapply.Options{}},
+	{"spec-example", "interlink-node.json", "spec-example.json", nodeapply.Options{}},
+	{"accelerator-gone", "node-with-plugin-taints.json", "gpu-gone.json", nodeapply.Options{}},
+	{"same-values-other-spelling", "interlink-node.json", "same-values-other-spelling.json", nodeapply.Options{}},
+	{"plugin-taints-replaced", "node-with-plugin-taints.json", "plugin-taints.json", nodeapply.Options{}},
+	{"taints-empty-keeps-foreign", "node-with-plugin-taints.json", "taints-empty.json", nodeapply.Options{}},
+	{"taints-empty-compat", "node-with-plugin-taints.json", "taints-empty.json", nodeapply.Options{ReplaceAllTaints: true}},
+	{"taints-null-no-change", "node-with-plugin-taints.json", "taints-null.json", nodeapply.Options{}},
+	{"static-protected-by-option", "node-with-plugin-taints.json", "foreign-collision.json", nodeapply.Options{ProtectedKeys: []string{"site.example.com/static"}}},
+	{"foreign-collision", "node-with-plugin-taints.json", "foreign-collision.json", nodeapply.Options{}},
+	{"duplicates", "interlink-node.json", "taint-duplicates.json", nodeapply.Options{}},
+	{"bad-value-keeps-taint", "node-with-plugin-taints.json", "plugin-taint-bad-value.json", nodeapply.Options{}},
+	{"invalid-node-repaired", "invalid-node.json", "legacy-ok.txt", nodeapply.Options{}},
+	{"invalid-node-and-reply", "invalid-node.json", "spec-example.json", nodeapply.Options{}},
+	{"bare-node", "bare-node.json", "spec-example.json", nodeapply.Options{}},
+	{"bad-reply-fields", "node-with-plugin-taints.json", "wrong-types.json", nodeapply.Options{}},
+	// Replies that plugins send today change nothing.
+	{"real-legacy-ok", "node-with-plugin-taints.json", "legacy-ok.txt", nodeapply.Options{}},
+	{"real-legacy-zero", "node-with-plugin-taints.json", "legacy-zero.txt", nodeapply.Options{}},
+	{"real-legacy-empty", "node-with-plugin-taints.json", "legacy-empty.txt", nodeapply.Options{}},
+	{"real-legacy-sinfo", "node-with-plugin-taints.json", "legacy-sinfo.txt", nodeapply.Options{}},
+	{"real-docker-null", "node-with-plugin-taints.json", "docker-null.json", nodeapply.Options{}},
+	{"real-kubernetes-array", "node-with-plugin-taints.json", "kubernetes-pods.json", nodeapply.Options{}},
+	{"real-htcondor", "node-with-plugin-taints.json", "htcondor.json", nodeapply.Options{}},
+}
+
+// nodeParts is what a golden shows of a node: the fields Apply may write.
+type nodeParts struct {
+	Annotations map[string]string   `json:"annotations,omitempty"`
+	Taints      []corev1.Taint      `json:"taints,omitempty"`
+	Capacity    corev1.ResourceList `json:"capacity,omitempty"`
+	Allocatable corev1.ResourceList `json:"allocatable,omitempty"`
+}
+
+func TestGolden(t *testing.T) {
+	for _, tc := range goldenCases {
+		t.Run(tc.name, func(t *testing.T) {
+			node := readNode(t, tc.node)
+			before := node.DeepCopy()
+			patch, parseWarnings := pingstatus.Parse(readReply(t, tc.reply), pingstatus.Options{ProtectedKeys: tc.opts.ProtectedKeys})
+			res := nodeapply.Apply(node, &patch, tc.opts)
+
+			var b strings.Builder
+			fmt.Fprintf(&b, "node %s, reply %s, options %+v\n", tc.node, tc.reply, tc.opts)
+			fmt.Fprintf(&b, "returns the input node: %v\n", res.Node == node)
+			section(&b, "parse warnings", parseWarnings)
+			section(&b, "changes", res.Changes)
+			section(&b, "apply warnings", res.Warnings)
+			out, err := json.MarshalIndent(nodeParts{res.Node.Annotations, res.Node.Spec.Taints, res.Node.Status.Capacity, res.Node.Status.Allocatable}, "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(&b, "node after:\n%s\n", out)
+			golden.Check(t, filepath.Join("testdata", tc.name+".golden"), []byte(b.String()))
+
+			if p := kuberules.NodeProblems(res.Node); p != nil {
+				t.Errorf("the node after is invalid: %v", p)
+			}
+			if diff := nodeDiff(before, node); diff != "" {
+				t.Errorf("Apply modified its input (-before +after):\n%s", diff)
+			}
+			if (len(res.Changes) == 0) != (res.Node == node) {
+				t.Errorf("%d changes, but returns the input node: %v", len(res.Changes), res.Node == node)
+			}
+		})
+	}
+}
+
+func section[T fmt.Stringer](b *strings.Builder, title string, items []T) {
+	fmt.Fprintf(b, "%s:", title)
+	if len(items) == 0 {
+		b.WriteString(" none\n")
+		return
+	}
+	b.WriteByte('\n')
+	for _, it := range items {
+		fmt.Fprintf(b, "  %s\n", it)
+	}
+}

@@ -1,0 +1,62 @@
+package nodeapply
+
+import (
+	"slices"
+	"strings"
+)
+
+// Op is what a [Change] did to its path.
+type Op int
+
+const (
+	// Added means the path had no value before.
+	Added Op = iota
+	// Removed means the path has no value after.
+	Removed
+	// Modified means the value at the path is different.
+	Modified
+)
+
+// String returns "added", "removed" or "modified".
+func (o Op) String() string {
+	switch o {
+	case Added:
+		return "added"
+	case Removed:
+		return "removed"
+	case Modified:
+		return "modified"
+	}
+	return "Op(?)"
+}
+
+// Change is one field that Apply changed, for the caller's log.
+type Change struct {
+	Op Op
+	// Path names the field: "status.capacity[cpu]",
+	// "spec.taints[vendor.io/maintenance:NoSchedule]",
+	// "metadata.annotations[pingnode.io/plugin-taints]".
+	Path string
+	// Old is the value before, empty when Op is Added. Quantities are in
+	// their canonical form, taints as kubectl writes them (key=value:Effect).
+	Old string
+	// New is the value after, empty when Op is Removed.
+	New string
+}
+
+// String returns the change as one log line, such as
+// "status.capacity[cpu]: 64 -> 128".
+func (c Change) String() string {
+	switch c.Op {
+	case Added:
+		return c.Path + ": added " + c.New
+	case Removed:
+		return c.Path + ": removed " + c.Old
+	}
+	return c.Path + ": " + c.Old + " -> " + c.New
+}
+
+// sortChanges orders changes by path, so the list is deterministic.
+func sortChanges(changes []Change) {
+	slices.SortFunc(changes, func(a, b Change) int { return strings.Compare(a.Path, b.Path) })
+}
