@@ -7,8 +7,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/pingnode/pingnode/internal/golden"
 	"github.com/pingnode/pingnode/internal/kuberules"
@@ -123,5 +126,32 @@ func section[T fmt.Stringer](b *strings.Builder, title string, items []T) {
 	b.WriteByte('\n')
 	for _, it := range items {
 		fmt.Fprintf(b, "  %s\n", it)
+	}
+}
+
+// TestTimeAddedKeptWhenValueChanges pins down that a plugin taint whose
+// value changes keeps the time it was added (the taint manager counts
+// tolerationSeconds from it), and that a new one has none (Apply has no
+// clock).
+func TestTimeAddedKeptWhenValueChanges(t *testing.T) {
+	added := metav1.NewTime(time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC))
+	node := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{nodeapply.OwnershipAnnotation: "a.io/drain:NoExecute"}},
+		Spec:       corev1.NodeSpec{Taints: []corev1.Taint{{Key: "a.io/drain", Value: "soon", Effect: corev1.TaintEffectNoExecute, TimeAdded: &added}}},
+	}
+	patch := &pingstatus.NodePatch{ReplaceTaints: true, Taints: []corev1.Taint{
+		{Key: "a.io/drain", Value: "now", Effect: corev1.TaintEffectNoExecute},
+		{Key: "a.io/new", Effect: corev1.TaintEffectNoExecute},
+	}}
+	res := nodeapply.Apply(node, patch, nodeapply.Options{})
+	want := []corev1.Taint{
+		{Key: "a.io/drain", Value: "now", Effect: corev1.TaintEffectNoExecute, TimeAdded: &added},
+		{Key: "a.io/new", Effect: corev1.TaintEffectNoExecute},
+	}
+	if diff := cmp.Diff(want, res.Node.Spec.Taints); diff != "" {
+		t.Errorf("taints (-want +got):\n%s", diff)
+	}
+	if res.Node.Spec.Taints[0].TimeAdded == node.Spec.Taints[0].TimeAdded {
+		t.Error("the new node shares TimeAdded with the input")
 	}
 }

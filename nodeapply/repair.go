@@ -29,7 +29,7 @@ func (a *applier) repairList(list corev1.ResourceList, path string) {
 			continue
 		}
 		fixed := roundDown(q)
-		if q.Sign() < 0 || kuberules.QuantityProblem(name, fixed) != "" {
+		if kuberules.QuantityProblem(name, fixed) != "" { // negative, or too large to round
 			fixed = resource.Quantity{}
 		}
 		list[name] = fixed

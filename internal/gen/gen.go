@@ -252,6 +252,10 @@ func Node() *rapid.Generator[*corev1.Node] {
 		}
 		node.Status.Capacity = capacity
 		node.Status.Allocatable = capacity.DeepCopy()
+		if cpu, ok := capacity[corev1.ResourceCPU]; ok && rapid.Bool().Draw(t, "reserved cpu") {
+			cpu.Sub(resource.MustParse("500m")) // allocatable below capacity, as a kubelet reports it
+			node.Status.Allocatable[corev1.ResourceCPU] = cpu
+		}
 		taints := UniqueTaints(4).Draw(t, "admin taints")
 		if rapid.Bool().Draw(t, "protected") {
 			taints = append(taints, corev1.Taint{Key: kuberules.DefaultProtectedKey, Value: "true", Effect: corev1.TaintEffectNoSchedule})

@@ -1,0 +1,436 @@
+package nodeapply_test
+
+import (
+	"encoding/json"
+	"reflect"
+	"slices"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"pgregory.net/rapid"
+
+	"github.com/pingnode/pingnode/internal/gen"
+	"github.com/pingnode/pingnode/internal/kuberules"
+	"github.com/pingnode/pingnode/nodeapply"
+	"github.com/pingnode/pingnode/pingstatus"
+)
+
+// patchGen draws a patch: most often parsed from an adversarial reply,
+// sometimes built by hand from valid parts, sometimes built by hand with
+// parts that pingstatus would have refused (Apply must still be safe).
+func patchGen() *rapid.Generator[*pingstatus.NodePatch] {
+	return rapid.Custom(func(t *rapid.T) *pingstatus.NodePatch {
+		switch rapid.IntRange(0, 3).Draw(t, "patch kind") {
+		case 0, 1:
+			p, _ := pingstatus.Parse(gen.ReplyBody().Draw(t, "body"), pingstatus.Options{})
+			return &p
+		case 2:
+			return validPatch(t)
+		}
+		p := validPatch(t)
+		if p.Resources == nil {
+			p.Resources = corev1.ResourceList{}
+		}
+		p.Resources[corev1.ResourceName(rapid.SampledFrom([]string{"cpu", "pods", "nvidia.com/gpu", "bad name!"}).Draw(t, "bad resource"))] =
+			resource.MustParse(rapid.SampledFrom([]string{"-1", "1.5", "500m", "2"}).Draw(t, "bad quantity"))
+		p.ReplaceTaints = true
+		p.Taints = append(p.Taints, rapid.SampledFrom([]corev1.Taint{
+			{Key: "bad key", Effect: corev1.TaintEffectNoSchedule},
+			{Key: "a.io/x", Value: "bad value", Effect: corev1.TaintEffectNoSchedule},
+			{Key: "a.io/x", Effect: "Evict"},
+			{Key: kuberules.DefaultProtectedKey, Effect: corev1.TaintEffectNoSchedule},
+			{Key: corev1.TaintNodeUnreachable, Effect: corev1.TaintEffectNoExecute},
+			{Key: gen.SharedKeys[0], Value: "dup", Effect: corev1.TaintEffectNoSchedule},
+		}).Draw(t, "bad taint"))
+		return p
+	})
+}
+
+// validPatch draws a patch that pingstatus could have produced.
+func validPatch(t *rapid.T) *pingstatus.NodePatch {
+	p := &pingstatus.NodePatch{Kind: pingstatus.Structured}
+	if rapid.Bool().Draw(t, "resources") {
+		p.Resources = corev1.ResourceList{}
+		for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourcePods} {
+			if rapid.Bool().Draw(t, "has "+string(name)) {
+				p.Resources[name] = resource.MustParse(gen.WholeQuantity(1).Draw(t, string(name)))
+			}
+		}
+		for range rapid.IntRange(0, 2).Draw(t, "accelerators") {
+			p.Resources[gen.ExtendedResourceName().Draw(t, "accelerator")] = resource.MustParse(gen.WholeQuantity(0).Draw(t, "available"))
+		}
+	}
+	if rapid.Bool().Draw(t, "taints") {
+		p.ReplaceTaints = true
+		p.Taints = gen.UniqueTaints(5).Draw(t, "plugin taints")
+		if rapid.IntRange(0, 2).Draw(t, "kept") == 0 {
+			p.KeptTaintKeys = []string{rapid.SampledFrom(gen.SharedKeys).Draw(t, "kept key")}
+		}
+	}
+	return p
+}
+
+func optionsGen() *rapid.Generator[nodeapply.Options] {
+	return rapid.Custom(func(t *rapid.T) nodeapply.Options {
+		return nodeapply.Options{ProtectedKeys: rapid.SliceOfN(rapid.SampledFrom(gen.SharedKeys), 0, 1).Draw(t, "protected")}
+	})
+}
+
+// withPluginHistory draws a node and applies a valid patch to it first, so
+// that it has plugin-owned taints and the ownership annotation.
+func withPluginHistory(t *rapid.T, opts nodeapply.Options) *corev1.Node {
+	node, _ := nodeWithHistory(t, opts)
+	return node
+}
+
+// nodeWithHistory is withPluginHistory that also returns the earlier
+// patch, or nil.
+func nodeWithHistory(t *rapid.T, opts nodeapply.Options) (*corev1.Node, *pingstatus.NodePatch) {
+	node := gen.Node().Draw(t, "node")
+	if !rapid.Bool().Draw(t, "history") {
+		return node, nil
+	}
+	earlier := validPatch(t)
+	return nodeapply.Apply(node, earlier, opts).Node, earlier
+}
+
+// nextPing draws the plugin's next patch: a fresh one, or the earlier one
+// with a taint's value changed, a resource changed, or its taints reordered.
+func nextPing(t *rapid.T, earlier *pingstatus.NodePatch) *pingstatus.NodePatch {
+	if earlier == nil || rapid.Bool().Draw(t, "fresh") {
+		return validPatch(t)
+	}
+	p := deepCopyPatch(earlier)
+	if len(p.Taints) > 0 && rapid.Bool().Draw(t, "change a value") {
+		i := rapid.IntRange(0, len(p.Taints)-1).Draw(t, "which taint")
+		p.Taints[i].Value = rapid.SampledFrom([]string{"changed", ""}).Draw(t, "new value")
+	}
+	if len(p.Taints) > 1 && rapid.Bool().Draw(t, "reorder") {
+		p.Taints[0], p.Taints[len(p.Taints)-1] = p.Taints[len(p.Taints)-1], p.Taints[0]
+	}
+	if rapid.Bool().Draw(t, "change cpu") {
+		if p.Resources == nil {
+			p.Resources = corev1.ResourceList{}
+		}
+		p.Resources[corev1.ResourceCPU] = resource.MustParse(gen.WholeQuantity(1).Draw(t, "cpu"))
+	}
+	return p
+}
+
+func TestPropertyInputNeverModified(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		opts := optionsGen().Draw(t, "opts")
+		opts.ReplaceAllTaints = rapid.Bool().Draw(t, "compat")
+		node := withPluginHistory(t, opts)
+		patch := patchGen().Draw(t, "patch")
+		nodeBefore, patchBefore := node.DeepCopy(), deepCopyPatch(patch)
+		res := nodeapply.Apply(node, patch, opts)
+		if diff := nodeDiff(nodeBefore, node); diff != "" {
+			t.Fatalf("Apply modified the node (-before +after):\n%s", diff)
+		}
+		if !reflect.DeepEqual(patchBefore, patch) {
+			t.Fatalf("Apply modified the patch: %+v, was %+v", patch, patchBefore)
+		}
+		if len(res.Changes) > 0 {
+			if res.Node == node {
+				t.Fatal("changes, but the input node was returned")
+			}
+			assertNoSharedMemory(t, node, res.Node)
+		}
+	})
+}
+
+func deepCopyPatch(p *pingstatus.NodePatch) *pingstatus.NodePatch {
+	c := *p
+	c.Resources = p.Resources.DeepCopy()
+	if p.Taints != nil {
+		c.Taints = make([]corev1.Taint, len(p.Taints))
+		for i := range p.Taints {
+			p.Taints[i].DeepCopyInto(&c.Taints[i])
+		}
+	}
+	if p.KeptTaintKeys != nil {
+		c.KeptTaintKeys = append([]string{}, p.KeptTaintKeys...)
+	}
+	return &c
+}
+
+// assertNoSharedMemory fails if the two nodes share a map or a slice's
+// backing array.
+func assertNoSharedMemory(t *rapid.T, a, b *corev1.Node) {
+	same := func(x, y any) bool {
+		vx, vy := reflect.ValueOf(x), reflect.ValueOf(y)
+		return !vx.IsNil() && !vy.IsNil() && vx.UnsafePointer() == vy.UnsafePointer()
+	}
+	switch {
+	case same(a.Labels, b.Labels), same(a.Annotations, b.Annotations),
+		same(a.Status.Capacity, b.Status.Capacity), same(a.Status.Allocatable, b.Status.Allocatable):
+		t.Fatal("the new node shares a map with the input")
+	case len(a.Spec.Taints) > 0 && len(b.Spec.Taints) > 0 && &a.Spec.Taints[0] == &b.Spec.Taints[0]:
+		t.Fatal("the new node shares its taints with the input")
+	}
+}
+
+func TestPropertyIdempotent(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		opts := optionsGen().Draw(t, "opts")
+		opts.ReplaceAllTaints = rapid.Bool().Draw(t, "compat")
+		node := withPluginHistory(t, opts)
+		patch := patchGen().Draw(t, "patch")
+		first := nodeapply.Apply(node, patch, opts)
+		second := nodeapply.Apply(first.Node, patch, opts)
+		if len(second.Changes) != 0 {
+			t.Fatalf("the second Apply changed %v\nafter the first changed %v", second.Changes, first.Changes)
+		}
+		if second.Node != first.Node {
+			t.Fatal("the second Apply did not return its input node")
+		}
+	})
+}
+
+func TestPropertyForeignAndProtectedTaintsSurvive(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		opts := optionsGen().Draw(t, "opts")
+		node := withPluginHistory(t, opts)
+		owned := ownedIDs(node)
+		res := nodeapply.Apply(node, patchGen().Draw(t, "patch"), opts)
+		for _, taint := range node.Spec.Taints {
+			id := kuberules.IDOf(&taint)
+			protected := kuberules.IsProtectedKey(taint.Key, opts.ProtectedKeys) || kuberules.IsReservedKey(taint.Key)
+			if owned[id] && !protected {
+				continue // the plugin's: may change
+			}
+			if !hasTaint(res.Node, taint) {
+				t.Fatalf("foreign or protected taint %v is gone or changed: %v", taint, res.Node.Spec.Taints)
+			}
+		}
+	})
+}
+
+func TestPropertyOmittedFieldsNeverChange(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		opts := optionsGen().Draw(t, "opts")
+		node := withPluginHistory(t, opts)
+		patch := patchGen().Draw(t, "patch")
+		res := nodeapply.Apply(node, patch, opts)
+		for _, list := range []struct {
+			before, after corev1.ResourceList
+		}{{node.Status.Capacity, res.Node.Status.Capacity}, {node.Status.Allocatable, res.Node.Status.Allocatable}} {
+			for name, q := range list.before {
+				if _, named := patch.Resources[name]; named {
+					continue
+				}
+				if got, ok := list.after[name]; !ok || got.Cmp(q) != 0 {
+					t.Fatalf("%s changed from %s to %s though the patch does not name it", name, q.String(), got.String())
+				}
+			}
+		}
+		if !patch.ReplaceTaints {
+			if !reflect.DeepEqual(node.Spec.Taints, res.Node.Spec.Taints) {
+				t.Fatalf("taints changed without a taints list: %v -> %v", node.Spec.Taints, res.Node.Spec.Taints)
+			}
+			if node.Annotations[nodeapply.OwnershipAnnotation] != res.Node.Annotations[nodeapply.OwnershipAnnotation] {
+				t.Fatal("the ownership annotation changed without a taints list")
+			}
+		}
+	})
+}
+
+func TestPropertyOutputAlwaysValid(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		opts := optionsGen().Draw(t, "opts")
+		opts.ReplaceAllTaints = rapid.Bool().Draw(t, "compat")
+		node := withPluginHistory(t, opts)
+		if rapid.Bool().Draw(t, "break the node") {
+			node = breakNode(t, node)
+		}
+		res := nodeapply.Apply(node, patchGen().Draw(t, "patch"), opts)
+		if p := kuberules.NodeProblems(res.Node); p != nil {
+			t.Fatalf("invalid output: %v", p)
+		}
+	})
+}
+
+// breakNode returns a copy of node with things the API server refuses.
+func breakNode(t *rapid.T, node *corev1.Node) *corev1.Node {
+	node = node.DeepCopy()
+	if node.Status.Capacity == nil {
+		node.Status.Capacity = corev1.ResourceList{}
+	}
+	node.Status.Capacity[rapid.SampledFrom([]corev1.ResourceName{"cpu", "pods", "nvidia.com/gpu"}).Draw(t, "broken resource")] =
+		resource.MustParse(rapid.SampledFrom([]string{"-1", "1.5", "-2500m"}).Draw(t, "broken value"))
+	node.Spec.Taints = append(node.Spec.Taints, rapid.SampledFrom([]corev1.Taint{
+		{Key: "bad key", Effect: corev1.TaintEffectNoSchedule},
+		{Key: "a.io/x", Value: "bad value", Effect: corev1.TaintEffectNoSchedule},
+		{Key: "a.io/x", Effect: ""},
+	}).Draw(t, "broken taint"))
+	if len(node.Spec.Taints) > 1 {
+		node.Spec.Taints = append(node.Spec.Taints, node.Spec.Taints[0])
+	}
+	return node
+}
+
+func TestPropertyChangesEmptyIffEqual(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		opts := optionsGen().Draw(t, "opts")
+		opts.ReplaceAllTaints = rapid.Bool().Draw(t, "compat")
+		node := withPluginHistory(t, opts)
+		res := nodeapply.Apply(node, patchGen().Draw(t, "patch"), opts)
+		equal := semanticallyEqual(node, res.Node)
+		if equal != (len(res.Changes) == 0) {
+			t.Fatalf("semantically equal: %v, but changes: %v", equal, res.Changes)
+		}
+		for i := 1; i < len(res.Changes); i++ {
+			if res.Changes[i-1].Path >= res.Changes[i].Path {
+				t.Fatalf("changes not sorted and unique by path: %v", res.Changes)
+			}
+		}
+	})
+}
+
+// semanticallyEqual compares what Apply may write, by meaning: quantities
+// by value, taints as a set, and the ownership annotation.
+func semanticallyEqual(a, b *corev1.Node) bool {
+	sameList := func(x, y corev1.ResourceList) bool {
+		if len(x) != len(y) {
+			return false
+		}
+		for name, q := range x {
+			if v, ok := y[name]; !ok || v.Cmp(q) != 0 {
+				return false
+			}
+		}
+		return true
+	}
+	if !sameList(a.Status.Capacity, b.Status.Capacity) || !sameList(a.Status.Allocatable, b.Status.Allocatable) {
+		return false
+	}
+	if len(a.Spec.Taints) != len(b.Spec.Taints) {
+		return false
+	}
+	for _, taint := range a.Spec.Taints {
+		if !hasTaint(b, taint) {
+			return false
+		}
+	}
+	va, oka := a.Annotations[nodeapply.OwnershipAnnotation]
+	vb, okb := b.Annotations[nodeapply.OwnershipAnnotation]
+	return va == vb && oka == okb
+}
+
+func hasTaint(node *corev1.Node, want corev1.Taint) bool {
+	for _, t := range node.Spec.Taints {
+		if t.Key == want.Key && t.Value == want.Value && t.Effect == want.Effect {
+			return true
+		}
+	}
+	return false
+}
+
+// ownedIDs reads the ownership annotation the way a reader of the
+// documented format would.
+func ownedIDs(node *corev1.Node) map[kuberules.TaintID]bool {
+	owned := map[kuberules.TaintID]bool{}
+	for _, t := range node.Spec.Taints {
+		for _, entry := range splitOwned(node.Annotations[nodeapply.OwnershipAnnotation]) {
+			if entry == kuberules.IDOf(&t).String() {
+				owned[kuberules.IDOf(&t)] = true
+			}
+		}
+	}
+	return owned
+}
+
+func splitOwned(s string) []string {
+	var out []string
+	start := 0
+	for i := 0; i <= len(s); i++ {
+		if i == len(s) || s[i] == ',' {
+			if i > start {
+				out = append(out, s[start:i])
+			}
+			start = i + 1
+		}
+	}
+	return out
+}
+
+// roundTrip is a provider restart: the node as the API server stores it.
+func roundTrip(t *rapid.T, node *corev1.Node) *corev1.Node {
+	b, err := json.Marshal(node)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out corev1.Node
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return &out
+}
+
+// TestPropertyPatchIsApplied: every valid quantity of the patch ends in
+// capacity and allocatable, and every plugin taint stands on the node
+// (as the plugin's, or already as someone else's with the same key and
+// effect).
+func TestPropertyPatchIsApplied(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		opts := optionsGen().Draw(t, "opts")
+		opts.ReplaceAllTaints = rapid.Bool().Draw(t, "compat")
+		node, earlier := nodeWithHistory(t, opts)
+		ownedBefore := ownedIDs(node)
+		patch := nextPing(t, earlier)
+		if cpu, ok := node.Status.Capacity[corev1.ResourceCPU]; ok && rapid.Bool().Draw(t, "report capacity cpu") {
+			if patch.Resources == nil { // the node's capacity, when allocatable may be lower
+				patch.Resources = corev1.ResourceList{}
+			}
+			patch.Resources[corev1.ResourceCPU] = cpu.DeepCopy()
+		}
+		res := nodeapply.Apply(node, patch, opts)
+		for name, q := range patch.Resources {
+			c, okc := res.Node.Status.Capacity[name]
+			a, oka := res.Node.Status.Allocatable[name]
+			if !okc || !oka || c.Cmp(q) != 0 || a.Cmp(q) != 0 {
+				t.Fatalf("%s = %s not applied: capacity %s, allocatable %s", name, q.String(), c.String(), a.String())
+			}
+		}
+		for _, w := range patch.Taints {
+			if kuberules.IsProtectedKey(w.Key, opts.ProtectedKeys) {
+				continue
+			}
+			found := false
+			for _, taint := range res.Node.Spec.Taints {
+				found = found || kuberules.IDOf(&taint) == kuberules.IDOf(&w) && (taint.Value == w.Value || !opts.ReplaceAllTaints)
+			}
+			if !found {
+				t.Fatalf("plugin taint %v missing from %v", w, res.Node.Spec.Taints)
+			}
+		}
+		if patch.ReplaceTaints && !opts.ReplaceAllTaints {
+			owned := ownedIDs(res.Node)
+			for _, taint := range res.Node.Spec.Taints {
+				if owned[kuberules.IDOf(&taint)] && !wantsOrKeeps(patch, &taint) {
+					t.Fatalf("%v is still the plugin's, but the plugin no longer lists it", taint)
+				}
+			}
+			for _, taint := range node.Spec.Taints { // a kept key keeps the plugin's taints it had
+				if ownedBefore[kuberules.IDOf(&taint)] && slices.Contains(patch.KeptTaintKeys, taint.Key) && !wants(patch, &taint) && !hasTaint(res.Node, taint) {
+					t.Fatalf("%v was the plugin's and its key is kept, but it is gone", taint)
+				}
+			}
+		}
+	})
+}
+
+func wantsOrKeeps(p *pingstatus.NodePatch, taint *corev1.Taint) bool {
+	return wants(p, taint) || slices.Contains(p.KeptTaintKeys, taint.Key)
+}
+
+func wants(p *pingstatus.NodePatch, taint *corev1.Taint) bool {
+	for _, w := range p.Taints {
+		if kuberules.IDOf(&w) == kuberules.IDOf(taint) {
+			return true
+		}
+	}
+	return false
+}
