@@ -67,45 +67,63 @@ type Result struct {
 // the same order as before) costs no copy and no allocation: Apply returns
 // node itself with no changes.
 func Apply(node *corev1.Node, patch *pingstatus.NodePatch, opts Options) Result {
-	var empty pingstatus.NodePatch
 	if patch == nil {
-		patch = &empty
+		patch = &pingstatus.NodePatch{}
 	}
-	a := applier{in: node, patch: patch, opts: &opts}
-	if a.unchanged() {
+	// The check runs on a value that stays on the stack: the applier
+	// escapes (its closures outlive calls), so it is built only when needed.
+	check := checker{in: node, patch: patch, opts: opts}
+	if check.unchanged() {
 		return Result{Node: node}
 	}
+	a := &applier{checker: check}
 	return a.apply()
 }
 
+// checker answers, without allocating, whether a patch leaves a node as it
+// is.
+type checker struct {
+	in    *corev1.Node
+	patch *pingstatus.NodePatch
+	opts  Options
+	// What unchanged found, for apply.
+	valid, sameResources, sameTaints bool
+}
+
+// applier builds the new node when the checker cannot say it is unchanged.
 type applier struct {
-	in       *corev1.Node
-	patch    *pingstatus.NodePatch
-	opts     *Options
+	checker
 	warnings []pingstatus.Warning
+	// touched says which parts apply may have changed, so that only those
+	// are compared with the input.
+	touchedResources, touchedTaints bool
 }
 
 func (a *applier) warn(path, message string) {
 	a.warnings = append(a.warnings, pingstatus.Warning{Path: path, Message: message})
 }
 
-// unchanged reports, without allocating, whether the patch leaves a valid
-// node as it is. False means "maybe": apply decides.
-func (a *applier) unchanged() bool {
-	node := a.in
-	if node == nil {
+// unchanged reports whether the patch leaves a valid node as it is. False
+// means "maybe": apply decides.
+func (a *checker) unchanged() bool {
+	if a.in == nil {
+		a.valid = true
 		return a.patch.IsEmpty()
 	}
-	if kuberules.NodeProblems(node) != nil {
-		return false // apply repairs it
-	}
+	a.valid = kuberules.NodeProblems(a.in) == nil // if not, apply repairs it
+	a.sameResources = a.resourcesUnchanged()
+	a.sameTaints = !a.patch.ReplaceTaints || a.taintsUnchanged()
+	return a.valid && a.sameResources && a.sameTaints
+}
+
+func (a *checker) resourcesUnchanged() bool {
 	for name, q := range a.patch.Resources {
 		if resourceProblem(name, q) != "" ||
-			!holds(node.Status.Capacity, name, q) || !holds(node.Status.Allocatable, name, q) {
+			!holds(a.in.Status.Capacity, name, q) || !holds(a.in.Status.Allocatable, name, q) {
 			return false
 		}
 	}
-	return !a.patch.ReplaceTaints || a.taintsUnchanged()
+	return true
 }
 
 // holds reports whether list has q for name, by value.
@@ -124,7 +142,7 @@ func resourceProblem(name corev1.ResourceName, q resource.Quantity) string {
 
 // taintsUnchanged reports whether the plugin's taints on the node are, in
 // order, exactly the patch's, and the ownership annotation lists them.
-func (a *applier) taintsUnchanged() bool {
+func (a *checker) taintsUnchanged() bool {
 	want := a.patch.Taints
 	annotation, present := a.in.Annotations[a.opts.annotation()]
 	if present && annotation == "" {
@@ -185,13 +203,19 @@ func (a *applier) apply() Result {
 	} else {
 		out = a.in.DeepCopy()
 	}
-	a.resources(out) // first, so that repair leaves alone what the patch replaces
-	a.repair(out)
-	if a.patch.ReplaceTaints {
+	a.touchedResources = !a.valid || !a.sameResources
+	a.touchedTaints = !a.valid || !a.sameTaints
+	if a.touchedResources {
+		a.resources(out) // first, so that repair leaves alone what the patch replaces
+	}
+	if !a.valid {
+		a.repair(out)
+	}
+	if a.touchedTaints && a.patch.ReplaceTaints {
 		a.taints(out)
 	}
 	slices.SortStableFunc(a.warnings, func(x, y pingstatus.Warning) int { return strings.Compare(x.Path, y.Path) })
-	changes := diff(a.in, out, a.opts.annotation())
+	changes := a.diff(out)
 	if len(changes) == 0 {
 		return Result{Node: a.in, Warnings: a.warnings}
 	}

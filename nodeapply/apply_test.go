@@ -65,6 +65,7 @@ var goldenCases = []struct {
 	{"invalid-node-and-reply", "invalid-node.json", "spec-example.json", nodeapply.Options{}},
 	{"bare-node", "bare-node.json", "spec-example.json", nodeapply.Options{}},
 	{"bad-reply-fields", "node-with-plugin-taints.json", "wrong-types.json", nodeapply.Options{}},
+	{"hand-edited-annotation", "hand-edited-annotation.json", "taints-empty.json", nodeapply.Options{}},
 	// Replies that plugins send today change nothing.
 	{"real-legacy-ok", "node-with-plugin-taints.json", "legacy-ok.txt", nodeapply.Options{}},
 	{"real-legacy-zero", "node-with-plugin-taints.json", "legacy-zero.txt", nodeapply.Options{}},

@@ -6,22 +6,28 @@ import (
 	"github.com/pingnode/pingnode/internal/kuberules"
 )
 
-// diff lists what differs between in and out in the fields Apply writes:
-// capacity, allocatable, taints and the ownership annotation. Quantities
-// compare by value and taints by key and effect, then value; the order of
-// taints does not count.
-func diff(in, out *corev1.Node, annotation string) []Change {
+// diff lists what differs between the input and out in the parts of the
+// node that apply touched: capacity and allocatable, or taints and the
+// ownership annotation. Quantities compare by value and taints by key and
+// effect, then value; the order of taints does not count.
+func (a *applier) diff(out *corev1.Node) []Change {
+	in := a.in
 	if in == nil {
 		in = &corev1.Node{}
 	}
 	var changes []Change
-	changes = diffResources(changes, "status.capacity", in.Status.Capacity, out.Status.Capacity)
-	changes = diffResources(changes, "status.allocatable", in.Status.Allocatable, out.Status.Allocatable)
-	changes = diffTaints(changes, in.Spec.Taints, out.Spec.Taints)
-	old, hadOld := in.Annotations[annotation]
-	now, hasNew := out.Annotations[annotation]
-	if c, ok := compare("metadata.annotations["+annotation+"]", old, hadOld, now, hasNew); ok {
-		changes = append(changes, c)
+	if a.touchedResources {
+		changes = diffResources(changes, "status.capacity", in.Status.Capacity, out.Status.Capacity)
+		changes = diffResources(changes, "status.allocatable", in.Status.Allocatable, out.Status.Allocatable)
+	}
+	if a.touchedTaints {
+		changes = diffTaints(changes, in.Spec.Taints, out.Spec.Taints)
+		key := a.opts.annotation()
+		old, hadOld := in.Annotations[key]
+		now, hasNew := out.Annotations[key]
+		if c, ok := compare("metadata.annotations["+key+"]", old, hadOld, now, hasNew); ok {
+			changes = append(changes, c)
+		}
 	}
 	sortChanges(changes)
 	return changes
@@ -59,30 +65,57 @@ func diffResources(changes []Change, path string, in, out corev1.ResourceList) [
 	return changes
 }
 
-// diffTaints compares the taints of each key and effect. A valid node has
-// at most one; an invalid input node may have repeats, which Apply's repair
-// removes, so each side is the list of all of them.
+// diffTaints compares the taints of each key and effect. An input node
+// that the API server would refuse may repeat a pair; then each side is
+// compared as the text of all its taints of that pair.
 func diffTaints(changes []Change, in, out []corev1.Taint) []Change {
+	if i, _ := kuberules.FirstRepeat(in); i >= 0 {
+		return diffTaintTexts(changes, in, out)
+	}
+	before := make(map[kuberules.TaintID]*corev1.Taint, len(in))
+	for i := range in {
+		before[kuberules.IDOf(&in[i])] = &in[i]
+	}
+	for i := range out { // out never repeats a pair
+		o := &out[i]
+		id := kuberules.IDOf(o)
+		b, ok := before[id]
+		switch {
+		case !ok:
+			changes = append(changes, Change{Op: Added, Path: taintPath(id), New: taintText(o)})
+		case b.Value != o.Value:
+			changes = append(changes, Change{Op: Modified, Path: taintPath(id), Old: taintText(b), New: taintText(o)})
+		}
+		delete(before, id)
+	}
+	for id, b := range before {
+		changes = append(changes, Change{Op: Removed, Path: taintPath(id), Old: taintText(b)})
+	}
+	return changes
+}
+
+func taintPath(id kuberules.TaintID) string { return "spec.taints[" + id.String() + "]" }
+
+func diffTaintTexts(changes []Change, in, out []corev1.Taint) []Change {
 	before := taintTexts(in)
 	after := taintTexts(out)
 	for id, now := range after {
-		path := "spec.taints[" + id.String() + "]"
 		if old, ok := before[id]; !ok {
-			changes = append(changes, Change{Op: Added, Path: path, New: now})
+			changes = append(changes, Change{Op: Added, Path: taintPath(id), New: now})
 		} else if old != now {
-			changes = append(changes, Change{Op: Modified, Path: path, Old: old, New: now})
+			changes = append(changes, Change{Op: Modified, Path: taintPath(id), Old: old, New: now})
 		}
 	}
 	for id, old := range before {
 		if _, ok := after[id]; !ok {
-			changes = append(changes, Change{Op: Removed, Path: "spec.taints[" + id.String() + "]", Old: old})
+			changes = append(changes, Change{Op: Removed, Path: taintPath(id), Old: old})
 		}
 	}
 	return changes
 }
 
 // taintTexts maps each key and effect to its taints as text, joined by
-// ", " in the rare case of repeats.
+// ", " where a pair repeats.
 func taintTexts(taints []corev1.Taint) map[kuberules.TaintID]string {
 	texts := make(map[kuberules.TaintID]string, len(taints))
 	for i := range taints {

@@ -31,9 +31,14 @@ func (c *ownedCursor) peek() (id kuberules.TaintID, ok, more bool) {
 	if c.done {
 		return id, false, false
 	}
-	entry, _, _ := strings.Cut(c.rest, ",")
-	id, ok = parseOwned(entry)
+	id, ok = parseOwned(c.entry())
 	return id, ok, true
+}
+
+// entry returns the current entry's text.
+func (c *ownedCursor) entry() string {
+	entry, _, _ := strings.Cut(c.rest, ",")
+	return entry
 }
 
 func (c *ownedCursor) advance() {
@@ -63,17 +68,24 @@ func ownedSet(annotation string) (set map[kuberules.TaintID]bool, invalid []stri
 		if ok {
 			set[id] = true
 		} else {
-			invalid = append(invalid, id.String())
+			invalid = append(invalid, c.entry())
 		}
 	}
 }
 
-// formatOwned returns the annotation value for the taints that owned
-// reports as the plugin's, in their order.
-func formatOwned(taints []corev1.Taint, owned func(*corev1.Taint) bool) string {
+// formatOwned returns the annotation value for the taints that mine marks
+// as the plugin's, in their order.
+func formatOwned(taints []corev1.Taint, mine []bool) string {
 	var b strings.Builder
+	size := 0
 	for i := range taints {
-		if !owned(&taints[i]) {
+		if mine[i] {
+			size += len(taints[i].Key) + len(taints[i].Effect) + 2
+		}
+	}
+	b.Grow(size)
+	for i := range taints {
+		if !mine[i] {
 			continue
 		}
 		if b.Len() > 0 {

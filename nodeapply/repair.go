@@ -14,9 +14,6 @@ import (
 // dropped; an invalid effect becomes NoSchedule; of taints repeating a key
 // and effect, the last is kept.
 func (a *applier) repair(out *corev1.Node) {
-	if kuberules.NodeProblems(out) == nil {
-		return
-	}
 	a.repairList(out.Status.Capacity, "status.capacity")
 	a.repairList(out.Status.Allocatable, "status.allocatable")
 	a.repairTaints(out)

@@ -11,11 +11,7 @@ import (
 // taints replaces the plugin's taints on out with the patch's list, and
 // records which taints are now the plugin's in the ownership annotation.
 func (a *applier) taints(out *corev1.Node) {
-	want := a.pluginTaints()
-	wantAt := make(map[kuberules.TaintID]int, len(want))
-	for j := range want {
-		wantAt[kuberules.IDOf(&want[j])] = j
-	}
+	want, wantAt := a.pluginTaints()
 	owned := a.previouslyOwned(out)
 	kept := make(map[string]bool, len(a.patch.KeptTaintKeys))
 	for _, k := range a.patch.KeptTaintKeys {
@@ -23,47 +19,43 @@ func (a *applier) taints(out *corev1.Node) {
 	}
 
 	result := make([]corev1.Taint, 0, len(out.Spec.Taints)+len(want))
-	used := make([]bool, len(want))
-	mine := make(map[kuberules.TaintID]bool, len(want))
-	foreign := make(map[kuberules.TaintID]int, len(out.Spec.Taints)) // index in result
+	mine := make([]bool, 0, cap(result)) // whether result[i] is the plugin's
+	placed := make([]int, len(want))     // where want[j] stands in result, or -1
+	for j := range placed {
+		placed[j] = -1
+	}
 	for _, t := range out.Spec.Taints {
-		id := kuberules.IDOf(&t)
-		if !owned(&t) {
-			result = append(result, t)
-			foreign[id] = len(result) - 1
-			continue
-		}
-		if j, ok := wantAt[id]; ok { // still wanted: updated in place, keeping when it was added
+		j, wanted := wantAt[kuberules.IDOf(&t)]
+		switch {
+		case !owned(&t): // someone else's: it stays, and satisfies an equal want
+			if wanted {
+				placed[j] = len(result)
+			}
+			result, mine = append(result, t), append(mine, false)
+		case wanted: // still wanted: updated in place, keeping when it was added
 			w := want[j]
 			w.TimeAdded = t.TimeAdded
-			result = append(result, w)
-			used[j], mine[id] = true, true
-			continue
-		}
-		if kept[t.Key] { // the plugin's entry for it was refused: keep what it had
-			result = append(result, t)
-			mine[id] = true
+			placed[j] = len(result)
+			result, mine = append(result, w), append(mine, true)
+		case kept[t.Key]: // the plugin's entry for it was refused: keep what it had
+			result, mine = append(result, t), append(mine, true)
 		}
 	}
-	for j, w := range want {
-		if used[j] {
-			continue
-		}
-		id := kuberules.IDOf(&w)
-		if i, ok := foreign[id]; ok {
-			if result[i].Value != w.Value {
-				a.warn("spec.taints["+id.String()+"]", "the plugin asks for "+taintText(&w)+" but "+taintText(&result[i])+" is not the plugin's; left as it is")
+	for j := range want {
+		w := &want[j]
+		if i := placed[j]; i >= 0 {
+			if !mine[i] && result[i].Value != w.Value {
+				a.warn(taintPath(kuberules.IDOf(w)), "the plugin asks for "+taintText(w)+" but "+taintText(&result[i])+" is not the plugin's; left as it is")
 			}
-			continue // already satisfied, and not adopted
+			continue // in place, or already satisfied by someone else's and not adopted
 		}
-		result = append(result, w)
-		mine[id] = true
+		result, mine = append(result, *w), append(mine, true)
 	}
 	if len(result) == 0 {
 		result = nil
 	}
 	out.Spec.Taints = result
-	a.recordOwned(out, func(t *corev1.Taint) bool { return mine[kuberules.IDOf(t)] })
+	a.recordOwned(out, mine)
 }
 
 // previouslyOwned returns the rule for which of out's taints the plugin
@@ -83,38 +75,39 @@ func (a *applier) previouslyOwned(out *corev1.Node) func(*corev1.Taint) bool {
 	}
 }
 
-// pluginTaints returns the patch's taints that Apply may set: valid, with
-// keys the plugin may use, unique by key and effect (the last one kept).
-// pingstatus already guarantees all this; a hand-built patch may not.
-func (a *applier) pluginTaints() []corev1.Taint {
+// pluginTaints returns the patch's taints that Apply may set, and where
+// each key and effect stands among them: valid, with keys the plugin may
+// use, unique by key and effect (the last one kept). pingstatus already
+// guarantees all this; a hand-built patch may not.
+func (a *applier) pluginTaints() ([]corev1.Taint, map[kuberules.TaintID]int) {
 	want := make([]corev1.Taint, 0, len(a.patch.Taints))
 	at := make(map[kuberules.TaintID]int, len(a.patch.Taints))
 	for i, t := range a.patch.Taints {
-		path := "patch.taints[" + strconv.Itoa(i) + "]"
+		path := func() string { return "patch.taints[" + strconv.Itoa(i) + "]" }
 		switch {
 		case kuberules.TaintKeyProblem(t.Key) != "" || kuberules.TaintValueProblem(t.Value) != "" || !kuberules.IsValidEffect(t.Effect):
-			a.warn(path, taintText(&t)+" is not a valid taint; not applied")
+			a.warn(path(), taintText(&t)+" is not a valid taint; not applied")
 			continue
 		case kuberules.IsReservedKey(t.Key) || a.opts.protected(t.Key):
-			a.warn(path, t.Key+" is not the plugin's to set; not applied")
+			a.warn(path(), t.Key+" is not the plugin's to set; not applied")
 			continue
 		}
 		t.TimeAdded = t.TimeAdded.DeepCopy()
 		id := kuberules.IDOf(&t)
 		if j, dup := at[id]; dup {
-			a.warn(path, "repeats "+id.String()+"; the last one is kept")
+			a.warn(path(), "repeats "+id.String()+"; the last one is kept")
 			want[j] = t
 			continue
 		}
 		at[id] = len(want)
 		want = append(want, t)
 	}
-	return want
+	return want, at
 }
 
-// recordOwned writes the ownership annotation for the taints mine reports,
-// or removes it when there are none.
-func (a *applier) recordOwned(out *corev1.Node, mine func(*corev1.Taint) bool) {
+// recordOwned writes the ownership annotation for the taints that mine
+// marks as the plugin's, or removes it when there are none.
+func (a *applier) recordOwned(out *corev1.Node, mine []bool) {
 	key := a.opts.annotation()
 	value := formatOwned(out.Spec.Taints, mine)
 	if value == "" {

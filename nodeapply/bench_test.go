@@ -1,0 +1,88 @@
+package nodeapply_test
+
+import (
+	"fmt"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/pingnode/pingnode/nodeapply"
+	"github.com/pingnode/pingnode/pingstatus"
+)
+
+// steady returns a node on which patch is already applied, and the patch:
+// the state of a provider whose backend does not change.
+func steady(t testing.TB) (*corev1.Node, *pingstatus.NodePatch) {
+	t.Helper()
+	node := readNode(t, "node-with-plugin-taints.json")
+	patch, warnings := pingstatus.Parse(readReply(t, "slurm-taints.json"), pingstatus.Options{})
+	if len(warnings) != 0 {
+		t.Fatal(warnings)
+	}
+	return nodeapply.Apply(node, &patch, nodeapply.Options{}).Node, &patch
+}
+
+// TestSteadyPingDoesNotAllocate pins down the contract for a steady
+// backend: no copy, no allocation, the input node back.
+func TestSteadyPingDoesNotAllocate(t *testing.T) {
+	node, patch := steady(t)
+	var res nodeapply.Result
+	allocs := testing.AllocsPerRun(100, func() { res = nodeapply.Apply(node, patch, nodeapply.Options{}) })
+	if allocs != 0 {
+		t.Errorf("a steady ping allocates %v times, want 0", allocs)
+	}
+	if res.Node != node || len(res.Changes) != 0 {
+		t.Errorf("a steady ping returned a new node or changes: %v", res.Changes)
+	}
+}
+
+// withTaints returns a node with n plugin-owned taints, and a patch that
+// changes the value of one of them.
+func withTaints(n int) (*corev1.Node, *pingstatus.NodePatch) {
+	node := &corev1.Node{}
+	patch := &pingstatus.NodePatch{Kind: pingstatus.Structured, ReplaceTaints: true}
+	for i := range n {
+		patch.Taints = append(patch.Taints, corev1.Taint{Key: fmt.Sprintf("vendor.example.com/t%d", i), Value: "v", Effect: corev1.TaintEffectNoSchedule})
+	}
+	node = nodeapply.Apply(node, patch, nodeapply.Options{}).Node
+	next := *patch
+	next.Taints = append([]corev1.Taint(nil), patch.Taints...)
+	next.Taints[n/2].Value = "changed"
+	return node, &next
+}
+
+// BenchmarkApply measures Apply beside node.DeepCopy of the same node, in
+// the same run. For the ratios:
+//
+//	go test ./nodeapply -run '^$' -bench Apply -count 10 > apply.txt
+//	benchstat -col /op apply.txt
+func BenchmarkApply(b *testing.B) {
+	node, patch := steady(b)
+	changing := *patch
+	changing.Resources = patch.Resources.DeepCopy()
+	changing.Resources[corev1.ResourceCPU] = resource.MustParse("48")
+
+	run := func(name string, node *corev1.Node, patch *pingstatus.NodePatch, changes bool) {
+		b.Run("case="+name+"/op=apply", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if res := nodeapply.Apply(node, patch, nodeapply.Options{}); (len(res.Changes) > 0) != changes {
+					b.Fatalf("changes: %v", res.Changes)
+				}
+			}
+		})
+		b.Run("case="+name+"/op=deepcopy", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = node.DeepCopy()
+			}
+		})
+	}
+	run("noop", node, patch, false)
+	run("change", node, &changing, true)
+	for _, n := range []int{10, 100, 1000} {
+		node, patch := withTaints(n)
+		run(fmt.Sprintf("taints%d", n), node, patch, true)
+	}
+}
