@@ -12,6 +12,9 @@ var exactQuantities = cmp.Comparer(func(a, b resource.Quantity) bool {
 	return a.Cmp(b) == 0 && a.Format == b.Format
 })
 
+// equateQuantities compares quantities by value, as the API server does.
+var equateQuantities = cmp.Comparer(func(a, b resource.Quantity) bool { return a.Cmp(b) == 0 })
+
 // nodeDiff is cmp.Diff for nodes, with quantities compared by value and
 // format.
 func nodeDiff(want, got *corev1.Node) string {

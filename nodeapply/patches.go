@@ -1,0 +1,119 @@
+package nodeapply
+
+import (
+	"encoding/json"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// The Virtual Kubelet node controller sends only status, labels and
+// annotations once a node is registered (it patches the status subresource,
+// which drops spec), so taints that a provider sets on its node object never
+// reach the API server. These functions give the bytes a provider sends
+// with its own client instead.
+
+// TaintsPatch returns the patch that brings the node object from old to
+// new in spec.taints and the ownership annotation, or nil when neither
+// differs. Send it to the node itself (no subresource) as a strategic merge
+// patch (types.StrategicMergePatchType); it is also a valid JSON merge
+// patch.
+//
+// spec.taints is an atomic list, so the patch carries the whole new list.
+// It also carries old's metadata.resourceVersion, as Kubernetes' own
+// PatchNodeTaints does: if anyone changed the node since old was read (an
+// administrator's kubectl taint, say), the API server answers 409 Conflict
+// instead of overwriting their change. The provider then reads the node
+// again, applies the patch again, and retries. When old has no
+// resourceVersion, the patch has no precondition.
+func TaintsPatch(old, new *corev1.Node, opts Options) []byte {
+	if old == nil {
+		old = &corev1.Node{}
+	}
+	key := opts.annotation()
+	oldValue, hadOld := old.Annotations[key]
+	newValue, hasNew := new.Annotations[key]
+	if len(diffTaints(nil, old.Spec.Taints, new.Spec.Taints)) == 0 && oldValue == newValue && hadOld == hasNew {
+		return nil
+	}
+	var p struct {
+		Metadata struct {
+			ResourceVersion string             `json:"resourceVersion,omitempty"`
+			Annotations     map[string]*string `json:"annotations"`
+		} `json:"metadata"`
+		Spec struct {
+			Taints []corev1.Taint `json:"taints"`
+		} `json:"spec"`
+	}
+	p.Metadata.ResourceVersion = old.ResourceVersion
+	p.Metadata.Annotations = map[string]*string{key: nil} // null removes it
+	if hasNew {
+		p.Metadata.Annotations[key] = &newValue
+	}
+	p.Spec.Taints = new.Spec.Taints
+	if p.Spec.Taints == nil {
+		p.Spec.Taints = []corev1.Taint{}
+	}
+	return mustMarshal(p)
+}
+
+// StatusPatch returns the patch that brings status.capacity and
+// status.allocatable from old to new, or nil when neither differs. Send it
+// to the node's status subresource as a strategic merge patch
+// (types.StrategicMergePatchType); it is also a valid JSON merge patch. It
+// names only the resources that changed (null for one removed), so it
+// leaves alone what others write to the status. A provider that runs the
+// Virtual Kubelet node controller does not need it: it hands the new node
+// to the controller, which sends the status itself.
+func StatusPatch(old, new *corev1.Node) []byte {
+	if old == nil {
+		old = &corev1.Node{}
+	}
+	capacity := resourcesPatch(old.Status.Capacity, new.Status.Capacity)
+	allocatable := resourcesPatch(old.Status.Allocatable, new.Status.Allocatable)
+	if capacity == nil && allocatable == nil {
+		return nil
+	}
+	var p struct {
+		Status struct {
+			Capacity    map[corev1.ResourceName]*resource.Quantity `json:"capacity,omitempty"`
+			Allocatable map[corev1.ResourceName]*resource.Quantity `json:"allocatable,omitempty"`
+		} `json:"status"`
+	}
+	p.Status.Capacity, p.Status.Allocatable = capacity, allocatable
+	return mustMarshal(p)
+}
+
+// resourcesPatch returns the entries of new that differ from old by value,
+// and null for those new lacks; nil when there are none.
+func resourcesPatch(old, new corev1.ResourceList) map[corev1.ResourceName]*resource.Quantity {
+	var p map[corev1.ResourceName]*resource.Quantity
+	set := func(name corev1.ResourceName, q *resource.Quantity) {
+		if p == nil {
+			p = map[corev1.ResourceName]*resource.Quantity{}
+		}
+		p[name] = q
+	}
+	for name, q := range new {
+		if !holds(old, name, q) {
+			q := q.DeepCopy()
+			set(name, &q)
+		}
+	}
+	for name := range old {
+		if _, ok := new[name]; !ok {
+			set(name, nil)
+		}
+	}
+	return p
+}
+
+// mustMarshal marshals values that hold only strings, maps, slices and
+// quantities, which cannot fail.
+func mustMarshal(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("nodeapply: marshal of a patch failed: " + err.Error()) // unreachable
+	}
+	return b
+}
