@@ -1,0 +1,174 @@
+// Command pingcheck shows what a provider would do with a plugin's ping
+// reply: the reply's kind, every warning with its JSON path, and the
+// changes to the node.
+//
+//	go run ./examples/pingcheck [flags] [reply-file|-]
+//
+// With -node, the reply is applied to that node (JSON, as
+// "kubectl get node -o json" prints it); without, to an empty one. With
+// -o json it prints the node after the reply instead. With -strict, any
+// warning makes the exit status 1, so a plugin's CI can run
+//
+//	curl -s http://plugin/status | pingcheck -strict -
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/pingnode/pingnode/nodeapply"
+	"github.com/pingnode/pingnode/pingstatus"
+)
+
+// Exit statuses.
+const (
+	exitOK       = 0
+	exitWarnings = 1 // with -strict
+	exitUsage    = 2
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	flags := flag.NewFlagSet("pingcheck", flag.ContinueOnError)
+	flags.SetOutput(stderr)
+	flags.Usage = func() {
+		fmt.Fprintln(stderr, "usage: pingcheck [flags] [reply-file|-]")
+		flags.PrintDefaults()
+	}
+	nodeFile := flags.String("node", "", "apply the reply to this node (JSON, as kubectl get node -o json prints it)")
+	output := flags.String("o", "text", "output: text, or json for the node after the reply")
+	strict := flags.Bool("strict", false, "exit with status 1 when there is any warning")
+	allowZero := flags.Bool("allow-zero", false, "accept 0 for cpu, memory and pods")
+	protected := flags.String("protected", "", "comma-separated taint keys of the provider's own, besides "+pingstatus.DefaultProtectedKey)
+	compat := flags.Bool("compat", false, "interLink 0.6.2's taint rule: replace every taint but the protected ones")
+	if err := flags.Parse(args); err != nil {
+		return exitUsage
+	}
+	if flags.NArg() > 1 || (*output != "text" && *output != "json") {
+		flags.Usage()
+		return exitUsage
+	}
+	name := "-"
+	if flags.NArg() == 1 {
+		name = flags.Arg(0)
+	}
+	body, err := readInput(name, stdin)
+	if err != nil {
+		fmt.Fprintln(stderr, "pingcheck:", err)
+		return exitUsage
+	}
+	node := &corev1.Node{}
+	if *nodeFile != "" {
+		if node, err = readNode(*nodeFile); err != nil {
+			fmt.Fprintln(stderr, "pingcheck:", err)
+			return exitUsage
+		}
+	}
+
+	var keys []string
+	if *protected != "" {
+		keys = strings.Split(*protected, ",")
+	}
+	patch, warnings := pingstatus.Parse(body, pingstatus.Options{AllowZero: *allowZero, ProtectedKeys: keys})
+	res := nodeapply.Apply(node, &patch, nodeapply.Options{ProtectedKeys: keys, ReplaceAllTaints: *compat})
+	warnings = append(warnings, res.Warnings...)
+
+	if *output == "json" {
+		out, err := json.MarshalIndent(res.Node, "", "  ")
+		if err != nil {
+			fmt.Fprintln(stderr, "pingcheck:", err)
+			return exitUsage
+		}
+		fmt.Fprintf(stdout, "%s\n", out)
+		for _, w := range warnings {
+			fmt.Fprintln(stderr, "warning:", w)
+		}
+	} else {
+		report(stdout, name, len(body), &patch, warnings, res.Changes)
+	}
+	if *strict && len(warnings) > 0 {
+		return exitWarnings
+	}
+	return exitOK
+}
+
+func readInput(name string, stdin io.Reader) ([]byte, error) {
+	// A provider reads at most the body limit; one byte more tells that the
+	// reply is over it.
+	limit := int64(pingstatus.DefaultMaxBodyBytes) + 1
+	if name == "-" {
+		return io.ReadAll(io.LimitReader(stdin, limit))
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, limit))
+}
+
+func readNode(name string) (*corev1.Node, error) {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	var node corev1.Node
+	if err := json.Unmarshal(b, &node); err != nil {
+		return nil, fmt.Errorf("%s: not a node: %w", name, err)
+	}
+	if node.Kind != "" && node.Kind != "Node" {
+		return nil, errors.New(name + ": kind is " + node.Kind + ", not Node")
+	}
+	return &node, nil
+}
+
+// report writes the human output: a header, then aligned sections.
+func report(w io.Writer, name string, size int, patch *pingstatus.NodePatch, warnings []pingstatus.Warning, changes []nodeapply.Change) {
+	if name == "-" {
+		name = "standard input"
+	}
+	fmt.Fprintf(w, "reply    %s (%d bytes)\n", name, size)
+	kind := patch.Kind.String()
+	if patch.Status != "" {
+		kind += fmt.Sprintf(", status %q", patch.Status)
+	}
+	fmt.Fprintf(w, "kind     %s\n", kind)
+
+	fmt.Fprintf(w, "\nwarnings (%d)\n", len(warnings))
+	tw := tabwriter.NewWriter(w, 0, 0, 3, ' ', 0)
+	for _, warning := range warnings {
+		path := warning.Path
+		if path == "" {
+			path = "(reply)"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\n", path, warning.Message)
+	}
+	tw.Flush()
+
+	fmt.Fprintf(w, "\nchanges (%d)\n", len(changes))
+	for _, c := range changes {
+		switch c.Op {
+		case nodeapply.Added:
+			fmt.Fprintf(tw, "  %s\t+ %s\n", c.Path, c.New)
+		case nodeapply.Removed:
+			fmt.Fprintf(tw, "  %s\t- %s\n", c.Path, c.Old)
+		default:
+			fmt.Fprintf(tw, "  %s\t%s -> %s\n", c.Path, c.Old, c.New)
+		}
+	}
+	tw.Flush()
+	if len(changes) == 0 {
+		fmt.Fprintln(w, "  none: the provider sends nothing")
+	}
+}

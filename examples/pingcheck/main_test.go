@@ -1,0 +1,85 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/pingnode/pingnode/internal/golden"
+)
+
+// TestGolden runs pingcheck on the shared sample data and compares its
+// output and exit status with goldens.
+func TestGolden(t *testing.T) {
+	tests := []struct {
+		name  string
+		args  []string
+		stdin string
+	}{
+		{"readme", []string{"-node", "../../testdata/nodes/interlink-node.json", "../../testdata/replies/slurm-with-mistakes.json"}, ""},
+		{"no-node", []string{"../../testdata/replies/spec-example.json"}, ""},
+		{"legacy", []string{"-node", "../../testdata/nodes/node-with-plugin-taints.json", "../../testdata/replies/legacy-ok.txt"}, ""},
+		{"taints-empty", []string{"-node", "../../testdata/nodes/node-with-plugin-taints.json", "-"}, `{"taints":[]}`},
+		{"compat", []string{"-compat", "-node", "../../testdata/nodes/node-with-plugin-taints.json", "-"}, `{"taints":[]}`},
+		{"strict-clean", []string{"-strict", "../../testdata/replies/slurm.json"}, ""},
+		{"strict-warnings", []string{"-strict", "-"}, `{"resources":{"cpu":"-1"}}`},
+		{"unusable", []string{"-strict", "../../testdata/replies/malformed.json"}, ""},
+		{"invalid-node", []string{"-node", "../../testdata/nodes/invalid-node.json", "../../testdata/replies/htcondor.json"}, ""},
+		{"missing-file", []string{"no-such-reply.json"}, ""},
+		{"bad-flag", []string{"-o", "yaml", "../../testdata/replies/slurm.json"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(tt.args, strings.NewReader(tt.stdin), &stdout, &stderr)
+			got := fmt.Sprintf("$ pingcheck %s\nexit %d\n--- stdout\n%s--- stderr\n%s", strings.Join(tt.args, " "), code, stdout.String(), stderr.String())
+			golden.Check(t, filepath.Join("testdata", tt.name+".golden"), []byte(got))
+		})
+	}
+}
+
+// TestStrictExitStatus pins down the contract a plugin's CI relies on.
+func TestStrictExitStatus(t *testing.T) {
+	tests := []struct {
+		body string
+		want int
+	}{
+		{`{"status":"ok","resources":{"cpu":"64"}}`, exitOK},
+		{`ok`, exitOK},
+		{`{"resources":{"cpu":"0"}}`, exitWarnings},
+		{`{"taints":[{"key":"node.kubernetes.io/x","effect":"NoSchedule"}]}`, exitWarnings},
+		{`{"status":`, exitWarnings},
+	}
+	for _, tt := range tests {
+		var stdout, stderr bytes.Buffer
+		if got := run([]string{"-strict", "-"}, strings.NewReader(tt.body), &stdout, &stderr); got != tt.want {
+			t.Errorf("pingcheck -strict on %s: exit %d, want %d\n%s", tt.body, got, tt.want, stdout.String())
+		}
+		if got := run([]string{"-"}, strings.NewReader(tt.body), &stdout, &stderr); got != exitOK {
+			t.Errorf("pingcheck without -strict on %s: exit %d, want 0", tt.body, got)
+		}
+	}
+}
+
+// TestJSONOutputIsTheNode: -o json prints a node a provider could send,
+// with the reply applied.
+func TestJSONOutputIsTheNode(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"-o", "json", "-node", "../../testdata/nodes/interlink-node.json", "../../testdata/replies/slurm.json"}, nil, &stdout, &stderr)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var node corev1.Node
+	if err := json.Unmarshal(stdout.Bytes(), &node); err != nil {
+		t.Fatalf("stdout is not a node: %v", err)
+	}
+	cpu := node.Status.Capacity[corev1.ResourceCPU]
+	if node.Name != "interlink-slurm" || cpu.String() != "64" {
+		t.Errorf("node %s with cpu %s, want interlink-slurm with 64", node.Name, cpu.String())
+	}
+}
