@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -81,5 +82,29 @@ func TestJSONOutputIsTheNode(t *testing.T) {
 	cpu := node.Status.Capacity[corev1.ResourceCPU]
 	if node.Name != "interlink-slurm" || cpu.String() != "64" {
 		t.Errorf("node %s with cpu %s, want interlink-slurm with 64", node.Name, cpu.String())
+	}
+}
+
+// TestREADMEShowsTheCurrentOutput keeps the README's first command and the
+// output it shows true.
+func TestREADMEShowsTheCurrentOutput(t *testing.T) {
+	t.Chdir("../..")
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const command = "go run ./examples/pingcheck "
+	text := string(readme)
+	start := strings.Index(text, command)
+	if start < 0 {
+		t.Fatal("the README does not give the pingcheck command")
+	}
+	args := strings.Fields(strings.SplitN(text[start+len(command):], "\n", 2)[0])
+	var stdout, stderr bytes.Buffer
+	if code := run(args, nil, &stdout, &stderr); code != exitOK {
+		t.Fatalf("the README's command exits %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(text, "```\n"+stdout.String()+"```") {
+		t.Errorf("the README does not show the command's current output:\n%s", stdout.String())
 	}
 }
