@@ -1,10 +1,9 @@
 package nodeapply_test
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
+	"github.com/pingnode/pingnode/internal/golden"
 	"github.com/pingnode/pingnode/internal/kuberules"
 	"github.com/pingnode/pingnode/nodeapply"
 	"github.com/pingnode/pingnode/pingstatus"
@@ -15,13 +14,8 @@ import (
 // would refuse, never panics, never modifies the node, and always yields a
 // valid node that a second Apply leaves as it is.
 func FuzzParseApply(f *testing.F) {
-	inputs, _ := filepath.Glob("../testdata/replies/*")
-	for _, in := range inputs {
-		body, err := os.ReadFile(in)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(body, false)
+	for _, in := range golden.Inputs(f, "../testdata/replies/*") {
+		f.Add(in.Data, false)
 	}
 	nodes := []string{"node-with-plugin-taints.json", "invalid-node.json", "bare-node.json"}
 	f.Fuzz(func(t *testing.T, body []byte, compat bool) {

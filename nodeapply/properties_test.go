@@ -71,9 +71,14 @@ func validPatch(t *rapid.T) *pingstatus.NodePatch {
 	return p
 }
 
-func optionsGen() *rapid.Generator[nodeapply.Options] {
+// optionsGen draws options: sometimes a protected key, and with
+// compatMayBe, sometimes interLink 0.6.2's taint rule.
+func optionsGen(compatMayBe bool) *rapid.Generator[nodeapply.Options] {
 	return rapid.Custom(func(t *rapid.T) nodeapply.Options {
-		return nodeapply.Options{ProtectedKeys: rapid.SliceOfN(rapid.SampledFrom(gen.SharedKeys), 0, 1).Draw(t, "protected")}
+		return nodeapply.Options{
+			ProtectedKeys:    rapid.SliceOfN(rapid.SampledFrom(gen.SharedKeys), 0, 1).Draw(t, "protected"),
+			ReplaceAllTaints: compatMayBe && rapid.Bool().Draw(t, "compat"),
+		}
 	})
 }
 
@@ -120,8 +125,7 @@ func nextPing(t *rapid.T, earlier *pingstatus.NodePatch) *pingstatus.NodePatch {
 
 func TestPropertyInputNeverModified(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		opts := optionsGen().Draw(t, "opts")
-		opts.ReplaceAllTaints = rapid.Bool().Draw(t, "compat")
+		opts := optionsGen(true).Draw(t, "opts")
 		node := withPluginHistory(t, opts)
 		patch := patchGen().Draw(t, "patch")
 		nodeBefore, patchBefore := node.DeepCopy(), deepCopyPatch(patch)
@@ -174,8 +178,7 @@ func assertNoSharedMemory(t *rapid.T, a, b *corev1.Node) {
 
 func TestPropertyIdempotent(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		opts := optionsGen().Draw(t, "opts")
-		opts.ReplaceAllTaints = rapid.Bool().Draw(t, "compat")
+		opts := optionsGen(true).Draw(t, "opts")
 		node := withPluginHistory(t, opts)
 		patch := patchGen().Draw(t, "patch")
 		first := nodeapply.Apply(node, patch, opts)
@@ -191,7 +194,7 @@ func TestPropertyIdempotent(t *testing.T) {
 
 func TestPropertyForeignAndProtectedTaintsSurvive(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		opts := optionsGen().Draw(t, "opts")
+		opts := optionsGen(false).Draw(t, "opts")
 		node := withPluginHistory(t, opts)
 		owned := ownedIDs(node)
 		res := nodeapply.Apply(node, patchGen().Draw(t, "patch"), opts)
@@ -210,7 +213,7 @@ func TestPropertyForeignAndProtectedTaintsSurvive(t *testing.T) {
 
 func TestPropertyOmittedFieldsNeverChange(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		opts := optionsGen().Draw(t, "opts")
+		opts := optionsGen(false).Draw(t, "opts")
 		node := withPluginHistory(t, opts)
 		patch := patchGen().Draw(t, "patch")
 		res := nodeapply.Apply(node, patch, opts)
@@ -239,8 +242,7 @@ func TestPropertyOmittedFieldsNeverChange(t *testing.T) {
 
 func TestPropertyOutputAlwaysValid(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		opts := optionsGen().Draw(t, "opts")
-		opts.ReplaceAllTaints = rapid.Bool().Draw(t, "compat")
+		opts := optionsGen(true).Draw(t, "opts")
 		node := withPluginHistory(t, opts)
 		if rapid.Bool().Draw(t, "break the node") {
 			node = breakNode(t, node)
@@ -273,8 +275,7 @@ func breakNode(t *rapid.T, node *corev1.Node) *corev1.Node {
 
 func TestPropertyChangesEmptyIffEqual(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		opts := optionsGen().Draw(t, "opts")
-		opts.ReplaceAllTaints = rapid.Bool().Draw(t, "compat")
+		opts := optionsGen(true).Draw(t, "opts")
 		node := withPluginHistory(t, opts)
 		res := nodeapply.Apply(node, patchGen().Draw(t, "patch"), opts)
 		equal := semanticallyEqual(node, res.Node)
@@ -375,8 +376,7 @@ func roundTrip(t *rapid.T, node *corev1.Node) *corev1.Node {
 // effect).
 func TestPropertyPatchIsApplied(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		opts := optionsGen().Draw(t, "opts")
-		opts.ReplaceAllTaints = rapid.Bool().Draw(t, "compat")
+		opts := optionsGen(true).Draw(t, "opts")
 		node, earlier := nodeWithHistory(t, opts)
 		ownedBefore := ownedIDs(node)
 		patch := nextPing(t, earlier)

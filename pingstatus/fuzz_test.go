@@ -1,23 +1,17 @@
 package pingstatus_test
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
+	"github.com/pingnode/pingnode/internal/golden"
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
 // FuzzParse: Parse never panics, and every entry of what it accepts is valid
 // by the rules, with the default options and with every toggle set.
 func FuzzParse(f *testing.F) {
-	inputs, _ := filepath.Glob("../testdata/replies/*")
-	for _, in := range inputs {
-		body, err := os.ReadFile(in)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(body)
+	for _, in := range golden.Inputs(f, "../testdata/replies/*") {
+		f.Add(in.Data)
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		for _, opts := range []pingstatus.Options{

@@ -2,8 +2,6 @@ package pingstatus
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -24,17 +22,9 @@ func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
 // TestGolden parses every shared reply body in ../testdata/replies with the
 // default options and compares the patch and warnings with its golden.
 func TestGolden(t *testing.T) {
-	inputs, err := filepath.Glob("../testdata/replies/*")
-	if err != nil || len(inputs) == 0 {
-		t.Fatalf("no reply bodies found: %v", err)
-	}
-	for _, in := range inputs {
-		t.Run(filepath.Base(in), func(t *testing.T) {
-			body, err := os.ReadFile(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			patch, warnings := Parse(body, Options{})
+	for _, in := range golden.Inputs(t, "../testdata/replies/*") {
+		t.Run(in.Name, func(t *testing.T) {
+			patch, warnings := Parse(in.Data, Options{})
 			res := parseResult{Patch: patch}
 			for _, w := range warnings {
 				res.Warnings = append(res.Warnings, w.String())
@@ -43,7 +33,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden.Check(t, golden.Name("testdata", in), append(got, '\n'))
+			golden.Check(t, golden.Name("testdata", in.Name), append(got, '\n'))
 		})
 	}
 }

@@ -3,8 +3,6 @@ package pingstatus_test
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/pingnode/pingnode/internal/golden"
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
@@ -178,17 +177,12 @@ func TestSchemaAgreesOnSamples(t *testing.T) {
 		"taint-duplicates.json":     "repeated taint key and effect",
 		"huge.json":                 "quantities too large for a scheduler's int64",
 	}
-	inputs, _ := filepath.Glob("../testdata/replies/*.json")
-	for _, in := range inputs {
-		body, err := os.ReadFile(in)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, in := range golden.Inputs(t, "../testdata/replies/*.json") {
+		body, name := in.Data, in.Name
 		patch, warnings := pingstatus.Parse(body, pingstatus.Options{})
 		if patch.Kind != pingstatus.Structured {
 			continue
 		}
-		name := filepath.Base(in)
 		t.Run(name, func(t *testing.T) {
 			problems := c.validate(body)
 			schemaOK, parseOK := len(problems) == 0, len(warnings) == 0

@@ -47,3 +47,28 @@ func Name(dir, input string) string {
 	base := filepath.Base(input)
 	return filepath.Join(dir, strings.TrimSuffix(base, filepath.Ext(base))+".golden")
 }
+
+// Input is one input file of a test.
+type Input struct {
+	Name string // the file's base name
+	Data []byte
+}
+
+// Inputs reads the files that pattern matches, such as
+// "../testdata/replies/*", and fails the test if there are none.
+func Inputs(t testing.TB, pattern string) []Input {
+	t.Helper()
+	paths, err := filepath.Glob(pattern)
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no input files match %s: %v", pattern, err)
+	}
+	inputs := make([]Input, len(paths))
+	for i, path := range paths {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs[i] = Input{Name: filepath.Base(path), Data: data}
+	}
+	return inputs
+}
