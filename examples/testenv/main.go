@@ -93,8 +93,8 @@ func freePort() (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	port := l.Addr().(*net.TCPAddr).Port
+	return port, l.Close()
 }
 
 func startEtcd(dir string) (*embed.Etcd, string, error) {
@@ -173,14 +173,14 @@ func waitReady(host string, done <-chan error) error {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, host+"/readyz", nil)
 		req.Header.Set("Authorization", "Bearer "+Token)
 		if resp, err := client.Do(req); err == nil {
-			resp.Body.Close()
+			_ = resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
 				return nil
 			}
 		}
 		select {
 		case err := <-done:
-			return fmt.Errorf("kube-apiserver stopped before it was ready: %v", err)
+			return fmt.Errorf("kube-apiserver stopped before it was ready: %w", err)
 		case <-ctx.Done():
 			return errors.New("kube-apiserver not ready after 2 minutes")
 		case <-time.After(200 * time.Millisecond):
