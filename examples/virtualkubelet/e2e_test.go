@@ -1,0 +1,327 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
+
+	"github.com/pingnode/pingnode/nodeapply"
+)
+
+// fakePlugin is the plugin's status endpoint, with a reply the test sets.
+type fakePlugin struct {
+	mu     sync.Mutex
+	status int
+	body   []byte
+	delay  time.Duration
+	hits   atomic.Int64
+}
+
+func (f *fakePlugin) reply(status int, body string, delay time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.status, f.body, f.delay = status, []byte(body), delay
+}
+
+func (f *fakePlugin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.hits.Add(1)
+	f.mu.Lock()
+	status, body, delay := f.status, f.body, f.delay
+	f.mu.Unlock()
+	select {
+	case <-time.After(delay):
+	case <-r.Context().Done():
+		return
+	}
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// startProvider runs a provider for a node of this name against a fake
+// plugin that first answers "ok", until the test ends; then it deletes the
+// node.
+func startProvider(t *testing.T, name string, heartbeat time.Duration) (*Provider, *fakePlugin) {
+	t.Helper()
+	plugin := &fakePlugin{}
+	plugin.reply(http.StatusOK, "ok", 0)
+	server := httptest.NewServer(plugin)
+	cfg := Config{
+		Static: StaticNode(name), StaticKeys: []string{StaticTaintKey}, PluginURL: server.URL + "/status",
+		Interval: 50 * time.Millisecond, Timeout: 500 * time.Millisecond, Heartbeat: heartbeat,
+	}
+	p := NewProvider(cfg, client.CoreV1().Nodes(), slog.New(slog.NewTextHandler(t.Output(), nil)))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("provider: %v", err)
+		}
+		server.Close()
+		_ = client.CoreV1().Nodes().Delete(context.Background(), name, metav1.DeleteOptions{})
+	})
+	eventually(t, "the node is registered and the provider pings", func(ctx context.Context) (bool, string) {
+		_, err := client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		return err == nil && p.Pings.Load() > 0, "no node yet"
+	})
+	return p, plugin
+}
+
+// stored reads the node from the API server.
+func stored(ctx context.Context, t *testing.T, name string) *corev1.Node {
+	t.Helper()
+	node, err := client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return node
+}
+
+// hasResources reports whether capacity and allocatable both hold want.
+func hasResources(node *corev1.Node, want map[string]string) (bool, string) {
+	for name, v := range want {
+		q := resource.MustParse(v)
+		for _, list := range []corev1.ResourceList{node.Status.Capacity, node.Status.Allocatable} {
+			got, ok := list[corev1.ResourceName(name)]
+			if !ok || got.Cmp(q) != 0 {
+				return false, "capacity " + format(node.Status.Capacity) + ", allocatable " + format(node.Status.Allocatable)
+			}
+		}
+	}
+	return true, ""
+}
+
+func format(list corev1.ResourceList) string {
+	var parts []string
+	for name, q := range list {
+		parts = append(parts, string(name)+"="+q.String())
+	}
+	return strings.Join(parts, " ")
+}
+
+// taintSet is a node's taints as key=value:Effect strings, but for those
+// of Kubernetes controllers: the API server's TaintNodesByCondition
+// admission adds node.kubernetes.io/not-ready at registration, and with no
+// controller manager here nothing lifts it. controllerTaints checks those.
+func taintSet(node *corev1.Node) map[string]bool {
+	set := map[string]bool{}
+	for _, t := range node.Spec.Taints {
+		if !strings.HasPrefix(t.Key, "node.kubernetes.io/") {
+			set[t.ToString()] = true
+		}
+	}
+	return set
+}
+
+// notReadyTaint is the controllers' taint that the API server adds.
+const notReadyTaint = "node.kubernetes.io/not-ready:NoSchedule"
+
+// hasNotReady reports whether the controllers' taint is still there.
+func hasNotReady(node *corev1.Node) bool {
+	for _, t := range node.Spec.Taints {
+		if t.ToString() == notReadyTaint {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	protectedTaint = nodeapply.DefaultProtectedKey + "=true:NoSchedule"
+	staticTaint    = StaticTaintKey + "=remote:NoSchedule"
+)
+
+func TestRegistration(t *testing.T) {
+	startProvider(t, "vk-registration", time.Hour)
+	node := stored(t.Context(), t, "vk-registration")
+	if ok, why := hasResources(node, map[string]string{"cpu": "100", "memory": "128Gi", "pods": "100"}); !ok {
+		t.Errorf("static resources: %s", why)
+	}
+	if node.Labels["type"] != "virtual-kubelet" || node.Labels["kubernetes.io/role"] != "agent" {
+		t.Errorf("labels = %v", node.Labels)
+	}
+	if taints := taintSet(node); !taints[protectedTaint] || !taints[staticTaint] || len(taints) != 2 {
+		t.Errorf("taints = %v, want the protected and the static one", taints)
+	}
+	if !hasNotReady(node) {
+		t.Errorf("no %s: the API server's admission adds it", notReadyTaint)
+	}
+}
+
+func TestResources(t *testing.T) {
+	const name = "vk-resources"
+	_, plugin := startProvider(t, name, time.Hour)
+	plugin.reply(http.StatusOK, `{"status":"ok","resources":{"cpu":"64","memory":"250000Mi","pods":"500","accelerators":[
+		{"resourceType":"nvidia.com/gpu","available":"8"},{"resourceType":"xilinx.com/fpga","available":"2"}]}}`, 0)
+	all := map[string]string{"cpu": "64", "memory": "250000Mi", "pods": "500", "nvidia.com/gpu": "8", "xilinx.com/fpga": "2"}
+	eventually(t, "the reported resources are stored", func(ctx context.Context) (bool, string) {
+		return hasResources(stored(ctx, t, name), all)
+	})
+
+	plugin.reply(http.StatusOK, `{"resources":{"cpu":"32"}}`, 0)
+	all["cpu"] = "32"
+	eventually(t, "a partial reply changes only cpu", func(ctx context.Context) (bool, string) {
+		return hasResources(stored(ctx, t, name), all)
+	})
+
+	plugin.reply(http.StatusOK, `{"resources":{"accelerators":[{"resourceType":"nvidia.com/gpu","available":"0"}]}}`, 0)
+	all["nvidia.com/gpu"] = "0"
+	eventually(t, "a GPU count of 0 is stored as 0", func(ctx context.Context) (bool, string) {
+		return hasResources(stored(ctx, t, name), all)
+	})
+}
+
+func TestTaints(t *testing.T) {
+	const name = "vk-taints"
+	const pluginTaint = "vendor.example.com/maintenance=true:NoSchedule"
+	const adminTaint = "admin.example.org/hold=yes:NoExecute"
+	_, plugin := startProvider(t, name, time.Hour)
+
+	plugin.reply(http.StatusOK, `{"taints":[{"key":"vendor.example.com/maintenance","value":"true","effect":"NoSchedule"}]}`, 0)
+	eventually(t, "the plugin's taint is in spec.taints", func(ctx context.Context) (bool, string) {
+		taints := taintSet(stored(ctx, t, name))
+		return taints[pluginTaint] && taints[protectedTaint] && taints[staticTaint], "taints " + strings.Join(keys(taints), ", ")
+	})
+
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error { // kubectl taint, by an administrator
+		node := stored(t.Context(), t, name)
+		node.Spec.Taints = append(node.Spec.Taints, corev1.Taint{Key: "admin.example.org/hold", Value: "yes", Effect: corev1.TaintEffectNoExecute})
+		_, err := client.CoreV1().Nodes().Update(t.Context(), node, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	plugin.reply(http.StatusOK, `{"taints":[]}`, 0)
+	want := map[string]bool{protectedTaint: true, staticTaint: true, adminTaint: true}
+	eventually(t, "taints: [] removes only the plugin's taint", func(ctx context.Context) (bool, string) {
+		taints := taintSet(stored(ctx, t, name))
+		return equalSets(taints, want), "taints " + strings.Join(keys(taints), ", ")
+	})
+	time.Sleep(300 * time.Millisecond) // several more pings
+	node := stored(t.Context(), t, name)
+	if taints := taintSet(node); !equalSets(taints, want) {
+		t.Errorf("later, taints = %v, want %v", keys(taints), keys(want))
+	}
+	if !hasNotReady(node) {
+		t.Errorf("the controllers' %s is gone", notReadyTaint)
+	}
+}
+
+func keys(set map[string]bool) []string {
+	var out []string
+	for k := range set {
+		out = append(out, k)
+	}
+	return out
+}
+
+func equalSets(a, b map[string]bool) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k := range a {
+		if !b[k] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestBadReplies(t *testing.T) {
+	const name = "vk-bad-replies"
+	const pluginTaint = "vendor.example.com/maintenance=true:NoSchedule"
+	p, plugin := startProvider(t, name, time.Hour)
+	good := `{"resources":{"cpu":"64","memory":"64Gi","accelerators":[{"resourceType":"nvidia.com/gpu","available":"4"}]},
+		"taints":[{"key":"vendor.example.com/maintenance","value":"true","effect":"NoSchedule"}]}`
+	plugin.reply(http.StatusOK, good, 0)
+	last := map[string]string{"cpu": "64", "memory": "64Gi", "nvidia.com/gpu": "4"}
+	eventually(t, "the good reply is stored", func(ctx context.Context) (bool, string) {
+		node := stored(ctx, t, name)
+		ok, why := hasResources(node, last)
+		return ok && taintSet(node)[pluginTaint], why
+	})
+	before := stored(t.Context(), t, name)
+
+	bad := []struct {
+		name   string
+		status int
+		body   string
+		delay  time.Duration
+	}{
+		{"garbage", http.StatusOK, "\x00\x01 not a reply {{{", 0},
+		{"broken JSON object", http.StatusOK, `{"resources":{"cpu":"8"`, 0},
+		{"negative cpu", http.StatusOK, `{"resources":{"cpu":"-8"}}`, 0},
+		{"fractional GPUs", http.StatusOK, `{"resources":{"accelerators":[{"resourceType":"nvidia.com/gpu","available":"1.5"}]}}`, 0},
+		{"zero memory", http.StatusOK, `{"resources":{"memory":"0"}}`, 0},
+		{"duplicate taints", http.StatusOK, `{"taints":[{"key":"vendor.example.com/maintenance","value":"true","effect":"NoSchedule"},{"key":"vendor.example.com/maintenance","value":"true","effect":"NoSchedule"}]}`, 0},
+		{"invalid keys", http.StatusOK, `{"taints":[{"key":"vendor.example.com/maintenance","value":"true","effect":"NoSchedule"},{"key":"not a key!","effect":"NoSchedule"},{"key":"node.kubernetes.io/unschedulable","effect":"NoSchedule"},{"key":"` + StaticTaintKey + `","effect":"NoExecute"}]}`, 0},
+		{"bad value of the plugin's taint", http.StatusOK, `{"taints":[{"key":"vendor.example.com/maintenance","value":"not a value","effect":"NoSchedule"}]}`, 0},
+		{"10 MiB body", http.StatusOK, `{"status":"` + strings.Repeat("x", 10<<20) + `","resources":{"cpu":"1"}}`, 0},
+		{"HTTP 500", http.StatusInternalServerError, `{"resources":{"cpu":"1"}}`, 0},
+		{"hangs past the timeout", http.StatusOK, `{"resources":{"cpu":"1"}}`, 2 * time.Second},
+	}
+	for _, b := range bad {
+		plugin.reply(b.status, b.body, b.delay)
+		pings := p.Pings.Load()
+		eventually(t, b.name+": three more pings", func(context.Context) (bool, string) {
+			return p.Pings.Load() >= pings+3, "pings"
+		})
+		node := stored(t.Context(), t, name)
+		if ok, why := hasResources(node, last); !ok {
+			t.Errorf("%s: the last good values are gone: %s", b.name, why)
+		}
+		if !equalSets(taintSet(node), taintSet(before)) {
+			t.Errorf("%s: taints %v, want %v", b.name, keys(taintSet(node)), keys(taintSet(before)))
+		}
+	}
+	if n := p.WriteErrors.Load(); n != 0 {
+		t.Errorf("the API server refused %d writes from the provider", n)
+	}
+	plugin.reply(http.StatusOK, `{"resources":{"cpu":"48"}}`, 0)
+	last["cpu"] = "48"
+	eventually(t, "the provider still works after the bad replies", func(ctx context.Context) (bool, string) {
+		return hasResources(stored(ctx, t, name), last)
+	})
+}
+
+// TestSteadyState: identical replies make no write. The node controller's
+// own heartbeat runs once an hour here, so within the test any change of
+// the node's resourceVersion would be a write of the provider's; the
+// provider's own write counter is checked too.
+func TestSteadyState(t *testing.T) {
+	const name = "vk-steady"
+	p, plugin := startProvider(t, name, time.Hour)
+	plugin.reply(http.StatusOK, `{"status":"ok","resources":{"cpu":"64","memory":"250000Mi"},
+		"taints":[{"key":"vendor.example.com/maintenance","value":"true","effect":"NoSchedule"}]}`, 0)
+	eventually(t, "the reply is stored", func(ctx context.Context) (bool, string) {
+		node := stored(ctx, t, name)
+		ok, why := hasResources(node, map[string]string{"cpu": "64", "memory": "250000Mi"})
+		return ok && len(taintSet(node)) == 3, why
+	})
+	time.Sleep(500 * time.Millisecond) // let the node controller finish the write it was handed
+	rv, writes, pings := stored(t.Context(), t, name).ResourceVersion, p.Writes.Load(), p.Pings.Load()
+	eventually(t, "50 more identical replies", func(context.Context) (bool, string) {
+		return p.Pings.Load() >= pings+50, "pings"
+	})
+	if got := p.Writes.Load() - writes; got != 0 {
+		t.Errorf("the provider wrote %d times during 50 identical replies", got)
+	}
+	if got := stored(t.Context(), t, name).ResourceVersion; got != rv {
+		t.Errorf("resourceVersion went from %s to %s during 50 identical replies", rv, got)
+	}
+	t.Logf("%d identical replies, %d writes, resourceVersion %s unchanged", p.Pings.Load()-pings, p.Writes.Load()-writes, rv)
+}

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// client talks to the real kube-apiserver that TestMain starts.
+var client kubernetes.Interface
+
+// TestMain starts the test environment (a real etcd and kube-apiserver on
+// loopback, examples/testenv) once for all tests, and stops it after them.
+// $PINGNODE_TESTENV names a built testenv binary; without it, the test
+// builds one (about 11 minutes cold, seconds with the build cache).
+func TestMain(m *testing.M) {
+	os.Exit(testMain(m))
+}
+
+func testMain(m *testing.M) int {
+	// The environment dies with this process even if it is killed: the
+	// death signal is tied to the thread that started it, so keep it.
+	runtime.LockOSThread()
+	tmp, err := os.MkdirTemp("", "pingnode-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer func() { _ = os.RemoveAll(tmp) }()
+
+	bin := os.Getenv("PINGNODE_TESTENV")
+	if bin == "" {
+		bin = filepath.Join(tmp, "testenv")
+		start := time.Now()
+		build := exec.Command("go", "build", "-o", bin, ".")
+		build.Dir = "../testenv"
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "building the test environment:", err)
+			return 1
+		}
+		fmt.Printf("testenv built in %s\n", time.Since(start).Round(time.Second))
+	}
+
+	start := time.Now()
+	env, kubeconfig, err := startEnv(bin, filepath.Join(tmp, "env"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "starting the test environment:", err)
+		return 1
+	}
+	defer stopEnv(env)
+	fmt.Printf("etcd and kube-apiserver ready in %s\n", time.Since(start).Round(time.Millisecond))
+
+	config, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	config.QPS, config.Burst = 10000, 10000 // the validity test sends 20,000 requests
+	if client, err = kubernetes.NewForConfig(config); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return m.Run()
+}
+
+// startEnv starts the testenv binary and waits for its "ready" line.
+func startEnv(bin, dir string) (*exec.Cmd, string, error) {
+	cmd := exec.Command(bin, "-dir", dir)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	logFile, err := os.Create(dir + ".log")
+	if err != nil {
+		return nil, "", err
+	}
+	cmd.Stderr = logFile
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, "", err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, "", err
+	}
+	ready := make(chan string, 1)
+	go func() {
+		scanner := bufio.NewScanner(stdout)
+		for scanner.Scan() {
+			if path, ok := strings.CutPrefix(scanner.Text(), "ready "); ok {
+				ready <- path
+			}
+		}
+		close(ready)
+	}()
+	select {
+	case path, ok := <-ready:
+		if ok {
+			return cmd, path, nil
+		}
+	case <-time.After(3 * time.Minute):
+	}
+	stopEnv(cmd)
+	log, _ := os.ReadFile(dir + ".log")
+	return nil, "", fmt.Errorf("not ready; its log:\n%s", tail(string(log), 40))
+}
+
+// stopEnv asks the environment to stop, and kills it if it has not within
+// 30 seconds.
+func stopEnv(cmd *exec.Cmd) {
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+	}
+}
+
+func tail(s string, lines int) string {
+	all := strings.Split(s, "\n")
+	if len(all) > lines {
+		all = all[len(all)-lines:]
+	}
+	return strings.Join(all, "\n")
+}
+
+// eventually polls check every 50ms until it reports done, and fails the
+// test with its last word after 20 seconds.
+func eventually(t *testing.T, what string, check func(ctx context.Context) (bool, string)) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	last := ""
+	for {
+		done, why := check(ctx)
+		if done {
+			return
+		}
+		last = why
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%s: not after 20s: %s", what, last)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
