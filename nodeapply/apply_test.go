@@ -156,3 +156,27 @@ func TestTimeAddedKeptWhenValueChanges(t *testing.T) {
 		t.Error("the new node shares TimeAdded with the input")
 	}
 }
+
+// TestNilNodeAndPatch pins down that a nil node is an empty one and a nil
+// patch changes nothing.
+func TestNilNodeAndPatch(t *testing.T) {
+	if res := nodeapply.Apply(nil, nil, nodeapply.Options{}); res.Node != nil || res.Changes != nil || res.Warnings != nil {
+		t.Errorf("Apply(nil, nil) = %+v, want nothing", res)
+	}
+	empty, _ := pingstatus.Parse([]byte("ok"), pingstatus.Options{})
+	if res := nodeapply.Apply(nil, &empty, nodeapply.Options{}); res.Node != nil || len(res.Changes) != 0 {
+		t.Errorf("Apply(nil, legacy) = %+v, want nothing", res)
+	}
+	node := readNode(t, "interlink-node.json")
+	if res := nodeapply.Apply(node, nil, nodeapply.Options{}); res.Node != node || len(res.Changes) != 0 {
+		t.Errorf("Apply(node, nil) changed %v", res.Changes)
+	}
+	patch, _ := pingstatus.Parse(readReply(t, "spec-example.json"), pingstatus.Options{})
+	res := nodeapply.Apply(nil, &patch, nodeapply.Options{})
+	if res.Node == nil || len(res.Changes) != 12 {
+		t.Fatalf("Apply(nil, spec example) = %d changes, want 12: %v", len(res.Changes), res.Changes)
+	}
+	if q := res.Node.Status.Allocatable[corev1.ResourceCPU]; q.String() != "128" || len(res.Node.Spec.Taints) != 1 {
+		t.Errorf("Apply(nil, spec example): cpu %s, taints %v", q.String(), res.Node.Spec.Taints)
+	}
+}
