@@ -150,9 +150,9 @@ type rawResources struct {
 	Accelerators json.RawMessage `json:"accelerators"`
 }
 
-type rawItem struct {
-	First  json.RawMessage `json:"resourceType"`
-	Second json.RawMessage `json:"available"`
+type rawAccelerator struct {
+	ResourceType json.RawMessage `json:"resourceType"`
+	Available    json.RawMessage `json:"available"`
 }
 
 type rawTaint struct {
@@ -197,11 +197,11 @@ func (p *parser) accelerators(raw json.RawMessage) []accelerator {
 	out := make([]accelerator, len(items))
 	for i, item := range items {
 		path := indexPath("resources.accelerators", i)
-		var ri rawItem
+		var ra rawAccelerator
 		a := &out[i]
-		a.dropped = !p.field(item, path, &ri, "an object", "entry dropped") ||
-			!p.field(ri.First, path+".resourceType", &a.ResourceType, "a string", "entry dropped") ||
-			!p.field(ri.Second, path+".available", &a.Available, "a string or a number", "entry dropped")
+		a.dropped = !p.field(item, path, &ra, "an object", "entry dropped") ||
+			!p.field(ra.ResourceType, path+".resourceType", &a.ResourceType, "a string", "entry dropped") ||
+			!p.field(ra.Available, path+".available", &a.Available, "a string or a number", "entry dropped")
 	}
 	return out
 }
