@@ -3,6 +3,7 @@ package nodeapply
 import (
 	"slices"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -34,6 +35,43 @@ type Options struct {
 	// list, including an administrator's and the Kubernetes controllers'.
 	// The default removes only the taints the plugin set.
 	ReplaceAllTaints bool
+
+	// ConnectivityCondition is the type of the condition that says whether
+	// the last ping was answered; empty means
+	// [DefaultConnectivityCondition], interLink's, so that dashboards and
+	// alerts built on it keep working.
+	ConnectivityCondition corev1.NodeConditionType
+	// Grace is how long the plugin may fail to answer before Ready turns
+	// False. Zero means [DefaultGrace]; a negative Grace turns Ready False
+	// at the first failed ping, as interLink 0.6.2 does.
+	Grace time.Duration
+	// HeartbeatInterval, when positive, refreshes the lastHeartbeatTime of
+	// the two conditions when it is older than this, as the kubelet does.
+	// Leave it zero under the Virtual Kubelet node controller, which
+	// refreshes every heartbeat itself on its own interval: then a
+	// condition's heartbeat moves only when the condition changes, and a
+	// steady node is never rewritten.
+	HeartbeatInterval time.Duration
+	// PingResponseAnnotation also keeps interLink's
+	// [PingResponseAnnotation]: the reply's body, cleaned and cut to
+	// [MaxPingResponseBytes], emptied when a ping fails. It costs a write
+	// each time the body changes (a plugin that puts a time or a counter
+	// in its reply makes every ping a write), so it is off by default.
+	PingResponseAnnotation bool
+}
+
+func (o *Options) connectivity() corev1.NodeConditionType {
+	if o.ConnectivityCondition == "" {
+		return DefaultConnectivityCondition
+	}
+	return o.ConnectivityCondition
+}
+
+func (o *Options) grace() time.Duration {
+	if o.Grace == 0 {
+		return DefaultGrace
+	}
+	return o.Grace
 }
 
 func (o *Options) annotation() string {
@@ -59,20 +97,20 @@ type Result struct {
 	Warnings []pingstatus.Warning
 }
 
-// Apply merges patch into node and returns the node after it, with the
-// changes and warnings. It never modifies node or patch. A nil node is
-// treated as an empty one; a nil patch changes nothing.
+// Apply merges one ping into node and returns the node after it, with the
+// changes and warnings. It never modifies node or anything in ping. A nil
+// node is treated as an empty one.
 //
-// A ping that changes nothing (the same resources, and the same taints in
-// the same order as before) costs no copy and no allocation: Apply returns
-// node itself with no changes.
-func Apply(node *corev1.Node, patch *pingstatus.NodePatch, opts Options) Result {
-	if patch == nil {
-		patch = &pingstatus.NodePatch{}
-	}
+// A ping that changes nothing (the plugin answered as before: the same
+// resources, the same taints in the same order) costs no copy and no
+// allocation: Apply returns node itself with no changes.
+func Apply(node *corev1.Node, ping Ping, opts Options) Result {
 	// The check runs on a value that stays on the stack: the applier
 	// escapes (its closures outlive calls), so it is built only when needed.
-	check := checker{in: node, patch: patch, opts: opts}
+	check := checker{in: node, ping: ping, opts: opts, patch: ping.Reply}
+	if check.patch == nil || !ping.Reached() {
+		check.patch = &noNews
+	}
 	if check.unchanged() {
 		return Result{Node: node}
 	}
@@ -80,14 +118,22 @@ func Apply(node *corev1.Node, patch *pingstatus.NodePatch, opts Options) Result 
 	return a.apply()
 }
 
-// checker answers, without allocating, whether a patch leaves a node as it
+// noNews is the patch of a ping without a reply. It is never modified.
+var noNews = pingstatus.NodePatch{}
+
+// checker answers, without allocating, whether a ping leaves a node as it
 // is.
 type checker struct {
 	in    *corev1.Node
-	patch *pingstatus.NodePatch
+	ping  Ping
+	patch *pingstatus.NodePatch // the reply, or no news
 	opts  Options
+	// at is the ping's time to the second, zero when conditions are left
+	// alone; wants are what the ping asks of the two conditions.
+	at    time.Time
+	wants [2]conditionWant
 	// What unchanged found, for apply.
-	valid, sameResources, sameTaints bool
+	valid, sameResources, sameTaints, sameConditions, sameAnnotation bool
 }
 
 // applier builds the new node when the checker cannot say it is unchanged.
@@ -96,7 +142,7 @@ type applier struct {
 	warnings []pingstatus.Warning
 	// touched says which parts apply may have changed, so that only those
 	// are compared with the input.
-	touchedResources, touchedTaints bool
+	touchedResources, touchedTaints, touchedConditions, touchedAnnotation bool
 }
 
 func (a *applier) warn(path, message string) {
@@ -106,15 +152,34 @@ func (a *applier) warn(path, message string) {
 // unchanged reports whether the patch leaves a valid node as it is. False
 // means "maybe": apply decides.
 func (a *checker) unchanged() bool {
+	if !a.ping.At.IsZero() {
+		a.at = a.ping.At.UTC().Truncate(time.Second)
+		a.conditionWants()
+	}
+	a.sameConditions = a.conditionsUnchanged()
+	a.sameAnnotation = a.pingResponseUnchanged()
 	if a.in == nil {
 		a.valid = true
-		return a.patch.IsEmpty()
+		a.sameResources = len(a.patch.Resources) == 0
+		a.sameTaints = !a.patch.ReplaceTaints
+	} else {
+		a.valid = kuberules.NodeProblems(a.in) == nil // if not, apply repairs it
+		a.sameResources = a.resourcesUnchanged()
+		a.sameTaints = !a.patch.ReplaceTaints || a.taintsUnchanged()
 	}
-	a.valid = kuberules.NodeProblems(a.in) == nil // if not, apply repairs it
-	a.sameResources = a.resourcesUnchanged()
-	a.sameTaints = !a.patch.ReplaceTaints || a.taintsUnchanged()
-	return a.valid && a.sameResources && a.sameTaints
+	return a.valid && a.sameResources && a.sameTaints && a.sameConditions && a.sameAnnotation &&
+		!a.ignoredReply() && !a.failedWithoutTime()
 }
+
+// ignoredReply reports whether the ping failed but carries a reply, which
+// Apply ignores.
+func (a *checker) ignoredReply() bool {
+	return !a.ping.Reached() && a.ping.Reply != nil && !a.ping.Reply.IsEmpty()
+}
+
+// failedWithoutTime reports whether the ping failed but has no time, so
+// that its conditions cannot be written.
+func (a *checker) failedWithoutTime() bool { return !a.ping.Reached() && a.ping.At.IsZero() }
 
 func (a *checker) resourcesUnchanged() bool {
 	for name, q := range a.patch.Resources {
@@ -205,6 +270,20 @@ func (a *applier) apply() Result {
 	}
 	a.touchedResources = !a.valid || !a.sameResources
 	a.touchedTaints = !a.valid || !a.sameTaints
+	a.touchedConditions = !a.sameConditions
+	a.touchedAnnotation = !a.sameAnnotation
+	if a.ignoredReply() {
+		a.warn("ping.reply", "the ping failed; its reply is ignored")
+	}
+	if a.failedWithoutTime() {
+		a.warn("ping.at", "a failed ping without a time; conditions left as they are")
+	}
+	if a.touchedConditions {
+		a.conditions(out)
+	}
+	if a.touchedAnnotation {
+		a.setPingResponse(out)
+	}
 	if a.touchedResources {
 		a.resources(out) // first, so that repair leaves alone what the patch replaces
 	}

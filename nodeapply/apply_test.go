@@ -90,7 +90,7 @@ func TestGolden(t *testing.T) {
 			node := readNode(t, tc.node)
 			before := node.DeepCopy()
 			patch, parseWarnings := pingstatus.Parse(readReply(t, tc.reply), pingstatus.Options{ProtectedKeys: tc.opts.ProtectedKeys})
-			res := nodeapply.Apply(node, &patch, tc.opts)
+			res := nodeapply.Apply(node, nodeapply.Ping{Reply: &patch}, tc.opts)
 
 			var b strings.Builder
 			fmt.Fprintf(&b, "node %s, reply %s, options %+v\n", tc.node, tc.reply, tc.opts)
@@ -144,7 +144,7 @@ func TestTimeAddedKeptWhenValueChanges(t *testing.T) {
 		{Key: "a.io/drain", Value: "now", Effect: corev1.TaintEffectNoExecute},
 		{Key: "a.io/new", Effect: corev1.TaintEffectNoExecute},
 	}}
-	res := nodeapply.Apply(node, patch, nodeapply.Options{})
+	res := nodeapply.Apply(node, nodeapply.Ping{Reply: patch}, nodeapply.Options{})
 	want := []corev1.Taint{
 		{Key: "a.io/drain", Value: "now", Effect: corev1.TaintEffectNoExecute, TimeAdded: &added},
 		{Key: "a.io/new", Effect: corev1.TaintEffectNoExecute},
@@ -160,19 +160,19 @@ func TestTimeAddedKeptWhenValueChanges(t *testing.T) {
 // TestNilNodeAndPatch pins down that a nil node is an empty one and a nil
 // patch changes nothing.
 func TestNilNodeAndPatch(t *testing.T) {
-	if res := nodeapply.Apply(nil, nil, nodeapply.Options{}); res.Node != nil || res.Changes != nil || res.Warnings != nil {
+	if res := nodeapply.Apply(nil, nodeapply.Ping{}, nodeapply.Options{}); res.Node != nil || res.Changes != nil || res.Warnings != nil {
 		t.Errorf("Apply(nil, nil) = %+v, want nothing", res)
 	}
 	empty, _ := pingstatus.Parse([]byte("ok"), pingstatus.Options{})
-	if res := nodeapply.Apply(nil, &empty, nodeapply.Options{}); res.Node != nil || len(res.Changes) != 0 {
+	if res := nodeapply.Apply(nil, nodeapply.Ping{Reply: &empty}, nodeapply.Options{}); res.Node != nil || len(res.Changes) != 0 {
 		t.Errorf("Apply(nil, legacy) = %+v, want nothing", res)
 	}
 	node := readNode(t, "interlink-node.json")
-	if res := nodeapply.Apply(node, nil, nodeapply.Options{}); res.Node != node || len(res.Changes) != 0 {
+	if res := nodeapply.Apply(node, nodeapply.Ping{}, nodeapply.Options{}); res.Node != node || len(res.Changes) != 0 {
 		t.Errorf("Apply(node, nil) changed %v", res.Changes)
 	}
 	patch, _ := pingstatus.Parse(readReply(t, "spec-example.json"), pingstatus.Options{})
-	res := nodeapply.Apply(nil, &patch, nodeapply.Options{})
+	res := nodeapply.Apply(nil, nodeapply.Ping{Reply: &patch}, nodeapply.Options{})
 	if res.Node == nil || len(res.Changes) != 12 {
 		t.Fatalf("Apply(nil, spec example) = %d changes, want 12: %v", len(res.Changes), res.Changes)
 	}

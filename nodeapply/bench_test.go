@@ -20,7 +20,7 @@ func steady(t testing.TB) (*corev1.Node, *pingstatus.NodePatch) {
 	if len(warnings) != 0 {
 		t.Fatal(warnings)
 	}
-	return nodeapply.Apply(node, &patch, nodeapply.Options{}).Node, &patch
+	return nodeapply.Apply(node, nodeapply.Ping{Reply: &patch}, nodeapply.Options{}).Node, &patch
 }
 
 // TestSteadyPingDoesNotAllocate pins down the contract for a steady
@@ -28,7 +28,7 @@ func steady(t testing.TB) (*corev1.Node, *pingstatus.NodePatch) {
 func TestSteadyPingDoesNotAllocate(t *testing.T) {
 	node, patch := steady(t)
 	var res nodeapply.Result
-	allocs := testing.AllocsPerRun(100, func() { res = nodeapply.Apply(node, patch, nodeapply.Options{}) })
+	allocs := testing.AllocsPerRun(100, func() { res = nodeapply.Apply(node, nodeapply.Ping{Reply: patch}, nodeapply.Options{}) })
 	if allocs != 0 {
 		t.Errorf("a steady ping allocates %v times, want 0", allocs)
 	}
@@ -45,7 +45,7 @@ func withTaints(n int) (*corev1.Node, *pingstatus.NodePatch) {
 	for i := range n {
 		patch.Taints = append(patch.Taints, corev1.Taint{Key: fmt.Sprintf("vendor.example.com/t%d", i), Value: "v", Effect: corev1.TaintEffectNoSchedule})
 	}
-	node = nodeapply.Apply(node, patch, nodeapply.Options{}).Node
+	node = nodeapply.Apply(node, nodeapply.Ping{Reply: patch}, nodeapply.Options{}).Node
 	next := *patch
 	next.Taints = append([]corev1.Taint(nil), patch.Taints...)
 	next.Taints[n/2].Value = "changed"
@@ -67,7 +67,7 @@ func BenchmarkApply(b *testing.B) {
 		b.Run("case="+name+"/op=apply", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if res := nodeapply.Apply(node, patch, nodeapply.Options{}); (len(res.Changes) > 0) != changes {
+				if res := nodeapply.Apply(node, nodeapply.Ping{Reply: patch}, nodeapply.Options{}); (len(res.Changes) > 0) != changes {
 					b.Fatalf("changes: %v", res.Changes)
 				}
 			}

@@ -7,8 +7,8 @@ import (
 )
 
 // diff lists what differs between the input and out in the parts of the
-// node that apply touched: capacity and allocatable, or taints and the
-// ownership annotation. Quantities compare by value and taints by key and
+// node that apply touched: capacity and allocatable, taints and the
+// ownership annotation, the two conditions, the ping-response annotation. Quantities compare by value and taints by key and
 // effect, then value; the order of taints does not count.
 func (a *applier) diff(out *corev1.Node) []Change {
 	in := a.in
@@ -26,6 +26,16 @@ func (a *applier) diff(out *corev1.Node) []Change {
 		old, hadOld := in.Annotations[key]
 		now, hasNew := out.Annotations[key]
 		if c, ok := compare("metadata.annotations["+key+"]", old, hadOld, now, hasNew); ok {
+			changes = append(changes, c)
+		}
+	}
+	if a.touchedConditions {
+		changes = a.diffConditions(changes, in.Status.Conditions, out.Status.Conditions)
+	}
+	if a.touchedAnnotation {
+		old, hadOld := in.Annotations[PingResponseAnnotation]
+		now, hasNew := out.Annotations[PingResponseAnnotation]
+		if c, ok := compare("metadata.annotations["+PingResponseAnnotation+"]", old, hadOld, now, hasNew); ok {
 			changes = append(changes, c)
 		}
 	}

@@ -31,7 +31,7 @@ func ExampleApply() {
 	}
 	for i, body := range replies {
 		patch, warnings := pingstatus.Parse([]byte(body), pingstatus.Options{})
-		res := nodeapply.Apply(node, &patch, nodeapply.Options{})
+		res := nodeapply.Apply(node, nodeapply.Ping{Reply: &patch}, nodeapply.Options{})
 		fmt.Printf("ping %d: %d warnings, %d changes\n", i+1, len(warnings)+len(res.Warnings), len(res.Changes))
 		for _, c := range res.Changes {
 			fmt.Println("  ", c)
@@ -64,7 +64,7 @@ func ExampleApply_taintsEmpty() {
 		}},
 	}
 	patch, _ := pingstatus.Parse([]byte(`{"taints":[]}`), pingstatus.Options{})
-	res := nodeapply.Apply(node, &patch, nodeapply.Options{})
+	res := nodeapply.Apply(node, nodeapply.Ping{Reply: &patch}, nodeapply.Options{})
 	for _, c := range res.Changes {
 		fmt.Println(c)
 	}

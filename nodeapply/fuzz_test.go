@@ -24,14 +24,14 @@ func FuzzParseApply(f *testing.F) {
 			node := readNode(t, name)
 			before := node.DeepCopy()
 			opts := nodeapply.Options{ReplaceAllTaints: compat}
-			res := nodeapply.Apply(node, &patch, opts)
+			res := nodeapply.Apply(node, nodeapply.Ping{Reply: &patch}, opts)
 			if p := kuberules.NodeProblems(res.Node); p != nil {
 				t.Fatalf("%s with %q: invalid node: %v", name, body, p)
 			}
 			if diff := nodeDiff(before, node); diff != "" {
 				t.Fatalf("%s with %q: Apply modified its input:\n%s", name, body, diff)
 			}
-			if again := nodeapply.Apply(res.Node, &patch, opts); len(again.Changes) != 0 {
+			if again := nodeapply.Apply(res.Node, nodeapply.Ping{Reply: &patch}, opts); len(again.Changes) != 0 {
 				t.Fatalf("%s with %q: a second Apply changes %v", name, body, again.Changes)
 			}
 		}

@@ -2,9 +2,11 @@ package nodeapply
 
 import (
 	"encoding/json"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // The Virtual Kubelet node controller sends only status, labels and
@@ -57,31 +59,73 @@ func TaintsPatch(old, new *corev1.Node, opts Options) []byte {
 	return mustMarshal(p)
 }
 
-// StatusPatch returns the patch that brings status.capacity and
-// status.allocatable from old to new, or nil when neither differs. Send it
-// to the node's status subresource as a strategic merge patch
-// (types.StrategicMergePatchType); it is also a valid JSON merge patch. It
-// names only the resources that changed (null for one removed), so it
-// leaves alone what others write to the status. A provider that runs the
-// Virtual Kubelet node controller does not need it: it hands the new node
-// to the controller, which sends the status itself.
+// StatusPatch returns the patch that brings the node's status from old to
+// new: status.capacity and status.allocatable, the conditions, and
+// interLink's [PingResponseAnnotation]; nil when none differs. Send it to
+// the node's status subresource as a strategic merge patch
+// (types.StrategicMergePatchType). It names only what changed: a resource
+// that changed (null for one removed), and each condition that changed,
+// whole (conditions merge by type, so those that others write are left
+// alone). A provider that runs the Virtual Kubelet node controller does
+// not need it: it hands the new node to the controller, which sends the
+// status itself.
 func StatusPatch(old, new *corev1.Node) []byte {
 	if old == nil {
 		old = &corev1.Node{}
 	}
 	capacity := resourcesPatch(old.Status.Capacity, new.Status.Capacity)
 	allocatable := resourcesPatch(old.Status.Allocatable, new.Status.Allocatable)
-	if capacity == nil && allocatable == nil {
+	conditions := conditionsPatch(old.Status.Conditions, new.Status.Conditions)
+	oldResponse, hadResponse := old.Annotations[PingResponseAnnotation]
+	newResponse, hasResponse := new.Annotations[PingResponseAnnotation]
+	_, responseChanged := compare("", oldResponse, hadResponse, newResponse, hasResponse)
+	if capacity == nil && allocatable == nil && conditions == nil && !responseChanged {
 		return nil
 	}
 	var p struct {
+		Metadata *struct {
+			Annotations map[string]*string `json:"annotations"`
+		} `json:"metadata,omitempty"`
 		Status struct {
 			Capacity    map[corev1.ResourceName]*resource.Quantity `json:"capacity,omitempty"`
 			Allocatable map[corev1.ResourceName]*resource.Quantity `json:"allocatable,omitempty"`
+			Conditions  []corev1.NodeCondition                     `json:"conditions,omitempty"`
 		} `json:"status"`
 	}
-	p.Status.Capacity, p.Status.Allocatable = capacity, allocatable
+	if responseChanged {
+		p.Metadata = &struct {
+			Annotations map[string]*string `json:"annotations"`
+		}{Annotations: map[string]*string{PingResponseAnnotation: nil}}
+		if hasResponse {
+			p.Metadata.Annotations[PingResponseAnnotation] = &newResponse
+		}
+	}
+	p.Status.Capacity, p.Status.Allocatable, p.Status.Conditions = capacity, allocatable, conditions
 	return mustMarshal(p)
+}
+
+// conditionsPatch returns the conditions of new that old lacks or has
+// otherwise, in new's order; nil when there are none.
+func conditionsPatch(old, new []corev1.NodeCondition) []corev1.NodeCondition {
+	var p []corev1.NodeCondition
+	for i := range new {
+		j := findCondition(old, new[i].Type)
+		if j < 0 || !sameCondition(&old[j], &new[i]) {
+			p = append(p, new[i])
+		}
+	}
+	return p
+}
+
+// sameCondition reports whether two conditions are equal, times compared
+// to the second as the API server keeps them.
+func sameCondition(a, b *corev1.NodeCondition) bool {
+	return a.Type == b.Type && a.Status == b.Status && a.Reason == b.Reason && a.Message == b.Message &&
+		sameSecond(a.LastHeartbeatTime, b.LastHeartbeatTime) && sameSecond(a.LastTransitionTime, b.LastTransitionTime)
+}
+
+func sameSecond(a, b metav1.Time) bool {
+	return a.Truncate(time.Second).Equal(b.Truncate(time.Second))
 }
 
 // resourcesPatch returns the entries of new that differ from old by value,

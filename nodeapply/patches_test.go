@@ -24,7 +24,7 @@ func TestPatches(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			old := readNode(t, tc.node)
 			patch, _ := pingstatus.Parse(readReply(t, tc.reply), pingstatus.Options{ProtectedKeys: tc.opts.ProtectedKeys})
-			res := nodeapply.Apply(old, &patch, tc.opts)
+			res := nodeapply.Apply(old, nodeapply.Ping{Reply: &patch}, tc.opts)
 			taints := nodeapply.TaintsPatch(old, res.Node, tc.opts)
 			status := nodeapply.StatusPatch(old, res.Node)
 			golden.Check(t, filepath.Join("testdata", tc.name+".patches.golden"),

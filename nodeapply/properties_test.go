@@ -97,7 +97,7 @@ func nodeWithHistory(t *rapid.T, opts nodeapply.Options) (*corev1.Node, *pingsta
 		return node, nil
 	}
 	earlier := validPatch(t)
-	return nodeapply.Apply(node, earlier, opts).Node, earlier
+	return nodeapply.Apply(node, nodeapply.Ping{Reply: earlier}, opts).Node, earlier
 }
 
 // nextPing draws the plugin's next patch: a fresh one, or the earlier one
@@ -129,7 +129,7 @@ func TestPropertyInputNeverModified(t *testing.T) {
 		node := withPluginHistory(t, opts)
 		patch := patchGen().Draw(t, "patch")
 		nodeBefore, patchBefore := node.DeepCopy(), deepCopyPatch(patch)
-		res := nodeapply.Apply(node, patch, opts)
+		res := nodeapply.Apply(node, nodeapply.Ping{Reply: patch}, opts)
 		if diff := nodeDiff(nodeBefore, node); diff != "" {
 			t.Fatalf("Apply modified the node (-before +after):\n%s", diff)
 		}
@@ -181,8 +181,8 @@ func TestPropertyIdempotent(t *testing.T) {
 		opts := optionsGen(true).Draw(t, "opts")
 		node := withPluginHistory(t, opts)
 		patch := patchGen().Draw(t, "patch")
-		first := nodeapply.Apply(node, patch, opts)
-		second := nodeapply.Apply(first.Node, patch, opts)
+		first := nodeapply.Apply(node, nodeapply.Ping{Reply: patch}, opts)
+		second := nodeapply.Apply(first.Node, nodeapply.Ping{Reply: patch}, opts)
 		if len(second.Changes) != 0 {
 			t.Fatalf("the second Apply changed %v\nafter the first changed %v", second.Changes, first.Changes)
 		}
@@ -197,7 +197,7 @@ func TestPropertyForeignAndProtectedTaintsSurvive(t *testing.T) {
 		opts := optionsGen(false).Draw(t, "opts")
 		node := withPluginHistory(t, opts)
 		owned := ownedIDs(node)
-		res := nodeapply.Apply(node, patchGen().Draw(t, "patch"), opts)
+		res := nodeapply.Apply(node, nodeapply.Ping{Reply: patchGen().Draw(t, "patch")}, opts)
 		for _, taint := range node.Spec.Taints {
 			id := kuberules.IDOf(&taint)
 			protected := kuberules.IsProtectedKey(taint.Key, opts.ProtectedKeys) || kuberules.IsReservedKey(taint.Key)
@@ -216,7 +216,7 @@ func TestPropertyOmittedFieldsNeverChange(t *testing.T) {
 		opts := optionsGen(false).Draw(t, "opts")
 		node := withPluginHistory(t, opts)
 		patch := patchGen().Draw(t, "patch")
-		res := nodeapply.Apply(node, patch, opts)
+		res := nodeapply.Apply(node, nodeapply.Ping{Reply: patch}, opts)
 		for _, list := range []struct {
 			before, after corev1.ResourceList
 		}{{node.Status.Capacity, res.Node.Status.Capacity}, {node.Status.Allocatable, res.Node.Status.Allocatable}} {
@@ -247,7 +247,7 @@ func TestPropertyOutputAlwaysValid(t *testing.T) {
 		if rapid.Bool().Draw(t, "break the node") {
 			node = breakNode(t, node)
 		}
-		res := nodeapply.Apply(node, patchGen().Draw(t, "patch"), opts)
+		res := nodeapply.Apply(node, nodeapply.Ping{Reply: patchGen().Draw(t, "patch")}, opts)
 		if p := kuberules.NodeProblems(res.Node); p != nil {
 			t.Fatalf("invalid output: %v", p)
 		}
@@ -277,7 +277,7 @@ func TestPropertyChangesEmptyIffEqual(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		opts := optionsGen(true).Draw(t, "opts")
 		node := withPluginHistory(t, opts)
-		res := nodeapply.Apply(node, patchGen().Draw(t, "patch"), opts)
+		res := nodeapply.Apply(node, nodeapply.Ping{Reply: patchGen().Draw(t, "patch")}, opts)
 		equal := semanticallyEqual(node, res.Node)
 		if equal != (len(res.Changes) == 0) {
 			t.Fatalf("semantically equal: %v, but changes: %v", equal, res.Changes)
@@ -358,7 +358,7 @@ func splitOwned(s string) []string {
 }
 
 // roundTrip is a provider restart: the node as the API server stores it.
-func roundTrip(t *rapid.T, node *corev1.Node) *corev1.Node {
+func roundTrip(t interface{ Fatal(...any) }, node *corev1.Node) *corev1.Node {
 	b, err := json.Marshal(node)
 	if err != nil {
 		t.Fatal(err)
@@ -386,7 +386,7 @@ func TestPropertyPatchIsApplied(t *testing.T) {
 			}
 			patch.Resources[corev1.ResourceCPU] = cpu.DeepCopy()
 		}
-		res := nodeapply.Apply(node, patch, opts)
+		res := nodeapply.Apply(node, nodeapply.Ping{Reply: patch}, opts)
 		for name, q := range patch.Resources {
 			c, okc := res.Node.Status.Capacity[name]
 			a, oka := res.Node.Status.Allocatable[name]

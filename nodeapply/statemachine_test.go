@@ -46,8 +46,8 @@ func (c *cluster) Ping(t *rapid.T) {
 		patch = validPatch(t)
 		patch.Taints = dropProtected(patch.Taints, c.opts.ProtectedKeys)
 	}
-	res := nodeapply.Apply(c.node, patch, c.opts)
-	if again := nodeapply.Apply(res.Node, patch, c.opts); len(again.Changes) != 0 {
+	res := nodeapply.Apply(c.node, nodeapply.Ping{Reply: patch}, c.opts)
+	if again := nodeapply.Apply(res.Node, nodeapply.Ping{Reply: patch}, c.opts); len(again.Changes) != 0 {
 		t.Fatalf("a repeated ping changes %v", again.Changes)
 	}
 	c.node = res.Node

@@ -81,7 +81,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		keys = strings.Split(*protected, ",")
 	}
 	patch, warnings := pingstatus.Parse(body, pingstatus.Options{AllowZero: *allowZero, ProtectedKeys: keys})
-	res := nodeapply.Apply(node, &patch, nodeapply.Options{ProtectedKeys: keys, ReplaceAllTaints: *compat})
+	res := nodeapply.Apply(node, nodeapply.Ping{Reply: &patch}, nodeapply.Options{ProtectedKeys: keys, ReplaceAllTaints: *compat})
 	warnings = append(warnings, res.Warnings...)
 
 	if *output == "json" {

@@ -151,7 +151,7 @@ func (p *Provider) PingOnce(ctx context.Context) {
 		return
 	}
 	patch, warnings := pingstatus.Parse(body, pingstatus.Options{ProtectedKeys: p.cfg.StaticKeys})
-	res := nodeapply.Apply(p.node, &patch, p.applyOptions())
+	res := nodeapply.Apply(p.node, nodeapply.Ping{Reply: &patch}, p.applyOptions())
 	for _, w := range append(warnings, res.Warnings...) {
 		p.log.Warn("plugin reply", "path", w.Path, "problem", w.Message)
 	}
@@ -204,7 +204,7 @@ func (p *Provider) deliverTaints(ctx context.Context, patch *pingstatus.NodePatc
 		if err != nil {
 			return nil, err
 		}
-		res := nodeapply.Apply(server, patch, p.applyOptions())
+		res := nodeapply.Apply(server, nodeapply.Ping{Reply: patch}, p.applyOptions())
 		body := nodeapply.TaintsPatch(server, res.Node, p.applyOptions())
 		if body == nil {
 			return server, nil // stored as the plugin wants already

@@ -33,7 +33,7 @@ func TestValidityAtScale(t *testing.T) {
 				body := gen.ReplyBody().Example(seed)
 				patch, _ := pingstatus.Parse(body, pingstatus.Options{ProtectedKeys: []string{StaticTaintKey}})
 				opts := nodeapply.Options{ProtectedKeys: []string{StaticTaintKey}, ReplaceAllTaints: seed%4 == 3}
-				node := nodeapply.Apply(base, &patch, opts).Node.DeepCopy()
+				node := nodeapply.Apply(base, nodeapply.Ping{Reply: &patch}, opts).Node.DeepCopy()
 				dryRun := metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}}
 				for _, update := range []func(context.Context, *corev1.Node, metav1.UpdateOptions) (*corev1.Node, error){
 					client.CoreV1().Nodes().Update, client.CoreV1().Nodes().UpdateStatus,

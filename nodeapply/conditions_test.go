@@ -1,0 +1,178 @@
+package nodeapply_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/pingnode/pingnode/internal/golden"
+	"github.com/pingnode/pingnode/internal/kuberules"
+	"github.com/pingnode/pingnode/nodeapply"
+	"github.com/pingnode/pingnode/pingstatus"
+)
+
+// t0 is the time of the first ping of every sequence.
+var t0 = time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+
+// step is one ping of a sequence.
+type step struct {
+	at      time.Duration // after t0
+	failure string        // "" when the plugin answered
+	reply   string        // file in ../testdata/replies; "" for a reply with no news
+	body    string        // the body itself, when reply is ""
+	restart bool          // the node is read back from JSON first, as a restarted provider reads it from the API server
+}
+
+func ok(at time.Duration) step               { return step{at: at, body: "ok"} }
+func fail(at time.Duration, why string) step { return step{at: at, failure: why} }
+
+// sequenceCases are pings in order on one node; each has a golden file in
+// testdata/sequences showing, after each ping, the changes, the warnings,
+// the conditions, the ping-response annotation and the status patch.
+var sequenceCases = []struct {
+	name  string
+	node  string
+	opts  nodeapply.Options
+	steps []step
+}{
+	{"first-ping-after-registration", "interlink-node.json", nodeapply.Options{}, []step{{at: 0, reply: "slurm.json"}}},
+	{"success-after-success", "interlink-node.json", nodeapply.Options{}, []step{ok(0), ok(30 * time.Second), ok(time.Hour)}},
+	{"first-failure", "interlink-node.json", nodeapply.Options{}, []step{ok(0), fail(30*time.Second, "timeout after 3s")}},
+	{"failures-past-grace", "interlink-node.json", nodeapply.Options{}, []step{
+		ok(0), fail(30*time.Second, "HTTP 500"), fail(60*time.Second, "HTTP 500"),
+		fail(79*time.Second, "HTTP 500"), fail(80*time.Second, "HTTP 500"), fail(110*time.Second, "HTTP 500"),
+	}},
+	{"recovery", "interlink-node.json", nodeapply.Options{}, []step{
+		ok(0), fail(30*time.Second, "connection refused"), fail(60*time.Second, "connection refused"),
+		fail(90*time.Second, "connection refused"), ok(120 * time.Second), ok(150 * time.Second),
+	}},
+	{"one-lost-ping", "interlink-node.json", nodeapply.Options{}, []step{
+		ok(0), fail(30*time.Second, "timeout after 3s"), ok(60 * time.Second),
+	}},
+	{"restart-in-the-middle", "interlink-node.json", nodeapply.Options{}, []step{
+		ok(0), fail(30*time.Second, "HTTP 503"), {at: 60 * time.Second, failure: "HTTP 503", restart: true},
+		{at: 90 * time.Second, failure: "HTTP 503", restart: true},
+	}},
+	{"failure-changes-kind", "interlink-node.json", nodeapply.Options{}, []step{
+		ok(0), fail(30*time.Second, "timeout after 3s"), fail(60*time.Second, "connection refused"),
+		fail(90*time.Second, "connection refused"), fail(120*time.Second, "timeout after 3s"),
+	}},
+	{"failed-ping-changes-nothing-else", "node-with-plugin-taints.json", nodeapply.Options{}, []step{
+		{at: 0, reply: "slurm-taints.json"},
+		{at: 30 * time.Second, failure: "HTTP 502", reply: "spec-example.json"},
+		fail(90*time.Second, "HTTP 502"),
+	}},
+	{"no-conditions-success", "bare-node.json", nodeapply.Options{}, []step{ok(0)}},
+	{"no-conditions-failure", "bare-node.json", nodeapply.Options{}, []step{
+		fail(0, "connection refused"), fail(30*time.Second, "connection refused"), fail(60*time.Second, "connection refused"), ok(90 * time.Second),
+	}},
+	{"clock-goes-back", "interlink-node.json", nodeapply.Options{}, []step{
+		ok(0), fail(100*time.Second, "HTTP 500"), fail(40*time.Second, "HTTP 500"),
+		fail(149*time.Second, "HTTP 500"), fail(150*time.Second, "HTTP 500"), ok(20 * time.Second),
+	}},
+	{"no-grace", "interlink-node.json", nodeapply.Options{Grace: -1}, []step{ok(0), fail(30*time.Second, "HTTP 500")}},
+	{"custom-type-and-grace", "interlink-node.json", nodeapply.Options{ConnectivityCondition: "example.com/PluginConnectivity", Grace: 10 * time.Second}, []step{
+		ok(0), fail(5*time.Second, "HTTP 500"), fail(15*time.Second, "HTTP 500"),
+	}},
+	{"heartbeat-interval", "interlink-node.json", nodeapply.Options{HeartbeatInterval: time.Minute}, []step{
+		ok(0), ok(30 * time.Second), ok(60 * time.Second), fail(90*time.Second, "HTTP 500"), fail(100*time.Second, "HTTP 500"),
+	}},
+	{"sub-second-times", "interlink-node.json", nodeapply.Options{}, []step{
+		ok(0), fail(30*time.Second+999*time.Millisecond, "HTTP 500"), fail(80*time.Second+500*time.Millisecond, "HTTP 500"),
+		fail(81*time.Second, "HTTP 500"),
+	}},
+	{"unsafe-failure-text", "interlink-node.json", nodeapply.Options{}, []step{
+		fail(0, "HTTP 500: <html>\n\t<body>\x00\xff"+strings.Repeat("é", 100)+"</body>"),
+	}},
+	{"compat-annotation", "interlink-node.json", nodeapply.Options{PingResponseAnnotation: true}, []step{
+		{at: 0, body: `{"status":"ok"}`}, {at: 30 * time.Second, body: `{"status":"ok"}`},
+		fail(60*time.Second, "HTTP 500"), {at: 90 * time.Second, body: "ok"},
+	}},
+	{"compat-annotation-oversized", "interlink-node.json", nodeapply.Options{PingResponseAnnotation: true}, []step{
+		{at: 0, body: `{"status":"ok","message":"` + strings.Repeat("ü", 400) + `"}`},
+	}},
+	{"compat-annotation-not-utf8", "interlink-node.json", nodeapply.Options{PingResponseAnnotation: true}, []step{
+		{at: 0, body: "{\"status\":\"ok\",\n\"message\":\"caf\xe9 \x1b[31mred\x1b[0m\"}\r\n"},
+	}},
+}
+
+// conditionLine shows a condition on one line.
+func conditionLine(c *corev1.NodeCondition) string {
+	return fmt.Sprintf("%s=%s reason=%s message=%q transition=%s heartbeat=%s", c.Type, c.Status, c.Reason, c.Message,
+		c.LastTransitionTime.UTC().Format(time.RFC3339), c.LastHeartbeatTime.UTC().Format(time.RFC3339))
+}
+
+// TestSequences runs the sequence cases against their goldens, checking at
+// each step that the input was not modified, that no changes means the
+// input node back, that the node is valid, and that the same ping again
+// changes nothing.
+func TestSequences(t *testing.T) {
+	for _, tc := range sequenceCases {
+		t.Run(tc.name, func(t *testing.T) {
+			node := readNode(t, tc.node)
+			var b strings.Builder
+			fmt.Fprintf(&b, "node %s, options %+v\n", tc.node, tc.opts)
+			for i, s := range tc.steps {
+				if s.restart {
+					node = roundTrip(t, node)
+				}
+				ping := nodeapply.Ping{At: t0.Add(s.at), Failure: s.failure, Body: []byte(s.body)}
+				if s.reply != "" {
+					ping.Body = readReply(t, s.reply)
+				}
+				if s.reply != "" || s.failure == "" {
+					patch, _ := pingstatus.Parse(ping.Body, pingstatus.Options{})
+					ping.Reply = &patch
+				}
+				before := node.DeepCopy()
+				res := nodeapply.Apply(node, ping, tc.opts)
+
+				fmt.Fprintf(&b, "\nstep %d: +%s", i+1, s.at)
+				if s.restart {
+					b.WriteString(", after a restart")
+				}
+				if s.failure != "" {
+					fmt.Fprintf(&b, ", failed: %q\n", s.failure)
+				} else {
+					fmt.Fprintf(&b, ", answered %q\n", limit(string(ping.Body), 60))
+				}
+				section(&b, "changes", res.Changes)
+				section(&b, "warnings", res.Warnings)
+				b.WriteString("conditions:\n")
+				for j := range res.Node.Status.Conditions {
+					fmt.Fprintf(&b, "  %s\n", conditionLine(&res.Node.Status.Conditions[j]))
+				}
+				if v, ok := res.Node.Annotations[nodeapply.PingResponseAnnotation]; ok {
+					fmt.Fprintf(&b, "ping-response annotation (%d bytes): %q\n", len(v), v)
+				}
+				fmt.Fprintf(&b, "status patch: %s\n", orNone(nodeapply.StatusPatch(node, res.Node)))
+
+				if diff := nodeDiff(before, node); diff != "" {
+					t.Fatalf("step %d: Apply modified its input (-before +after):\n%s", i+1, diff)
+				}
+				if (len(res.Changes) == 0) != (res.Node == node) {
+					t.Errorf("step %d: %d changes, but returns the input node: %v", i+1, len(res.Changes), res.Node == node)
+				}
+				if p := kuberules.NodeProblems(res.Node); p != nil {
+					t.Errorf("step %d: the node after is invalid: %v", i+1, p)
+				}
+				if again := nodeapply.Apply(res.Node, ping, tc.opts); len(again.Changes) != 0 {
+					t.Errorf("step %d: the same ping again changes %v", i+1, again.Changes)
+				}
+				node = res.Node
+			}
+			golden.Check(t, filepath.Join("testdata", "sequences", tc.name+".golden"), []byte(b.String()))
+		})
+	}
+}
+
+func limit(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}

@@ -1,0 +1,85 @@
+package nodeapply
+
+import (
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/pingnode/pingnode/pingstatus"
+)
+
+// Ping is one ping of the plugin, what [Apply] merges into a node: when it
+// was made, whether the plugin answered, and what it said.
+type Ping struct {
+	// Reply is the plugin's parsed reply (see [pingstatus.Parse]). Nil is a
+	// reply with no news. It is ignored when Failure is set.
+	Reply *pingstatus.NodePatch
+	// Failure, when not empty, says that the plugin did not answer: a
+	// transport error, a timeout, or an HTTP status other than 200. It is
+	// a short description that stays the same while the plugin fails the
+	// same way ("timeout after 3s", "connection refused", "HTTP 503"),
+	// never a reply body: it goes into a condition's message, and a message
+	// that changed on every ping would make every ping a write. Apply cuts
+	// it to [MaxFailureBytes] and replaces control characters and invalid
+	// UTF-8.
+	Failure string
+	// At is when the ping was made. The conditions' times are At to the
+	// second, as the API server stores them. A zero At leaves the
+	// conditions alone: only the reply is merged (a checker looking at a
+	// saved reply, say).
+	At time.Time
+	// Body is the reply's bytes, used only by
+	// [Options.PingResponseAnnotation].
+	Body []byte
+}
+
+// Reached reports whether the plugin answered the ping.
+func (p Ping) Reached() bool { return p.Failure == "" }
+
+// Condition types, reasons and messages that Apply writes. The reasons of
+// the connectivity condition are interLink's, so that dashboards built on
+// them keep working.
+const (
+	// DefaultConnectivityCondition is the type of interLink's connectivity
+	// condition, the default of [Options.ConnectivityCondition].
+	DefaultConnectivityCondition corev1.NodeConditionType = "InterlinkConnectivity"
+	// ReasonPingSuccessful and ReasonPingFailed are the reasons of the
+	// connectivity condition: the last ping was answered, or not.
+	ReasonPingSuccessful = "InterlinkPingSuccessful"
+	ReasonPingFailed     = "InterlinkPingFailed"
+	// ReasonPluginReachable is the reason of Ready True.
+	ReasonPluginReachable = "PluginReachable"
+	// ReasonPluginUnreachable is the reason of Ready False: the plugin has
+	// not answered for the grace period.
+	ReasonPluginUnreachable = "PluginUnreachable"
+	// ReasonPluginNotReached is the reason of Ready Unknown, which a node
+	// that had no Ready condition gets when its first pings fail.
+	ReasonPluginNotReached = "PluginNotReached"
+
+	// DefaultGrace is how long the plugin may fail to answer before Ready
+	// turns False: the node lifecycle controller's default
+	// node-monitor-grace-period, the time Kubernetes gives a kubelet that
+	// stops reporting. At interLink's 30 s ping interval, one or two lost
+	// pings never flip Ready, and the third failure in a row, 60 s after
+	// the first, does.
+	DefaultGrace = 50 * time.Second
+
+	// MaxFailureBytes bounds the failure description in a message.
+	MaxFailureBytes = 128
+
+	// PingResponseAnnotation is interLink's annotation with the body of
+	// the last reply, written only with [Options.PingResponseAnnotation].
+	PingResponseAnnotation = "interlink.virtual-kubelet.io/ping-response"
+	// MaxPingResponseBytes bounds that annotation's value.
+	MaxPingResponseBytes = 512
+)
+
+// The messages. They hold nothing that changes from one ping to the next
+// while the outcome stays the same, so a steady node is never rewritten.
+const (
+	messagePingSuccessful  = "the plugin answered its last ping"
+	messagePingFailed      = "the plugin did not answer its last ping: "
+	messagePluginReachable = "the plugin answers its pings"
+	messageUnreachable     = "the plugin has not answered since "
+	messageNotReached      = "the plugin has not answered yet: "
+)
