@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -267,5 +268,35 @@ func Node() *rapid.Generator[*corev1.Node] {
 			node.Spec.Taints = taints
 		}
 		return node
+	})
+}
+
+// Conditions draws a node's conditions: some of the kubelet's types, a
+// custom one, and perhaps Ready and the connectivity condition of type
+// connectivity, in any status, with any reason, heartbeat and transition
+// times around t0.
+func Conditions(connectivity corev1.NodeConditionType, t0 time.Time) *rapid.Generator[[]corev1.NodeCondition] {
+	return rapid.Custom(func(t *rapid.T) []corev1.NodeCondition {
+		types := []corev1.NodeConditionType{
+			corev1.NodeReady, connectivity, corev1.NodeMemoryPressure, corev1.NodeDiskPressure, "example.com/Custom",
+		}
+		var conditions []corev1.NodeCondition
+		for _, i := range rapid.Permutation([]int{0, 1, 2, 3, 4}).Draw(t, "order") {
+			if !rapid.Bool().Draw(t, "has "+string(types[i])) {
+				continue
+			}
+			when := func(label string) metav1.Time {
+				return metav1.NewTime(t0.Add(time.Duration(rapid.IntRange(-3600, 60).Draw(t, label)) * time.Second))
+			}
+			conditions = append(conditions, corev1.NodeCondition{
+				Type:               types[i],
+				Status:             rapid.SampledFrom([]corev1.ConditionStatus{corev1.ConditionTrue, corev1.ConditionFalse, corev1.ConditionUnknown}).Draw(t, "status"),
+				Reason:             rapid.SampledFrom([]string{"KubeletReady", "PluginReachable", "PluginUnreachable", "InterlinkPingFailed", "NodeStatusUnknown", ""}).Draw(t, "reason"),
+				Message:            rapid.SampledFrom([]string{"", "Interlink is ready", "the plugin answers its pings"}).Draw(t, "message"),
+				LastHeartbeatTime:  when("heartbeat"),
+				LastTransitionTime: when("transition"),
+			})
+		}
+		return conditions
 	})
 }

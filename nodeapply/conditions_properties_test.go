@@ -1,0 +1,205 @@
+package nodeapply_test
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	corev1 "k8s.io/api/core/v1"
+	"pgregory.net/rapid"
+
+	"github.com/pingnode/pingnode/internal/gen"
+	"github.com/pingnode/pingnode/internal/kuberules"
+	"github.com/pingnode/pingnode/nodeapply"
+	"github.com/pingnode/pingnode/pingstatus"
+)
+
+// conditionOptionsGen draws options for the reachability laws.
+func conditionOptionsGen() *rapid.Generator[nodeapply.Options] {
+	return rapid.Custom(func(t *rapid.T) nodeapply.Options {
+		opts := optionsGen(true).Draw(t, "taint options")
+		opts.Grace = rapid.SampledFrom([]time.Duration{0, -1, 10 * time.Second, 50 * time.Second, 5 * time.Minute}).Draw(t, "grace")
+		opts.ConnectivityCondition = rapid.SampledFrom([]corev1.NodeConditionType{"", "example.com/Connectivity"}).Draw(t, "connectivity type")
+		opts.PingResponseAnnotation = rapid.Bool().Draw(t, "ping-response annotation")
+		if rapid.Bool().Draw(t, "heartbeats") {
+			opts.HeartbeatInterval = time.Minute
+		}
+		return opts
+	})
+}
+
+func connectivityType(opts nodeapply.Options) corev1.NodeConditionType {
+	if opts.ConnectivityCondition == "" {
+		return nodeapply.DefaultConnectivityCondition
+	}
+	return opts.ConnectivityCondition
+}
+
+func graceOf(opts nodeapply.Options) time.Duration {
+	if opts.Grace == 0 {
+		return nodeapply.DefaultGrace
+	}
+	return opts.Grace
+}
+
+func condition(node *corev1.Node, typ corev1.NodeConditionType) *corev1.NodeCondition {
+	for i := range node.Status.Conditions {
+		if node.Status.Conditions[i].Type == typ {
+			return &node.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+// pingStep draws the next ping: answered with a reply, or failed in one of
+// a few ways; at a time that usually moves forward, to the second or not,
+// and sometimes back.
+func pingStep(t *rapid.T, last time.Time, earlier *pingstatus.NodePatch) nodeapply.Ping {
+	at := last.Add(time.Duration(rapid.IntRange(-30, 90).Draw(t, "seconds later")) * time.Second)
+	if rapid.IntRange(0, 3).Draw(t, "sub-second") == 0 {
+		at = at.Add(time.Duration(rapid.IntRange(1, 999).Draw(t, "ms")) * time.Millisecond)
+	}
+	if rapid.IntRange(0, 2).Draw(t, "fails") == 0 {
+		ping := nodeapply.Ping{At: at, Failure: rapid.SampledFrom([]string{"HTTP 500", "timeout after 3s", "connection refused", "bad\x00\xff"}).Draw(t, "failure")}
+		if rapid.IntRange(0, 3).Draw(t, "with a reply") == 0 {
+			ping.Reply = validPatch(t) // ignored
+		}
+		return ping
+	}
+	ping := nodeapply.Ping{At: at, Body: []byte(rapid.SampledFrom([]string{"ok", `{"status":"ok"}`, "caf\xe9\n"}).Draw(t, "body"))}
+	if rapid.Bool().Draw(t, "news") {
+		ping.Reply = nextPing(t, earlier)
+	}
+	return ping
+}
+
+// withoutOurs is the node's conditions but Ready and the connectivity
+// condition, in order.
+func withoutOurs(conditions []corev1.NodeCondition, conn corev1.NodeConditionType) []corev1.NodeCondition {
+	return slices.DeleteFunc(slices.Clone(conditions), func(c corev1.NodeCondition) bool {
+		return c.Type == corev1.NodeReady || c.Type == conn
+	})
+}
+
+// TestPropertyReachabilityLaws runs sequences of pings on nodes with any
+// conditions and checks, at every ping:
+//   - the input is never modified, and the output is valid;
+//   - a condition's lastTransitionTime moves only when its status moves,
+//     and then to the ping's time (to the second);
+//   - Ready never turns False before the grace has passed since the first
+//     failure of the current run of failures (to the second);
+//   - an answered ping always ends with both conditions True;
+//   - a failed ping changes nothing but the two conditions and the
+//     ping-response annotation, and the connectivity condition is False;
+//   - other conditions, and their order, never change;
+//   - the same ping again changes nothing;
+//   - an answered ping on a node that was already answered, with no news,
+//     changes nothing (without HeartbeatInterval).
+func TestPropertyReachabilityLaws(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		opts := conditionOptionsGen().Draw(t, "opts")
+		conn := connectivityType(opts)
+		node, earlier := nodeWithHistory(t, opts)
+		node.Status.Conditions = gen.Conditions(conn, t0).Draw(t, "conditions")
+
+		// The run of failures under way, from what the node says at the
+		// start: the connectivity condition False since its transition.
+		var runStart time.Time
+		if c := condition(node, conn); c != nil && c.Status == corev1.ConditionFalse {
+			runStart = c.LastTransitionTime.Time
+		}
+		at := t0
+		for step := range rapid.IntRange(1, 8).Draw(t, "pings") {
+			ping := pingStep(t, at, earlier)
+			at = ping.At
+			sec := at.Truncate(time.Second)
+			if !ping.Reached() && runStart.IsZero() {
+				runStart = sec
+			}
+			before := node.DeepCopy()
+			res := nodeapply.Apply(node, ping, opts)
+			out := res.Node
+
+			if diff := nodeDiff(before, node); diff != "" {
+				t.Fatalf("ping %d: Apply modified its input:\n%s", step, diff)
+			}
+			if p := kuberules.NodeProblems(out); p != nil {
+				t.Fatalf("ping %d: invalid node: %v", step, p)
+			}
+			for _, typ := range []corev1.NodeConditionType{corev1.NodeReady, conn} {
+				b, a := condition(before, typ), condition(out, typ)
+				switch {
+				case b != nil && a == nil:
+					t.Fatalf("ping %d: %s removed", step, typ)
+				case b != nil && b.Status == a.Status && !b.LastTransitionTime.Equal(&a.LastTransitionTime):
+					t.Fatalf("ping %d: %s stayed %s but its transition time moved from %s to %s", step, typ, a.Status, b.LastTransitionTime, a.LastTransitionTime)
+				case (b == nil || b.Status != a.Status) && a != nil && !a.LastTransitionTime.Time.Equal(sec):
+					t.Fatalf("ping %d: %s turned %s with transition time %s, want the ping's %s", step, typ, a.Status, a.LastTransitionTime, sec)
+				}
+			}
+			ready, connectivity := condition(out, corev1.NodeReady), condition(out, conn)
+			if b := condition(before, corev1.NodeReady); ready != nil && ready.Status == corev1.ConditionFalse && (b == nil || b.Status != corev1.ConditionFalse) {
+				if g := graceOf(opts); g >= 0 && sec.Sub(runStart) < g {
+					t.Fatalf("ping %d: Ready turned False at %s, %s after the run of failures began at %s; the grace is %s", step, sec, sec.Sub(runStart), runStart, g)
+				}
+			}
+			if ping.Reached() {
+				runStart = time.Time{}
+				if ready == nil || ready.Status != corev1.ConditionTrue || connectivity == nil || connectivity.Status != corev1.ConditionTrue {
+					t.Fatalf("ping %d: answered, but Ready %v and connectivity %v", step, ready, connectivity)
+				}
+			} else {
+				if connectivity == nil || connectivity.Status != corev1.ConditionFalse {
+					t.Fatalf("ping %d: failed, but connectivity %v", step, connectivity)
+				}
+				rest, restBefore := out.DeepCopy(), before.DeepCopy()
+				for _, n := range []*corev1.Node{rest, restBefore} {
+					n.Status.Conditions = nil
+					delete(n.Annotations, nodeapply.PingResponseAnnotation)
+					if len(n.Annotations) == 0 {
+						n.Annotations = nil
+					}
+				}
+				if diff := cmp.Diff(restBefore, rest, equateQuantities); diff != "" {
+					t.Fatalf("ping %d: a failed ping changed more than the conditions:\n%s", step, diff)
+				}
+			}
+			if diff := cmp.Diff(withoutOurs(before.Status.Conditions, conn), withoutOurs(out.Status.Conditions, conn), cmpopts.EquateEmpty()); diff != "" {
+				t.Fatalf("ping %d: other conditions changed:\n%s", step, diff)
+			}
+			if again := nodeapply.Apply(out, ping, opts); len(again.Changes) != 0 {
+				t.Fatalf("ping %d: the same ping again changes %v", step, again.Changes)
+			}
+			if ping.Reached() && opts.HeartbeatInterval == 0 && !opts.PingResponseAnnotation {
+				later := nodeapply.Ping{At: sec.Add(time.Duration(rapid.IntRange(0, 3600).Draw(t, "steady later")) * time.Second)}
+				if steady := nodeapply.Apply(out, later, opts); len(steady.Changes) != 0 {
+					t.Fatalf("ping %d: a later answered ping with no news changes %v", step, steady.Changes)
+				}
+			}
+			if ping.Reached() && ping.Reply != nil {
+				earlier = ping.Reply
+			}
+			node = out
+		}
+	})
+}
+
+// TestSteadyReachablePingDoesNotAllocate: a steady ping with conditions in
+// play (both True already, no news or the same news) makes no copy and no
+// allocation.
+func TestSteadyReachablePingDoesNotAllocate(t *testing.T) {
+	node, patch := steady(t)
+	ping := nodeapply.Ping{Reply: patch, At: t0}
+	node = nodeapply.Apply(node, ping, nodeapply.Options{}).Node
+	ping.At = t0.Add(time.Hour)
+	var res nodeapply.Result
+	allocs := testing.AllocsPerRun(100, func() { res = nodeapply.Apply(node, ping, nodeapply.Options{}) })
+	if allocs != 0 {
+		t.Errorf("a steady reachable ping allocates %v times, want 0", allocs)
+	}
+	if res.Node != node || len(res.Changes) != 0 {
+		t.Errorf("a steady reachable ping returned a new node or changes: %v", res.Changes)
+	}
+}
