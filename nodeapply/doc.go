@@ -1,18 +1,21 @@
-// Package nodeapply merges a [pingstatus.NodePatch] into a Kubernetes node,
-// and gives the patches a provider sends to the API server. It is pure: it
-// never modifies its inputs, keeps no state, reads no clock and does no
-// I/O.
+// Package nodeapply merges one ping of a plugin into a Kubernetes node, and
+// gives the patches a provider sends to the API server. A ping is the
+// plugin's parsed reply ([pingstatus.NodePatch]), or why the plugin did not
+// answer, and the time it was made. The package is pure: it never modifies
+// its inputs, keeps no state, reads no clock (the time is passed in) and
+// does no I/O. Everything it must remember lives on the node itself, so a
+// provider that restarts carries on where it was.
 //
 // # The merge contract
 //
-// [Apply](node, patch, options) returns the node after the patch, the
+// [Apply](node, ping, options) returns the node after the ping, the
 // changes, and warnings:
 //
-//  1. The input node and patch are never modified. When something changed,
+//  1. The input node and ping are never modified. When something changed,
 //     the returned node is new and shares no memory with the input. When
 //     nothing changed, Apply returns the input node itself and an empty
-//     list of changes; it then makes no copy and, when the plugin's taints
-//     come in the same order as before, no allocation.
+//     list of changes; it then makes no copy and, when the plugin answered
+//     and its taints come in the same order as before, no allocation.
 //  2. Each quantity of the patch is written to both status.capacity and
 //     status.allocatable. Quantities compare by value: an equal value is no
 //     change, and the node keeps its spelling ("512Gi" stays, though the
@@ -22,7 +25,7 @@
 //  4. The plugin owns only the taints it set. Apply records them in the
 //     node's [OwnershipAnnotation] (key:Effect entries, comma-separated), so
 //     the rule survives provider restarts and Apply stays a function of
-//     (node, patch). A taint counts as the plugin's while the annotation
+//     (node, ping). A taint counts as the plugin's while the annotation
 //     lists its key and effect.
 //  5. When the patch carries a taints list, the plugin's taints are
 //     replaced by it: a listed taint the node has keeps its place (and the
@@ -40,10 +43,46 @@
 //  7. With [Options.ReplaceAllTaints] the rule is interLink 0.6.2's instead:
 //     every taint but the protected ones is replaced by the plugin's list.
 //  8. The changes list one entry per changed path, sorted by path, with old
-//     and new values. It is empty exactly when the returned node is
+//     and new values (a changed condition has one per changed field, like
+//     "status.conditions[Ready].status"). It is empty exactly when the returned node is
 //     semantically equal to the input (quantities by value, taints as a
 //     set), so an empty list means there is nothing to send.
-//  9. The returned node always passes the API server's validation of
+//  9. Each ping with a time ([Ping.At]) sets two conditions: Ready, and the
+//     connectivity condition ([Options.ConnectivityCondition], by default
+//     interLink's InterlinkConnectivity). Times are At to the second, as
+//     the API server keeps them. A ping without a time leaves the
+//     conditions alone.
+//  10. An answered ping sets both True (reasons InterlinkPingSuccessful and
+//     PluginReachable), at once, whatever came before.
+//  11. A failed ping ([Ping.Failure] set) sets the connectivity condition
+//     False (InterlinkPingFailed, with the failure in the message). The run
+//     of failures began at that condition's lastTransitionTime. Ready turns
+//     False (PluginUnreachable, its message saying since when) only at a
+//     failed ping at least the grace ([Options.Grace], [DefaultGrace]
+//     50 s) after the run began, so one lost ping never stops scheduling;
+//     before that, Ready stays as it is, or is Unknown (PluginNotReached) on
+//     a node that had no Ready. A ping time before the run's start counts as
+//     no time passed: a clock that steps back delays Ready False by the
+//     step, never brings it forward.
+//  12. A failed ping changes nothing else: resources, taints and the
+//     ownership annotation stay, and its Reply, if any, is ignored with a
+//     warning.
+//  13. A condition's lastTransitionTime moves only when its status moves.
+//     Its lastHeartbeatTime moves when the condition changes, or, with
+//     [Options.HeartbeatInterval], when it is older than that. Reasons and
+//     messages hold nothing that changes from ping to ping of the same
+//     kind, so a steady node is never rewritten. Ready's message, once
+//     False or Unknown, stays until its status changes.
+//  14. Conditions of other types, and the order of all conditions, are
+//     never touched; a node with no conditions gets exactly the two, Ready
+//     first.
+//  15. Text taken from the plugin (the failure; the reply's body in
+//     interLink's [PingResponseAnnotation], kept only with
+//     [Options.PingResponseAnnotation] and emptied when a ping fails) is
+//     cut at a character boundary ([MaxFailureBytes],
+//     [MaxPingResponseBytes]) with a "…" marker, and control characters and
+//     invalid UTF-8 are replaced.
+//  16. The returned node always passes the API server's validation of
 //     capacity, allocatable and taints. If the input node did not, Apply
 //     repairs it to the safe side with a warning for each repair: a
 //     negative quantity becomes 0, a fraction of a whole-number resource is

@@ -2,6 +2,7 @@ package nodeapply_test
 
 import (
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -76,4 +77,41 @@ func ExampleApply_taintsEmpty() {
 	// spec.taints[vendor.io/maintenance:NoSchedule]: removed vendor.io/maintenance=true:NoSchedule
 	// kept: virtual-node.interlink/no-schedule=true:NoSchedule
 	// kept: admin.example.org/hold:NoExecute
+}
+
+// The outcome of each ping sets Ready and the connectivity condition. One
+// failed ping turns only the connectivity condition False; Ready turns
+// False once the failures have lasted the grace period (50 s by default),
+// and one answered ping restores both.
+func ExampleApply_unreachable() {
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "interlink-slurm"}}
+	start := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	pings := []nodeapply.Ping{
+		{At: start},
+		{At: start.Add(30 * time.Second), Failure: "timeout after 10s"},
+		{At: start.Add(60 * time.Second), Failure: "timeout after 10s"},
+		{At: start.Add(90 * time.Second), Failure: "connection refused"},
+		{At: start.Add(120 * time.Second)},
+	}
+	for _, ping := range pings {
+		res := nodeapply.Apply(node, ping, nodeapply.Options{})
+		node = res.Node
+		fmt.Printf("%s %-20q Ready=%s %s=%s\n", ping.At.Format(time.TimeOnly), ping.Failure,
+			status(node, corev1.NodeReady), nodeapply.DefaultConnectivityCondition, status(node, nodeapply.DefaultConnectivityCondition))
+	}
+	// Output:
+	// 12:00:00 ""                   Ready=True InterlinkConnectivity=True
+	// 12:00:30 "timeout after 10s"  Ready=True InterlinkConnectivity=False
+	// 12:01:00 "timeout after 10s"  Ready=True InterlinkConnectivity=False
+	// 12:01:30 "connection refused" Ready=False InterlinkConnectivity=False
+	// 12:02:00 ""                   Ready=True InterlinkConnectivity=True
+}
+
+func status(node *corev1.Node, t corev1.NodeConditionType) corev1.ConditionStatus {
+	for _, c := range node.Status.Conditions {
+		if c.Type == t {
+			return c.Status
+		}
+	}
+	return "absent"
 }
