@@ -10,6 +10,13 @@
 // warning makes the exit status 1, so a plugin's CI can run
 //
 //	curl -s http://plugin/status | pingcheck -strict -
+//
+// With -at, the reply is a ping made at that time, and the node's Ready and
+// connectivity conditions follow it; with -failed, the ping was not
+// answered (no reply is read), which shows what a dead backend does to a
+// node:
+//
+//	pingcheck -node node.json -at 2026-11-30T12:01:00Z -failed "HTTP 503"
 package main
 
 import (
@@ -21,6 +28,7 @@ import (
 	"os"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -52,24 +60,40 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	allowZero := flags.Bool("allow-zero", false, "accept 0 for cpu, memory and pods")
 	protected := flags.String("protected", "", "comma-separated taint keys of the provider's own, besides "+pingstatus.DefaultProtectedKey)
 	compat := flags.Bool("compat", false, "interLink 0.6.2's taint rule: replace every taint but the protected ones")
+	at := flags.String("at", "", "the ping's time (RFC 3339): the conditions follow the ping")
+	failed := flags.String("failed", "", "the plugin did not answer, for this reason (\"HTTP 503\", \"timeout after 10s\"); needs -at, reads no reply")
+	grace := flags.Duration("grace", nodeapply.DefaultGrace, "how long the plugin may fail to answer before Ready turns False")
 	if err := flags.Parse(args); err != nil {
 		return exitUsage
 	}
-	if flags.NArg() > 1 || (*output != "text" && *output != "json") {
+	if flags.NArg() > 1 || (*output != "text" && *output != "json") || (*failed != "" && (*at == "" || flags.NArg() > 0)) {
 		flags.Usage()
 		return exitUsage
+	}
+	ping := nodeapply.Ping{Failure: *failed}
+	if *at != "" {
+		t, err := time.Parse(time.RFC3339, *at)
+		if err != nil {
+			fmt.Fprintln(stderr, "pingcheck: -at:", err)
+			return exitUsage
+		}
+		ping.At = t
 	}
 	name := "-"
 	if flags.NArg() == 1 {
 		name = flags.Arg(0)
 	}
-	body, err := readInput(name, stdin)
-	if err != nil {
-		fmt.Fprintln(stderr, "pingcheck:", err)
-		return exitUsage
+	var body []byte
+	if *failed == "" {
+		var err error
+		if body, err = readInput(name, stdin); err != nil {
+			fmt.Fprintln(stderr, "pingcheck:", err)
+			return exitUsage
+		}
 	}
 	node := &corev1.Node{}
 	if *nodeFile != "" {
+		var err error
 		if node, err = readNode(*nodeFile); err != nil {
 			fmt.Fprintln(stderr, "pingcheck:", err)
 			return exitUsage
@@ -80,8 +104,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *protected != "" {
 		keys = strings.Split(*protected, ",")
 	}
-	patch, warnings := pingstatus.Parse(body, pingstatus.Options{AllowZero: *allowZero, ProtectedKeys: keys})
-	res := nodeapply.Apply(node, nodeapply.Ping{Reply: &patch}, nodeapply.Options{ProtectedKeys: keys, ReplaceAllTaints: *compat})
+	var patch pingstatus.NodePatch
+	var warnings []pingstatus.Warning
+	if ping.Reached() {
+		patch, warnings = pingstatus.Parse(body, pingstatus.Options{AllowZero: *allowZero, ProtectedKeys: keys})
+		ping.Reply, ping.Body = &patch, body
+	}
+	res := nodeapply.Apply(node, ping, nodeapply.Options{ProtectedKeys: keys, ReplaceAllTaints: *compat, Grace: *grace})
 	warnings = append(warnings, res.Warnings...)
 
 	if *output == "json" {
@@ -95,7 +124,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "warning:", w)
 		}
 	} else {
-		report(stdout, name, len(body), &patch, warnings, res.Changes)
+		report(stdout, name, len(body), &ping, warnings, res.Changes)
 	}
 	if *strict && len(warnings) > 0 {
 		return exitWarnings
@@ -134,16 +163,23 @@ func readNode(name string) (*corev1.Node, error) {
 }
 
 // report writes the human output: a header, then aligned sections.
-func report(w io.Writer, name string, size int, patch *pingstatus.NodePatch, warnings []pingstatus.Warning, changes []nodeapply.Change) {
-	if name == "-" {
-		name = "standard input"
+func report(w io.Writer, name string, size int, ping *nodeapply.Ping, warnings []pingstatus.Warning, changes []nodeapply.Change) {
+	if !ping.At.IsZero() {
+		fmt.Fprintf(w, "ping     at %s\n", ping.At.UTC().Format(time.RFC3339))
 	}
-	fmt.Fprintf(w, "reply    %s (%d bytes)\n", name, size)
-	kind := patch.Kind.String()
-	if patch.Status != "" {
-		kind += fmt.Sprintf(", status %q", patch.Status)
+	if ping.Reached() {
+		if name == "-" {
+			name = "standard input"
+		}
+		fmt.Fprintf(w, "reply    %s (%d bytes)\n", name, size)
+		kind := ping.Reply.Kind.String()
+		if ping.Reply.Status != "" {
+			kind += fmt.Sprintf(", status %q", ping.Reply.Status)
+		}
+		fmt.Fprintf(w, "kind     %s\n", kind)
+	} else {
+		fmt.Fprintf(w, "failed   %s\n", ping.Failure)
 	}
-	fmt.Fprintf(w, "kind     %s\n", kind)
 
 	fmt.Fprintf(w, "\nwarnings (%d)\n", len(warnings))
 	tw := tabwriter.NewWriter(w, 0, 0, 3, ' ', 0)

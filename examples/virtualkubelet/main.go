@@ -66,12 +66,13 @@ func main() {
 	timeout := flag.Duration("timeout", 3*time.Second, "how long one ping may take")
 	heartbeat := flag.Duration("heartbeat", 10*time.Second, "the node controller's status interval")
 	compat := flag.Bool("compat", false, "interLink 0.6.2's taint rule: replace every taint but the protected ones")
+	grace := flag.Duration("grace", nodeapply.DefaultGrace, "how long the plugin may fail to answer before the node is not Ready")
 	flag.Parse()
 
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	if err := run(*kubeconfig, Config{
 		Static: StaticNode(*name), StaticKeys: []string{StaticTaintKey}, PluginURL: *plugin,
-		Interval: *interval, Timeout: *timeout, Heartbeat: *heartbeat, Compat: *compat,
+		Interval: *interval, Timeout: *timeout, Heartbeat: *heartbeat, Compat: *compat, Grace: *grace,
 	}, log); err != nil {
 		log.Error("provider stopped", "error", err)
 		os.Exit(1)

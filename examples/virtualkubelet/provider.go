@@ -2,11 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -18,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 
+	"github.com/pingnode/pingnode/examples/internal/ping"
 	"github.com/pingnode/pingnode/nodeapply"
 	"github.com/pingnode/pingnode/pingstatus"
 )
@@ -41,37 +41,63 @@ type Config struct {
 	Heartbeat time.Duration
 	// Compat is interLink 0.6.2's taint rule.
 	Compat bool
+	// Grace is how long the plugin may fail to answer before Ready turns
+	// False; zero means nodeapply.DefaultGrace.
+	Grace time.Duration
 }
 
-// Provider pings a plugin and keeps a virtual node true to its replies: it
-// hands status changes to the Virtual Kubelet node controller and sends the
-// taints patch itself, since the node controller sends no spec.
+// Provider pings a plugin and keeps a virtual node true to its replies and
+// to whether it answers: it hands status changes (resources, conditions)
+// to the Virtual Kubelet node controller and sends the taints patch
+// itself, since the node controller sends no spec.
+//
+// Each ping is applied to the node as stored, read at every ping (one GET
+// an interval: cheap at interLink's 30 s), so what an administrator or a
+// controller changed meanwhile is seen at once, and drift (the plugin's
+// taint deleted by hand) is corrected at the next ping. The node last
+// handed to the node controller stands in for the stored one until the
+// stored one moves past the version it was built on, so that a write still
+// on its way is not made twice.
 type Provider struct {
 	cfg   Config
 	nodes corev1client.NodeInterface
 	log   *slog.Logger
-	http  *http.Client
+	ping  *ping.Client
 
 	mu     sync.Mutex
 	notify func(*corev1.Node) // the node controller's, once it runs
 
-	// node is the provider's node: the static configuration plus what the
-	// plugin reported. Only the ping loop touches it.
-	node *corev1.Node
+	// pending is the node last handed to the node controller, built on the
+	// stored node of resourceVersion pendingBase. Only the ping loop
+	// touches them.
+	pending     *corev1.Node
+	pendingBase string
+
+	// BeforeTaintsPatch, when set, runs between the provider's read of the
+	// node and its taints patch: a hook for tests of conflicts.
+	BeforeTaintsPatch func(ctx context.Context)
 
 	// Counters, for logs and tests.
 	Pings       atomic.Int64 // plugin pings
+	Failures    atomic.Int64 // pings the plugin did not answer
 	Writes      atomic.Int64 // nodes handed to the node controller, and taints patches sent
 	WriteErrors atomic.Int64 // writes the API server refused (a conflict, retried, is not one)
 }
 
 // NewProvider returns a provider for cfg that writes through nodes.
 func NewProvider(cfg Config, nodes corev1client.NodeInterface, log *slog.Logger) *Provider {
-	return &Provider{cfg: cfg, nodes: nodes, log: log, http: &http.Client{Timeout: cfg.Timeout}, node: cfg.Static.DeepCopy()}
+	return &Provider{
+		cfg: cfg, nodes: nodes, log: log,
+		ping: &ping.Client{URL: cfg.PluginURL, Timeout: cfg.Timeout, HTTP: &http.Client{}},
+	}
 }
 
 func (p *Provider) applyOptions() nodeapply.Options {
-	return nodeapply.Options{ProtectedKeys: p.cfg.StaticKeys, ReplaceAllTaints: p.cfg.Compat}
+	return nodeapply.Options{ProtectedKeys: p.cfg.StaticKeys, ReplaceAllTaints: p.cfg.Compat, Grace: p.cfg.Grace}
+}
+
+func (p *Provider) parseOptions() pingstatus.Options {
+	return pingstatus.Options{ProtectedKeys: p.cfg.StaticKeys}
 }
 
 // Ping is the node controller's liveness check of the provider itself.
@@ -105,9 +131,6 @@ func (p *Provider) Run(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	if err := p.adoptServerState(ctx); err != nil {
-		return err
-	}
 	ticker := time.NewTicker(p.cfg.Interval)
 	defer ticker.Stop()
 	for {
@@ -121,93 +144,105 @@ func (p *Provider) Run(ctx context.Context) error {
 	}
 }
 
-// adoptServerState takes from the stored node what an earlier run of the
-// provider, the plugin or an administrator left there: the taints, the
-// ownership annotation and the last reported resources.
-func (p *Provider) adoptServerState(ctx context.Context) error {
-	server, err := p.nodes.Get(ctx, p.cfg.Static.Name, metav1.GetOptions{})
-	if err != nil {
-		return err
-	}
-	p.node.Spec.Taints = server.Spec.Taints
-	p.node.Status.Capacity = server.Status.Capacity
-	p.node.Status.Allocatable = server.Status.Allocatable
-	if owned, ok := server.Annotations[nodeapply.OwnershipAnnotation]; ok {
-		if p.node.Annotations == nil {
-			p.node.Annotations = map[string]string{}
-		}
-		p.node.Annotations[nodeapply.OwnershipAnnotation] = owned
-	}
-	return nil
-}
-
-// PingOnce asks the plugin once and writes what changed. A failed ping is
-// no news: the node keeps its last good values.
+// PingOnce asks the plugin once, applies the outcome to the stored node,
+// and writes what changed.
 func (p *Provider) PingOnce(ctx context.Context) {
 	p.Pings.Add(1)
-	body, err := p.fetch(ctx)
+	ping := p.ping.Ping(ctx)
+	if ctx.Err() != nil {
+		return // stopping: the failure is ours, not the plugin's
+	}
+	var warnings []pingstatus.Warning
+	if ping.Reached() {
+		patch, w := pingstatus.Parse(ping.Body, p.parseOptions())
+		ping.Reply, warnings = &patch, w
+	} else {
+		p.Failures.Add(1)
+		p.log.Warn("plugin ping failed", "failure", ping.Failure)
+	}
+	base, err := p.current(ctx)
 	if err != nil {
-		p.log.Warn("plugin ping failed; node left as it is", "error", err)
+		p.log.Error("reading the node", "error", err)
 		return
 	}
-	patch, warnings := pingstatus.Parse(body, pingstatus.Options{ProtectedKeys: p.cfg.StaticKeys})
-	res := nodeapply.Apply(p.node, nodeapply.Ping{Reply: &patch}, p.applyOptions())
+	res := nodeapply.Apply(base, ping, p.applyOptions())
 	for _, w := range append(warnings, res.Warnings...) {
 		p.log.Warn("plugin reply", "path", w.Path, "problem", w.Message)
 	}
 	if len(res.Changes) == 0 {
 		return
 	}
-	for _, c := range res.Changes {
-		p.log.Info("node change", "path", c.Path, "op", c.Op.String(), "old", c.Old, "new", c.New)
-	}
-	updated := res.Node // new, and ours to edit
-	if nodeapply.TaintsPatch(p.node, updated, p.applyOptions()) != nil {
-		server, err := p.deliverTaints(ctx, &patch)
+	p.logChanges(res.Changes)
+	if nodeapply.TaintsPatch(base, res.Node, p.applyOptions()) != nil {
+		stored, err := p.deliverTaints(ctx, ping)
 		if err != nil {
-			p.log.Error("taints not delivered; the provider's taints left as they were", "error", err)
-			server = p.node
+			p.log.Error("taints not delivered; the next ping tries again", "error", err)
+			return
 		}
-		updated.Spec.Taints = server.Spec.Taints
-		setOwnership(updated, server)
+		base = stored
+		res = nodeapply.Apply(stored, ping, p.applyOptions())
 	}
-	p.node = updated
+	if nodeapply.StatusPatch(base, res.Node) == nil {
+		return
+	}
 	p.mu.Lock()
 	notify := p.notify
 	p.mu.Unlock()
 	if notify != nil {
 		p.Writes.Add(1)
-		notify(updated.DeepCopy()) // the node controller sends status, labels and annotations
+		p.pending, p.pendingBase = res.Node, base.ResourceVersion
+		notify(res.Node.DeepCopy()) // the node controller sends status, labels and annotations
 	}
 }
 
-func setOwnership(dst, src *corev1.Node) {
-	owned, ok := src.Annotations[nodeapply.OwnershipAnnotation]
-	if !ok {
-		delete(dst.Annotations, nodeapply.OwnershipAnnotation)
-		return
+// current returns the node to apply the next ping to: the stored node, or
+// the node last handed to the node controller while the stored node has
+// not moved past the version that one was built on.
+func (p *Provider) current(ctx context.Context) (*corev1.Node, error) {
+	stored, err := p.nodes.Get(ctx, p.cfg.Static.Name, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
 	}
-	if dst.Annotations == nil {
-		dst.Annotations = map[string]string{}
+	if p.pending != nil && stored.ResourceVersion == p.pendingBase {
+		return p.pending, nil
 	}
-	dst.Annotations[nodeapply.OwnershipAnnotation] = owned
+	p.pending = nil
+	return stored, nil
 }
 
-// deliverTaints applies the patch to the stored node and sends the taints
+// logChanges logs every change, and the conditions' transitions apart, at
+// the level an operator wants them.
+func (p *Provider) logChanges(changes []nodeapply.Change) {
+	for _, c := range changes {
+		p.log.Info("node change", "path", c.Path, "op", c.Op.String(), "old", c.Old, "new", c.New)
+		if strings.HasPrefix(c.Path, "status.conditions[") && (strings.HasSuffix(c.Path, "].status") || c.Op == nodeapply.Added) {
+			level := slog.LevelInfo
+			if !strings.HasPrefix(c.New, string(corev1.ConditionTrue)) {
+				level = slog.LevelWarn
+			}
+			p.log.Log(context.Background(), level, "node condition transition", "condition", c.Path, "from", c.Old, "to", c.New)
+		}
+	}
+}
+
+// deliverTaints applies the ping to the stored node and sends the taints
 // patch, with the stored node's resourceVersion as a precondition. On a
 // conflict (someone changed the node meanwhile) it reads the node again
 // and retries. It returns the node as stored after the patch.
-func (p *Provider) deliverTaints(ctx context.Context, patch *pingstatus.NodePatch) (*corev1.Node, error) {
+func (p *Provider) deliverTaints(ctx context.Context, ping nodeapply.Ping) (*corev1.Node, error) {
 	const attempts = 5
 	for range attempts {
 		server, err := p.nodes.Get(ctx, p.cfg.Static.Name, metav1.GetOptions{})
 		if err != nil {
 			return nil, err
 		}
-		res := nodeapply.Apply(server, nodeapply.Ping{Reply: patch}, p.applyOptions())
+		res := nodeapply.Apply(server, ping, p.applyOptions())
 		body := nodeapply.TaintsPatch(server, res.Node, p.applyOptions())
 		if body == nil {
 			return server, nil // stored as the plugin wants already
+		}
+		if p.BeforeTaintsPatch != nil {
+			p.BeforeTaintsPatch(ctx)
 		}
 		p.Writes.Add(1)
 		stored, err := p.nodes.Patch(ctx, server.Name, types.StrategicMergePatchType, body, metav1.PatchOptions{FieldManager: FieldManager})
@@ -221,22 +256,4 @@ func (p *Provider) deliverTaints(ctx context.Context, patch *pingstatus.NodePatc
 		p.log.Info("taints patch conflicted with another write; reading the node again")
 	}
 	return nil, fmt.Errorf("taints patch still conflicting after %d attempts", attempts)
-}
-
-// fetch GETs the plugin's reply, reading at most one byte past the body
-// limit so that Parse can tell an oversized reply.
-func (p *Provider) fetch(ctx context.Context) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.cfg.PluginURL, nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := p.http.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = resp.Body.Close() }()
-	if resp.StatusCode != http.StatusOK {
-		return nil, errors.New("plugin answered " + resp.Status)
-	}
-	return io.ReadAll(io.LimitReader(resp.Body, pingstatus.DefaultMaxBodyBytes+1))
 }
