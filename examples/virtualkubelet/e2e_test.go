@@ -25,7 +25,10 @@ type fakePlugin struct {
 	status int
 	body   []byte
 	delay  time.Duration
-	hits   atomic.Int64
+	// failNext makes the next requests answer 500, then the reply again.
+	failNext int
+	hits     atomic.Int64
+	server   *httptest.Server
 }
 
 func (f *fakePlugin) reply(status int, body string, delay time.Duration) {
@@ -38,6 +41,10 @@ func (f *fakePlugin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.hits.Add(1)
 	f.mu.Lock()
 	status, body, delay := f.status, f.body, f.delay
+	if f.failNext > 0 {
+		f.failNext--
+		status, body, delay = http.StatusInternalServerError, []byte("down for a moment"), 0
+	}
 	f.mu.Unlock()
 	select {
 	case <-time.After(delay):
@@ -50,15 +57,19 @@ func (f *fakePlugin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // startProvider runs a provider for a node of this name against a fake
 // plugin that first answers "ok", until the test ends; then it deletes the
-// node.
-func startProvider(t *testing.T, name string, heartbeat time.Duration) (*Provider, *fakePlugin) {
+// node. Each change edits the configuration first.
+func startProvider(t *testing.T, name string, heartbeat time.Duration, change ...func(*Config)) (*Provider, *fakePlugin) {
 	t.Helper()
 	plugin := &fakePlugin{}
 	plugin.reply(http.StatusOK, "ok", 0)
 	server := httptest.NewServer(plugin)
+	plugin.server = server
 	cfg := Config{
 		Static: StaticNode(name), StaticKeys: []string{StaticTaintKey}, PluginURL: server.URL + "/status",
 		Interval: 50 * time.Millisecond, Timeout: 500 * time.Millisecond, Heartbeat: heartbeat,
+	}
+	for _, c := range change {
+		c(&cfg)
 	}
 	p := NewProvider(cfg, client.CoreV1().Nodes(), slog.New(slog.NewTextHandler(t.Output(), nil)))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -69,7 +80,7 @@ func startProvider(t *testing.T, name string, heartbeat time.Duration) (*Provide
 		if err := <-done; err != nil {
 			t.Errorf("provider: %v", err)
 		}
-		server.Close()
+		plugin.closeServer()
 		_ = client.CoreV1().Nodes().Delete(context.Background(), name, metav1.DeleteOptions{})
 	})
 	eventually(t, "the node is registered and the provider pings", func(ctx context.Context) (bool, string) {
@@ -313,7 +324,13 @@ func TestSteadyState(t *testing.T) {
 		return ok && len(taintSet(node)) == 3, why
 	})
 	time.Sleep(500 * time.Millisecond) // let the node controller finish the write it was handed
-	rv, writes, pings := stored(t.Context(), t, name).ResourceVersion, p.Writes.Load(), p.Pings.Load()
+	node := stored(t.Context(), t, name)
+	for _, c := range []corev1.NodeConditionType{corev1.NodeReady, nodeapply.DefaultConnectivityCondition} {
+		if ok, why := conditionIs(node, c, corev1.ConditionTrue); !ok {
+			t.Fatalf("conditions are not in play: %s", why)
+		}
+	}
+	rv, writes, pings := node.ResourceVersion, p.Writes.Load(), p.Pings.Load()
 	eventually(t, "50 more identical replies", func(context.Context) (bool, string) {
 		return p.Pings.Load() >= pings+50, "pings"
 	})

@@ -50,9 +50,8 @@ func StaticNode(name string) *corev1.Node {
 		Status: corev1.NodeStatus{
 			Capacity:    capacity,
 			Allocatable: capacity.DeepCopy(),
-			Conditions: []corev1.NodeCondition{{
-				Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "ProviderReady", Message: "pingnode provider is ready",
-			}},
+			// No conditions: the first ping, right after registration,
+			// sets Ready and the connectivity condition with true times.
 			NodeInfo: corev1.NodeSystemInfo{OperatingSystem: "linux", Architecture: "virtual-kubelet", KubeletVersion: "v1.37.2"},
 		},
 	}
