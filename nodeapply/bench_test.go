@@ -1,8 +1,10 @@
 package nodeapply_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -85,4 +87,45 @@ func BenchmarkApply(b *testing.B) {
 		node, patch := withTaints(n)
 		run(fmt.Sprintf("taints%d", n), node, patch, true)
 	}
+}
+
+// BenchmarkSteadyPing is a provider's whole ping on a steady backend:
+// Parse of the reply, then Apply with the conditions in play, beside a
+// bare json.Unmarshal of the same body, in the same run:
+//
+//	go test ./nodeapply -run '^$' -bench SteadyPing -count 10 > ping.txt
+//	benchstat -col /op ping.txt
+func BenchmarkSteadyPing(b *testing.B) {
+	body := readReply(b, "slurm-taints.json")
+	node, patch := steady(b)
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	node = nodeapply.Apply(node, nodeapply.Ping{Reply: patch, At: at}, nodeapply.Options{}).Node
+	b.Run("op=parse+apply", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			patch, _ := pingstatus.Parse(body, pingstatus.Options{})
+			at = at.Add(30 * time.Second)
+			if res := nodeapply.Apply(node, nodeapply.Ping{Reply: &patch, At: at, Body: body}, nodeapply.Options{}); len(res.Changes) != 0 {
+				b.Fatalf("changes: %v", res.Changes)
+			}
+		}
+	})
+	b.Run("op=apply", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			at = at.Add(30 * time.Second)
+			if res := nodeapply.Apply(node, nodeapply.Ping{Reply: patch, At: at, Body: body}, nodeapply.Options{}); len(res.Changes) != 0 {
+				b.Fatalf("changes: %v", res.Changes)
+			}
+		}
+	})
+	b.Run("op=unmarshal", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var v pingstatus.PingResponse
+			if err := json.Unmarshal(body, &v); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
