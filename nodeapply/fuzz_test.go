@@ -1,7 +1,11 @@
 package nodeapply_test
 
 import (
+	"reflect"
 	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/pingnode/pingnode/internal/golden"
 	"github.com/pingnode/pingnode/internal/kuberules"
@@ -9,30 +13,46 @@ import (
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
-// FuzzParseApply: bytes to Parse to Apply, on a node with plugin,
-// administrator, static and protected taints and on a node the API server
-// would refuse, never panics, never modifies the node, and always yields a
-// valid node that a second Apply leaves as it is.
+// FuzzParseApply: bytes to Parse to Apply, answered or failed at a time
+// around the nodes' own, on a node with plugin, administrator, static and
+// protected taints, on a node the API server would refuse, and on a bare
+// one, never panics, never modifies the node, and always yields a valid
+// node that the same ping again leaves as it is.
+//
+// The nodes are read once; each execution deep-copies them, and compares
+// the input after Apply with the original by reflect.DeepEqual first, so
+// that the costly exact comparison runs only when something differs.
 func FuzzParseApply(f *testing.F) {
 	for _, in := range golden.Inputs(f, "../testdata/replies/*") {
-		f.Add(in.Data, false)
+		f.Add(in.Data, false, int16(0), "")
 	}
-	nodes := []string{"node-with-plugin-taints.json", "invalid-node.json", "bare-node.json"}
-	f.Fuzz(func(t *testing.T, body []byte, compat bool) {
+	f.Add([]byte("ok"), false, int16(90), "HTTP 500")
+	f.Add([]byte(`{"resources":{"cpu":"1"}}`), true, int16(-30), "timeout\x00\xff")
+	var nodes []*corev1.Node
+	for _, name := range []string{"node-with-plugin-taints.json", "invalid-node.json", "bare-node.json"} {
+		nodes = append(nodes, readNode(f, name))
+	}
+	base := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC) // the nodes' conditions' heartbeat
+	f.Fuzz(func(t *testing.T, body []byte, compat bool, seconds int16, failure string) {
 		patch, _ := pingstatus.Parse(body, pingstatus.Options{})
-		for _, name := range nodes {
-			node := readNode(t, name)
-			before := node.DeepCopy()
-			opts := nodeapply.Options{ReplaceAllTaints: compat}
-			res := nodeapply.Apply(node, nodeapply.Ping{Reply: &patch}, opts)
+		ping := nodeapply.Ping{Reply: &patch, Body: body, Failure: failure}
+		if seconds != 0 {
+			ping.At = base.Add(time.Duration(seconds) * time.Second)
+		}
+		opts := nodeapply.Options{ReplaceAllTaints: compat, PingResponseAnnotation: compat}
+		for i, original := range nodes {
+			node := original.DeepCopy()
+			res := nodeapply.Apply(node, ping, opts)
 			if p := kuberules.NodeProblems(res.Node); p != nil {
-				t.Fatalf("%s with %q: invalid node: %v", name, body, p)
+				t.Fatalf("node %d with %q: invalid node: %v", i, body, p)
 			}
-			if diff := nodeDiff(before, node); diff != "" {
-				t.Fatalf("%s with %q: Apply modified its input:\n%s", name, body, diff)
+			if !reflect.DeepEqual(original, node) { // cheap; then the exact comparison
+				if diff := nodeDiff(original, node); diff != "" {
+					t.Fatalf("node %d with %q: Apply modified its input:\n%s", i, body, diff)
+				}
 			}
-			if again := nodeapply.Apply(res.Node, nodeapply.Ping{Reply: &patch}, opts); len(again.Changes) != 0 {
-				t.Fatalf("%s with %q: a second Apply changes %v", name, body, again.Changes)
+			if again := nodeapply.Apply(res.Node, ping, opts); len(again.Changes) != 0 {
+				t.Fatalf("node %d with %q: the same ping again changes %v", i, body, again.Changes)
 			}
 		}
 	})
