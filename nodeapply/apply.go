@@ -183,12 +183,35 @@ func (a *checker) failedWithoutTime() bool { return !a.ping.Reached() && a.ping.
 
 func (a *checker) resourcesUnchanged() bool {
 	for name, q := range a.patch.Resources {
-		if resourceProblem(name, q) != "" ||
-			!holds(a.in.Status.Capacity, name, q) || !holds(a.in.Status.Allocatable, name, q) {
+		if resourceProblem(name, q) != "" {
+			return false
+		}
+		v, problem := a.wanted(name, q)
+		if problem != "" || !holds(a.in.Status.Capacity, name, v) || !holds(a.in.Status.Allocatable, name, v) {
 			return false
 		}
 	}
 	return true
+}
+
+// wanted returns the value the ping asks for name, whose reply says q:
+// q and what the provider's own pods hold of it (Ping.Held). When the held
+// amount is refused, it returns q alone and why, so that the node never
+// claims more than the backend reported.
+func (a *checker) wanted(name corev1.ResourceName, q resource.Quantity) (resource.Quantity, string) {
+	held, ok := a.ping.Held[name]
+	if !ok {
+		return q, ""
+	}
+	if p := kuberules.QuantityProblem(name, held); p != "" {
+		return q, p
+	}
+	sum := q.DeepCopy() // q may share a decimal with the patch
+	sum.Add(held)
+	if kuberules.TooLarge(name, sum) {
+		return q, "with it the sum is too large (" + kuberules.LimitText(name) + ")"
+	}
+	return sum, ""
 }
 
 // holds reports whether list has q for name, by value.
@@ -309,8 +332,13 @@ func (a *applier) resources(out *corev1.Node) {
 			a.warn("patch.resources["+string(name)+"]", q.String()+": "+p+"; not applied")
 			continue
 		}
-		setQuantity(&out.Status.Capacity, name, q)
-		setQuantity(&out.Status.Allocatable, name, q)
+		v, problem := a.wanted(name, q)
+		if problem != "" {
+			held := a.ping.Held[name]
+			a.warn("ping.held["+string(name)+"]", held.String()+": "+problem+"; the reply's "+q.String()+" used alone")
+		}
+		setQuantity(&out.Status.Capacity, name, v)
+		setQuantity(&out.Status.Allocatable, name, v)
 	}
 }
 

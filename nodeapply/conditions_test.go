@@ -3,11 +3,13 @@ package nodeapply_test
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/pingnode/pingnode/internal/golden"
 	"github.com/pingnode/pingnode/internal/kuberules"
@@ -25,6 +27,16 @@ type step struct {
 	reply   string        // file in ../testdata/replies; "" for a reply with no news
 	body    string        // the body itself, when reply is ""
 	restart bool          // the node is read back from JSON first, as a restarted provider reads it from the API server
+	held    corev1.ResourceList
+}
+
+// held builds a ResourceList from name=value pairs.
+func held(pairs ...string) corev1.ResourceList {
+	list := corev1.ResourceList{}
+	for i := 0; i+1 < len(pairs); i += 2 {
+		list[corev1.ResourceName(pairs[i])] = resource.MustParse(pairs[i+1])
+	}
+	return list
 }
 
 func ok(at time.Duration) step               { return step{at: at, body: "ok"} }
@@ -95,6 +107,25 @@ var sequenceCases = []struct {
 	{"compat-annotation-oversized", "interlink-node.json", nodeapply.Options{PingResponseAnnotation: true}, []step{
 		{at: 0, body: `{"status":"ok","message":"` + strings.Repeat("ü", 400) + `"}`},
 	}},
+	// A 64-cpu backend whose pods for this node hold 32 cpus reports 32
+	// available: the node says 64, and the scheduler, subtracting the 32
+	// requested by the pods bound to it, sees the 32 that are free.
+	{"held-by-own-pods", "interlink-node.json", nodeapply.Options{}, []step{
+		{at: 0, body: `{"resources":{"cpu":"32","memory":"100Gi","pods":"90","accelerators":[{"resourceType":"nvidia.com/gpu","available":"2"}]}}`,
+			held: held("cpu", "32", "memory", "28Gi", "pods", "10", "nvidia.com/gpu", "2", "xilinx.com/fpga", "1")},
+		{at: 30 * time.Second, body: `{"resources":{"cpu":"32","memory":"100Gi","pods":"90","accelerators":[{"resourceType":"nvidia.com/gpu","available":"2"}]}}`,
+			held: held("cpu", "32", "memory", "28Gi", "pods", "10", "nvidia.com/gpu", "2", "xilinx.com/fpga", "1")},
+		// A pod of 16 cpus ended: the backend has 48 free, the pods hold 16.
+		{at: 60 * time.Second, body: `{"resources":{"cpu":"48"}}`, held: held("cpu", "16", "memory", "20Gi")},
+		// No held: the reply's figures as they are, interLink's rule.
+		{at: 90 * time.Second, body: `{"resources":{"cpu":"48"}}`},
+		// A failed ping ignores held as it ignores the reply.
+		{at: 120 * time.Second, failure: "HTTP 500", held: held("cpu", "8")},
+	}},
+	{"held-refused", "interlink-node.json", nodeapply.Options{}, []step{
+		{at: 0, body: `{"resources":{"cpu":"32","pods":"90","memory":"7Ei"}}`,
+			held: held("cpu", "-4", "pods", "1500m", "memory", "1Ei")},
+	}},
 	{"compat-annotation-not-utf8", "interlink-node.json", nodeapply.Options{PingResponseAnnotation: true}, []step{
 		{at: 0, body: "{\"status\":\"ok\",\n\"message\":\"caf\xe9 \x1b[31mred\x1b[0m\"}\r\n"},
 	}},
@@ -120,7 +151,7 @@ func TestSequences(t *testing.T) {
 				if s.restart {
 					node = roundTrip(t, node)
 				}
-				ping := nodeapply.Ping{At: t0.Add(s.at), Failure: s.failure, Body: []byte(s.body)}
+				ping := nodeapply.Ping{At: t0.Add(s.at), Failure: s.failure, Body: []byte(s.body), Held: s.held}
 				if s.reply != "" {
 					ping.Body = readReply(t, s.reply)
 				}
@@ -140,6 +171,9 @@ func TestSequences(t *testing.T) {
 				} else {
 					fmt.Fprintf(&b, ", answered %q\n", limit(string(ping.Body), 60))
 				}
+				if s.held != nil {
+					fmt.Fprintf(&b, "held: %s\n", listText(s.held))
+				}
 				section(&b, "changes", res.Changes)
 				section(&b, "warnings", res.Warnings)
 				b.WriteString("conditions:\n")
@@ -148,6 +182,9 @@ func TestSequences(t *testing.T) {
 				}
 				if v, ok := res.Node.Annotations[nodeapply.PingResponseAnnotation]; ok {
 					fmt.Fprintf(&b, "ping-response annotation (%d bytes): %q\n", len(v), v)
+				}
+				if s.held != nil || strings.Contains(s.body, "resources") {
+					fmt.Fprintf(&b, "capacity: %s\nallocatable: %s\n", listText(res.Node.Status.Capacity), listText(res.Node.Status.Allocatable))
 				}
 				fmt.Fprintf(&b, "status patch: %s\n", orNone(nodeapply.StatusPatch(node, res.Node)))
 
@@ -168,6 +205,16 @@ func TestSequences(t *testing.T) {
 			golden.Check(t, filepath.Join("testdata", "sequences", tc.name+".golden"), []byte(b.String()))
 		})
 	}
+}
+
+// listText shows a resource list sorted by name.
+func listText(list corev1.ResourceList) string {
+	var parts []string
+	for name, q := range list {
+		parts = append(parts, string(name)+"="+q.String())
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, " ")
 }
 
 func limit(s string, n int) string {

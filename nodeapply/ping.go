@@ -31,6 +31,19 @@ type Ping struct {
 	// Body is the reply's bytes, used only by
 	// [Options.PingResponseAnnotation].
 	Body []byte
+	// Held is what the provider's own pods hold on the backend: the sum of
+	// the requests of the pods bound to this node that the backend was
+	// already running when it made the reply (cpu, memory, extended
+	// resources, and their number as "pods"). With it, the reply's figures
+	// are read as what the backend has available now, and Apply writes
+	// available + held: the scheduler subtracts the requests of the pods
+	// bound to the node itself, so without it they would count twice. A
+	// pod started since the reply is not yet in the reply's figures and
+	// must not be in Held either, or the node would claim room the backend
+	// does not have for one interval. Held for a resource the reply does
+	// not name changes nothing; nil Held keeps the reply's figures as they
+	// are.
+	Held corev1.ResourceList
 }
 
 // Reached reports whether the plugin answered the ping.
