@@ -16,10 +16,18 @@
 //     nothing changed, Apply returns the input node itself and an empty
 //     list of changes; it then makes no copy and, when the plugin answered
 //     and its taints come in the same order as before, no allocation.
-//  2. Each quantity of the patch is written to both status.capacity and
-//     status.allocatable. Quantities compare by value: an equal value is no
-//     change, and the node keeps its spelling ("512Gi" stays, though the
-//     plugin said "549755813888").
+//  2. Each quantity of the reply is written to both status.capacity and
+//     status.allocatable. With [Ping.Held] (what the provider's own pods
+//     hold on the backend), the reply's quantity is read as what the
+//     backend has available now, and written as available + held: the
+//     scheduler subtracts the requests of the pods bound to the node
+//     itself, so they must not be missing from the figure twice. A held
+//     amount that is negative, fractional for a whole-number resource, or
+//     that would make the sum too large is refused with a warning, and the
+//     reply's figure is written alone, never more. Held for a resource the
+//     reply does not name changes nothing. Quantities compare by value: an
+//     equal value is no change, and the node keeps its spelling ("512Gi"
+//     stays, though the plugin said "549755813888").
 //  3. What the patch does not name is left as it is: resources it omits,
 //     and all taints when it carries no taints list.
 //  4. The plugin owns only the taints it set. Apply records them in the
@@ -66,7 +74,7 @@
 //     step, never brings it forward.
 //  12. A failed ping changes nothing else: resources, taints and the
 //     ownership annotation stay, and its Reply, if any, is ignored with a
-//     warning.
+//     warning (and so is Held).
 //  13. A condition's lastTransitionTime moves only when its status moves.
 //     Its lastHeartbeatTime moves when the condition changes, or, with
 //     [Options.HeartbeatInterval], when it is older than that. Reasons and
