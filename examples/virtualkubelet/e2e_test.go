@@ -71,7 +71,7 @@ func startProvider(t *testing.T, name string, heartbeat time.Duration, change ..
 	for _, c := range change {
 		c(&cfg)
 	}
-	p := NewProvider(cfg, client.CoreV1().Nodes(), slog.New(slog.NewTextHandler(t.Output(), nil)))
+	p := NewProvider(cfg, client.CoreV1(), slog.New(slog.NewTextHandler(t.Output(), nil)))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- p.Run(ctx) }()

@@ -66,12 +66,13 @@ func main() {
 	heartbeat := flag.Duration("heartbeat", 10*time.Second, "the node controller's status interval")
 	compat := flag.Bool("compat", false, "interLink 0.6.2's taint rule: replace every taint but the protected ones")
 	grace := flag.Duration("grace", nodeapply.DefaultGrace, "how long the plugin may fail to answer before the node is not Ready")
+	countHeld := flag.Bool("held", true, "read the plugin's figures as available now, and add what this node's running pods hold")
 	flag.Parse()
 
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	if err := run(*kubeconfig, Config{
 		Static: StaticNode(*name), StaticKeys: []string{StaticTaintKey}, PluginURL: *plugin,
-		Interval: *interval, Timeout: *timeout, Heartbeat: *heartbeat, Compat: *compat, Grace: *grace,
+		Interval: *interval, Timeout: *timeout, Heartbeat: *heartbeat, Compat: *compat, Grace: *grace, CountHeld: *countHeld,
 	}, log); err != nil {
 		log.Error("provider stopped", "error", err)
 		os.Exit(1)
@@ -90,5 +91,5 @@ func run(kubeconfig string, cfg Config, log *slog.Logger) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	log.Info("provider starting", "node", cfg.Static.Name, "plugin", cfg.PluginURL)
-	return NewProvider(cfg, client.CoreV1().Nodes(), log).Run(ctx)
+	return NewProvider(cfg, client.CoreV1(), log).Run(ctx)
 }

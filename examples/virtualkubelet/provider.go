@@ -44,6 +44,12 @@ type Config struct {
 	// Grace is how long the plugin may fail to answer before Ready turns
 	// False; zero means nodeapply.DefaultGrace.
 	Grace time.Duration
+	// CountHeld reads the plugin's figures as what the backend has
+	// available now, and adds what this node's running pods hold (see
+	// heldBy). Off, the figures are written as they are (interLink's
+	// rule), for a plugin that reports the total the backend gives the
+	// node.
+	CountHeld bool
 }
 
 // Provider pings a plugin and keeps a virtual node true to its replies and
@@ -61,6 +67,7 @@ type Config struct {
 type Provider struct {
 	cfg   Config
 	nodes corev1client.NodeInterface
+	pods  corev1client.PodInterface
 	log   *slog.Logger
 	ping  *ping.Client
 
@@ -84,10 +91,11 @@ type Provider struct {
 	WriteErrors atomic.Int64 // writes the API server refused (a conflict, retried, is not one)
 }
 
-// NewProvider returns a provider for cfg that writes through nodes.
-func NewProvider(cfg Config, nodes corev1client.NodeInterface, log *slog.Logger) *Provider {
+// NewProvider returns a provider for cfg that talks to the API server
+// through core.
+func NewProvider(cfg Config, core corev1client.CoreV1Interface, log *slog.Logger) *Provider {
 	return &Provider{
-		cfg: cfg, nodes: nodes, log: log,
+		cfg: cfg, nodes: core.Nodes(), pods: core.Pods(metav1.NamespaceAll), log: log,
 		ping: &ping.Client{URL: cfg.PluginURL, Timeout: cfg.Timeout, HTTP: &http.Client{}},
 	}
 }
@@ -156,6 +164,13 @@ func (p *Provider) PingOnce(ctx context.Context) {
 	if ping.Reached() {
 		patch, w := pingstatus.Parse(ping.Body, p.parseOptions())
 		ping.Reply, warnings = &patch, w
+		if p.cfg.CountHeld {
+			held, err := p.held(ctx, ping.At)
+			if err != nil {
+				p.log.Error("listing the node's pods; the reply's figures used alone", "error", err)
+			}
+			ping.Held = held
+		}
 	} else {
 		p.Failures.Add(1)
 		p.log.Warn("plugin ping failed", "failure", ping.Failure)
