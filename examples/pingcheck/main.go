@@ -17,21 +17,33 @@
 // node:
 //
 //	pingcheck -node node.json -at 2026-11-30T12:01:00Z -failed "HTTP 503"
+//
+// With -url, pingcheck pings a live plugin exactly as the Virtual Kubelet
+// example does (the same client: timeout, body limit, status handling,
+// failure names) and shows the outcome; with -watch it pings every
+// -interval and prints what each ping changes, for a plugin author working
+// against a running plugin:
+//
+//	pingcheck -url http://127.0.0.1:4000/status -watch
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
+	"os/signal"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
+	pingclient "github.com/pingnode/pingnode/examples/internal/ping"
 	"github.com/pingnode/pingnode/nodeapply"
 	"github.com/pingnode/pingnode/pingstatus"
 )
@@ -63,10 +75,17 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	at := flags.String("at", "", "the ping's time (RFC 3339): the conditions follow the ping")
 	failed := flags.String("failed", "", "the plugin did not answer, for this reason (\"HTTP 503\", \"timeout after 10s\"); needs -at, reads no reply")
 	grace := flags.Duration("grace", nodeapply.DefaultGrace, "how long the plugin may fail to answer before Ready turns False")
+	pluginURL := flags.String("url", "", "ping this plugin status endpoint, as the provider does, instead of reading a reply")
+	timeout := flags.Duration("timeout", 10*time.Second, "with -url: how long one ping may take")
+	watchMode := flags.Bool("watch", false, "with -url: ping every -interval and print what each ping changes")
+	interval := flags.Duration("interval", 5*time.Second, "with -watch: the time between pings")
+	count := flags.Int("count", 0, "with -watch: stop after this many pings (0: until interrupted)")
 	if err := flags.Parse(args); err != nil {
 		return exitUsage
 	}
-	if flags.NArg() > 1 || (*output != "text" && *output != "json") || (*failed != "" && (*at == "" || flags.NArg() > 0)) {
+	live := *pluginURL != ""
+	if flags.NArg() > 1 || (*output != "text" && *output != "json") || (*failed != "" && (*at == "" || flags.NArg() > 0)) ||
+		(live && (flags.NArg() > 0 || *failed != "" || *at != "")) || (*watchMode && !live) {
 		flags.Usage()
 		return exitUsage
 	}
@@ -84,7 +103,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		name = flags.Arg(0)
 	}
 	var body []byte
-	if *failed == "" {
+	if *failed == "" && !live {
 		var err error
 		if body, err = readInput(name, stdin); err != nil {
 			fmt.Fprintln(stderr, "pingcheck:", err)
@@ -104,13 +123,31 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *protected != "" {
 		keys = strings.Split(*protected, ",")
 	}
+	parseOpts := pingstatus.Options{AllowZero: *allowZero, ProtectedKeys: keys}
+	applyOpts := nodeapply.Options{ProtectedKeys: keys, ReplaceAllTaints: *compat, Grace: *grace}
+	if live {
+		client := &pingclient.Client{URL: *pluginURL, Timeout: *timeout, HTTP: &http.Client{}}
+		if *watchMode {
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+			defer stop()
+			return watch(ctx, stdout, client, node, *interval, *count, parseOpts, applyOpts)
+		}
+		p, warnings := outcome(client.Ping(context.Background()), parseOpts)
+		res := nodeapply.Apply(node, p, applyOpts)
+		warnings = append(warnings, res.Warnings...)
+		report(stdout, *pluginURL, len(p.Body), &p, warnings, res.Changes)
+		if *strict && (len(warnings) > 0 || !p.Reached()) {
+			return exitWarnings
+		}
+		return exitOK
+	}
 	var patch pingstatus.NodePatch
 	var warnings []pingstatus.Warning
 	if ping.Reached() {
-		patch, warnings = pingstatus.Parse(body, pingstatus.Options{AllowZero: *allowZero, ProtectedKeys: keys})
+		patch, warnings = pingstatus.Parse(body, parseOpts)
 		ping.Reply, ping.Body = &patch, body
 	}
-	res := nodeapply.Apply(node, ping, nodeapply.Options{ProtectedKeys: keys, ReplaceAllTaints: *compat, Grace: *grace})
+	res := nodeapply.Apply(node, ping, applyOpts)
 	warnings = append(warnings, res.Warnings...)
 
 	if *output == "json" {
@@ -130,6 +167,53 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitWarnings
 	}
 	return exitOK
+}
+
+// outcome parses the reply of an answered ping.
+func outcome(p nodeapply.Ping, opts pingstatus.Options) (nodeapply.Ping, []pingstatus.Warning) {
+	if !p.Reached() {
+		return p, nil
+	}
+	patch, warnings := pingstatus.Parse(p.Body, opts)
+	p.Reply = &patch
+	return p, warnings
+}
+
+// watch pings every interval, applies each outcome to the node as the
+// provider would, and prints a line for each ping with what it changed
+// and what was refused. It stops when ctx ends or after count pings.
+func watch(ctx context.Context, w io.Writer, client *pingclient.Client, node *corev1.Node, interval time.Duration, count int,
+	parseOpts pingstatus.Options, applyOpts nodeapply.Options) int {
+	ticker := time.NewTicker(interval)
+	defer ticker.Stop()
+	for n := 1; ; n++ {
+		p, warnings := outcome(client.Ping(ctx), parseOpts)
+		if ctx.Err() != nil {
+			return exitOK
+		}
+		res := nodeapply.Apply(node, p, applyOpts)
+		warnings = append(warnings, res.Warnings...)
+		what := fmt.Sprintf("answered, %d bytes", len(p.Body))
+		if !p.Reached() {
+			what = "failed: " + p.Failure
+		}
+		fmt.Fprintf(w, "%s  ping %d  %s  %d changes, %d warnings\n", p.At.UTC().Format(time.RFC3339), n, what, len(res.Changes), len(warnings))
+		for _, c := range res.Changes {
+			fmt.Fprintf(w, "    %s\n", c)
+		}
+		for _, warning := range warnings {
+			fmt.Fprintf(w, "    warning: %s\n", warning)
+		}
+		node = res.Node
+		if count > 0 && n >= count {
+			return exitOK
+		}
+		select {
+		case <-ctx.Done():
+			return exitOK
+		case <-ticker.C:
+		}
+	}
 }
 
 func readInput(name string, stdin io.Reader) ([]byte, error) {

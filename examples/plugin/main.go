@@ -57,8 +57,9 @@ func Reply(b Backend) pingstatus.PingResponse {
 
 // Handler serves GET /status with the reply for current(). A reply that
 // Validate finds fault with is not served: the handler answers 500 with the
-// problems, and the provider, which takes a failed ping as no news, keeps
-// the node as it is.
+// problems, and the provider, which takes a failed ping as a failed ping,
+// keeps the node's resources and taints as they are and marks its
+// connectivity condition False.
 func Handler(current func() Backend) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /status", func(w http.ResponseWriter, _ *http.Request) {
