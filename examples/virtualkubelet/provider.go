@@ -15,7 +15,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes/scheme"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/tools/record"
 
 	"github.com/pingnode/pingnode/examples/internal/ping"
 	"github.com/pingnode/pingnode/nodeapply"
@@ -69,7 +71,9 @@ type Provider struct {
 	nodes corev1client.NodeInterface
 	pods  corev1client.PodInterface
 	log   *slog.Logger
-	ping  *ping.Client
+	// eventSink is where the node's events go.
+	eventSink corev1client.EventInterface
+	ping      *ping.Client
 
 	mu     sync.Mutex
 	notify func(*corev1.Node) // the node controller's, once it runs
@@ -79,6 +83,9 @@ type Provider struct {
 	// touches them.
 	pending     *corev1.Node
 	pendingBase string
+
+	// events records Kubernetes events on the node, once Run starts.
+	events *nodeEvents
 
 	// BeforeTaintsPatch, when set, runs between the provider's read of the
 	// node and its taints patch: a hook for tests of conflicts.
@@ -95,7 +102,7 @@ type Provider struct {
 // through core.
 func NewProvider(cfg Config, core corev1client.CoreV1Interface, log *slog.Logger) *Provider {
 	return &Provider{
-		cfg: cfg, nodes: core.Nodes(), pods: core.Pods(metav1.NamespaceAll), log: log,
+		cfg: cfg, nodes: core.Nodes(), pods: core.Pods(metav1.NamespaceAll), eventSink: core.Events(metav1.NamespaceAll), log: log,
 		ping: &ping.Client{URL: cfg.PluginURL, Timeout: cfg.Timeout, HTTP: &http.Client{}},
 	}
 }
@@ -121,6 +128,10 @@ func (p *Provider) NotifyNodeStatus(_ context.Context, cb func(*corev1.Node)) {
 // Run registers the node, then pings the plugin every interval until ctx
 // ends.
 func (p *Provider) Run(ctx context.Context) error {
+	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
+	broadcaster.StartRecordingToSink(&corev1client.EventSinkImpl{Interface: p.eventSink})
+	defer broadcaster.Shutdown()
+	p.events = newNodeEvents(broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: FieldManager, Host: p.cfg.Static.Name}), p.cfg.Static.Name)
 	controller, err := node.NewNodeController(p, p.cfg.Static, p.nodes,
 		node.WithNodePingInterval(p.cfg.Heartbeat),
 		node.WithNodeStatusUpdateErrorHandler(func(ctx context.Context, err error) error {
@@ -181,13 +192,16 @@ func (p *Provider) PingOnce(ctx context.Context) {
 		return
 	}
 	res := nodeapply.Apply(base, ping, p.applyOptions())
-	for _, w := range append(warnings, res.Warnings...) {
+	warnings = append(warnings, res.Warnings...)
+	for _, w := range warnings {
 		p.log.Warn("plugin reply", "path", w.Path, "problem", w.Message)
 	}
+	p.events.warnings(warnings)
 	if len(res.Changes) == 0 {
 		return
 	}
 	p.logChanges(res.Changes)
+	p.events.transitions(res.Changes, res.Node, nodeapply.DefaultConnectivityCondition)
 	if nodeapply.TaintsPatch(base, res.Node, p.applyOptions()) != nil {
 		stored, err := p.deliverTaints(ctx, ping)
 		if err != nil {

@@ -49,18 +49,9 @@ func (f *fakePlugin) accept(t *testing.T, addr string) {
 	f.mu.Unlock()
 }
 
-func conditionOf(node *corev1.Node, t corev1.NodeConditionType) *corev1.NodeCondition {
-	for i := range node.Status.Conditions {
-		if node.Status.Conditions[i].Type == t {
-			return &node.Status.Conditions[i]
-		}
-	}
-	return nil
-}
-
 // conditionIs reports whether the node's condition t has the status.
 func conditionIs(node *corev1.Node, t corev1.NodeConditionType, status corev1.ConditionStatus) (bool, string) {
-	c := conditionOf(node, t)
+	c := conditionNamed(node, t)
 	if c == nil {
 		return false, string(t) + " absent"
 	}
@@ -117,7 +108,7 @@ func TestUnreachablePlugin(t *testing.T) {
 				return conditionIs(stored(ctx, t, name), corev1.NodeReady, corev1.ConditionFalse)
 			})
 			node := stored(t.Context(), t, name)
-			conn, ready := conditionOf(node, nodeapply.DefaultConnectivityCondition), conditionOf(node, corev1.NodeReady)
+			conn, ready := conditionNamed(node, nodeapply.DefaultConnectivityCondition), conditionNamed(node, corev1.NodeReady)
 			if conn.Status != corev1.ConditionFalse || conn.Message != "the plugin did not answer its last ping: "+mode.failure {
 				t.Errorf("connectivity: %s %q", conn.Status, conn.Message)
 			}
@@ -173,7 +164,7 @@ func TestOneLostPing(t *testing.T) {
 		return conditionIs(stored(ctx, t, name), nodeapply.DefaultConnectivityCondition, corev1.ConditionTrue)
 	})
 	node := stored(t.Context(), t, name)
-	readySince := conditionOf(node, corev1.NodeReady).LastTransitionTime
+	readySince := conditionNamed(node, corev1.NodeReady).LastTransitionTime
 	w, err := client.CoreV1().Nodes().Watch(t.Context(), metav1.ListOptions{
 		FieldSelector: "metadata.name=" + name, ResourceVersion: node.ResourceVersion,
 	})
@@ -220,7 +211,7 @@ func TestOneLostPing(t *testing.T) {
 	if !sawFalse {
 		t.Error("the connectivity condition never turned False")
 	}
-	if got := conditionOf(stored(t.Context(), t, name), corev1.NodeReady).LastTransitionTime; !got.Equal(&readySince) {
+	if got := conditionNamed(stored(t.Context(), t, name), corev1.NodeReady).LastTransitionTime; !got.Equal(&readySince) {
 		t.Errorf("Ready's transition time moved from %s to %s", readySince, got)
 	}
 }

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// nodeEventsOf lists the events on the node, as kubectl describe node
+// finds them.
+func nodeEventsOf(ctx context.Context, t *testing.T, name string) []corev1.Event {
+	t.Helper()
+	list, err := client.CoreV1().Events(metav1.NamespaceAll).List(ctx, metav1.ListOptions{
+		FieldSelector: "involvedObject.kind=Node,involvedObject.name=" + name,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return list.Items
+}
+
+func eventsWith(events []corev1.Event, reason string) []corev1.Event {
+	var out []corev1.Event
+	for _, e := range events {
+		if e.Reason == reason {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func describe(events []corev1.Event) string {
+	var b strings.Builder
+	for _, e := range events {
+		fmt.Fprintf(&b, "\n  %s %s x%d: %s", e.Type, e.Reason, e.Count, e.Message)
+	}
+	return b.String()
+}
+
+// TestRefusalEvent: a plugin that sends the same refused field 50 times
+// makes exactly one Warning event on the node, whose count grows and whose
+// message names the path. client-go's correlator also limits each kind of
+// event on a node to a burst of 25, then one every five minutes, so the
+// count stops at 25 here: not one write per ping.
+func TestRefusalEvent(t *testing.T) {
+	const name = "vk-events"
+	p, plugin := startProvider(t, name, time.Hour, func(c *Config) { c.Interval = 100 * time.Millisecond })
+	plugin.reply(http.StatusOK, `{"resources":{"cpu":"-8","memory":"64Gi"}}`, 0)
+	pings := p.Pings.Load()
+	var refused []corev1.Event
+	eventually(t, "an event for the refused cpu", func(ctx context.Context) (bool, string) {
+		refused = eventsWith(nodeEventsOf(ctx, t, name), ReasonResourceRefused)
+		return len(refused) == 1, describe(refused)
+	})
+	first := refused[0].Count
+	eventually(t, "its count grows", func(ctx context.Context) (bool, string) {
+		refused = eventsWith(nodeEventsOf(ctx, t, name), ReasonResourceRefused)
+		return len(refused) == 1 && refused[0].Count > first, describe(refused)
+	})
+	eventually(t, "50 pings with the same mistake", func(context.Context) (bool, string) {
+		return p.Pings.Load() >= pings+50, "pings"
+	})
+	all := nodeEventsOf(t.Context(), t, name)
+	refused = eventsWith(all, ReasonResourceRefused)
+	if len(refused) != 1 {
+		t.Fatalf("%d events for the refused cpu, want 1:%s", len(refused), describe(all))
+	}
+	e := refused[0]
+	if e.Type != corev1.EventTypeWarning || !strings.HasPrefix(e.Message, "resources.cpu: ") || !strings.Contains(e.Message, "-8") {
+		t.Errorf("event: %s %s: %q", e.Type, e.Reason, e.Message)
+	}
+	if e.InvolvedObject.Kind != "Node" || e.InvolvedObject.Name != name || e.Source.Component != FieldManager {
+		t.Errorf("event on %+v from %+v", e.InvolvedObject, e.Source)
+	}
+	if e.Count < 2 || e.Count > 26 {
+		t.Errorf("count %d after 50 pings, want it grown and held by the rate limit (at most 26)", e.Count)
+	}
+	t.Logf("after %d pings, %d at the first read:%s", p.Pings.Load()-pings, first, describe(all))
+}
+
+// TestReachabilityEvents: the plugin going away and coming back shows on
+// the node as the kubelet's NodeNotReady and NodeReady, and a Warning
+// PluginPingFailed naming the failure.
+func TestReachabilityEvents(t *testing.T) {
+	const name = "vk-reachability-events"
+	_, plugin := startProvider(t, name, time.Hour, func(c *Config) { c.Grace = testGrace })
+	eventually(t, "NodeReady", func(ctx context.Context) (bool, string) {
+		events := nodeEventsOf(ctx, t, name)
+		return len(eventsWith(events, ReasonNodeReady)) == 1, describe(events)
+	})
+	plugin.reply(http.StatusServiceUnavailable, "busy", 0)
+	eventually(t, "PluginPingFailed and NodeNotReady", func(ctx context.Context) (bool, string) {
+		events := nodeEventsOf(ctx, t, name)
+		failed, notReady := eventsWith(events, ReasonPingFailed), eventsWith(events, ReasonNodeNotReady)
+		return len(failed) == 1 && failed[0].Type == corev1.EventTypeWarning &&
+			strings.Contains(failed[0].Message, "HTTP 503 Service Unavailable") && len(notReady) == 1, describe(events)
+	})
+	plugin.reply(http.StatusOK, "ok", 0)
+	eventually(t, "PluginPingSucceeded and NodeReady again", func(ctx context.Context) (bool, string) {
+		events := nodeEventsOf(ctx, t, name)
+		ready := eventsWith(events, ReasonNodeReady)
+		return len(eventsWith(events, ReasonPingSucceeded)) >= 1 && len(ready) == 1 && ready[0].Count == 2, describe(events)
+	})
+}
