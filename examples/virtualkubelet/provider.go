@@ -96,6 +96,7 @@ type Provider struct {
 	Failures    atomic.Int64 // pings the plugin did not answer
 	Writes      atomic.Int64 // nodes handed to the node controller, and taints patches sent
 	WriteErrors atomic.Int64 // writes the API server refused (a conflict, retried, is not one)
+	Conflicts   atomic.Int64 // taints patches that conflicted and were retried
 }
 
 // NewProvider returns a provider for cfg that talks to the API server
@@ -132,9 +133,20 @@ func (p *Provider) Run(ctx context.Context) error {
 	broadcaster.StartRecordingToSink(&corev1client.EventSinkImpl{Interface: p.eventSink})
 	defer broadcaster.Shutdown()
 	p.events = newNodeEvents(broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: FieldManager, Host: p.cfg.Static.Name}), p.cfg.Static.Name)
-	controller, err := node.NewNodeController(p, p.cfg.Static, p.nodes,
+	registration, err := p.registration(ctx)
+	if err != nil {
+		return err
+	}
+	controller, err := node.NewNodeController(p, registration, p.nodes,
 		node.WithNodePingInterval(p.cfg.Heartbeat),
 		node.WithNodeStatusUpdateErrorHandler(func(ctx context.Context, err error) error {
+			if apierrors.IsNotFound(err) { // deleted by someone: register it again
+				p.log.Warn("the node is gone; registering it again")
+				_, err := p.nodes.Create(ctx, p.cfg.Static, metav1.CreateOptions{FieldManager: FieldManager})
+				if err == nil || apierrors.IsAlreadyExists(err) {
+					return nil // the node controller sends the status again
+				}
+			}
 			p.WriteErrors.Add(1)
 			p.log.Error("node status update refused", "error", err)
 			return err
@@ -161,6 +173,36 @@ func (p *Provider) Run(ctx context.Context) error {
 		case <-ticker.C:
 		}
 	}
+}
+
+// registration is the node handed to the node controller: the static
+// configuration, or, when the node is stored already (the provider
+// restarted), the stored status, labels and annotations over it. The
+// controller's first write replaces the stored status with this one, and
+// its later writes remove what it wrote before and this one lacks, so
+// starting from the static node would drop the plugin's last resources,
+// the conditions and the ownership annotation.
+func (p *Provider) registration(ctx context.Context) (*corev1.Node, error) {
+	node := p.cfg.Static.DeepCopy()
+	stored, err := p.nodes.Get(ctx, node.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return node, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	status := stored.Status.DeepCopy()
+	status.NodeInfo = node.Status.NodeInfo // this provider's version
+	node.Status = *status
+	labels := stored.Labels
+	for k, v := range node.Labels {
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		labels[k] = v
+	}
+	node.Labels, node.Annotations = labels, stored.Annotations
+	return node, nil
 }
 
 // PingOnce asks the plugin once, applies the outcome to the stored node,
@@ -226,9 +268,15 @@ func (p *Provider) PingOnce(ctx context.Context) {
 
 // current returns the node to apply the next ping to: the stored node, or
 // the node last handed to the node controller while the stored node has
-// not moved past the version that one was built on.
+// not moved past the version that one was built on. A node deleted by
+// someone is registered again, as the static configuration has it; the
+// ping then brings back what the plugin reports.
 func (p *Provider) current(ctx context.Context) (*corev1.Node, error) {
 	stored, err := p.nodes.Get(ctx, p.cfg.Static.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) { // deleted by someone: register it again
+		p.log.Warn("the node is gone; registering it again")
+		stored, err = p.nodes.Create(ctx, p.cfg.Static, metav1.CreateOptions{FieldManager: FieldManager})
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -270,8 +318,11 @@ func (p *Provider) deliverTaints(ctx context.Context, ping nodeapply.Ping) (*cor
 		if body == nil {
 			return server, nil // stored as the plugin wants already
 		}
-		if p.BeforeTaintsPatch != nil {
-			p.BeforeTaintsPatch(ctx)
+		p.mu.Lock()
+		hook := p.BeforeTaintsPatch
+		p.mu.Unlock()
+		if hook != nil {
+			hook(ctx)
 		}
 		p.Writes.Add(1)
 		stored, err := p.nodes.Patch(ctx, server.Name, types.StrategicMergePatchType, body, metav1.PatchOptions{FieldManager: FieldManager})
@@ -282,6 +333,7 @@ func (p *Provider) deliverTaints(ctx context.Context, ping nodeapply.Ping) (*cor
 			p.WriteErrors.Add(1)
 			return nil, err
 		}
+		p.Conflicts.Add(1)
 		p.log.Info("taints patch conflicted with another write; reading the node again")
 	}
 	return nil, fmt.Errorf("taints patch still conflicting after %d attempts", attempts)
