@@ -123,9 +123,8 @@ func format(list corev1.ResourceList) string {
 }
 
 // taintSet is a node's taints as key=value:Effect strings, but for those
-// of Kubernetes controllers: the API server's TaintNodesByCondition
-// admission adds node.kubernetes.io/not-ready at registration, and with no
-// controller manager here nothing lifts it. controllerTaints checks those.
+// of Kubernetes controllers, which come and go with the node lifecycle
+// controller (allTaints has them too).
 func taintSet(node *corev1.Node) map[string]bool {
 	set := map[string]bool{}
 	for _, t := range node.Spec.Taints {
@@ -136,18 +135,6 @@ func taintSet(node *corev1.Node) map[string]bool {
 	return set
 }
 
-// notReadyTaint is the controllers' taint that the API server adds.
-const notReadyTaint = "node.kubernetes.io/not-ready:NoSchedule"
-
-// hasNotReady reports whether the controllers' taint is still there.
-func hasNotReady(node *corev1.Node) bool {
-	for _, t := range node.Spec.Taints {
-		if t.ToString() == notReadyTaint {
-			return true
-		}
-	}
-	return false
-}
 
 var (
 	protectedTaint = nodeapply.DefaultProtectedKey + "=true:NoSchedule"
@@ -166,9 +153,10 @@ func TestRegistration(t *testing.T) {
 	if taints := taintSet(node); !taints[protectedTaint] || !taints[staticTaint] || len(taints) != 2 {
 		t.Errorf("taints = %v, want the protected and the static one", taints)
 	}
-	if !hasNotReady(node) {
-		t.Errorf("no %s: the API server's admission adds it", notReadyTaint)
-	}
+	// The API server's admission adds node.kubernetes.io/not-ready at
+	// registration; the node lifecycle controller lifts it once the first
+	// ping made the node Ready.
+	schedulable(t, "vk-registration")
 }
 
 func TestResources(t *testing.T) {
@@ -226,9 +214,6 @@ func TestTaints(t *testing.T) {
 	node := stored(t.Context(), t, name)
 	if taints := taintSet(node); !equalSets(taints, want) {
 		t.Errorf("later, taints = %v, want %v", keys(taints), keys(want))
-	}
-	if !hasNotReady(node) {
-		t.Errorf("the controllers' %s is gone", notReadyTaint)
 	}
 }
 
