@@ -135,7 +135,6 @@ func taintSet(node *corev1.Node) map[string]bool {
 	return set
 }
 
-
 var (
 	protectedTaint = nodeapply.DefaultProtectedKey + "=true:NoSchedule"
 	staticTaint    = StaticTaintKey + "=remote:NoSchedule"
