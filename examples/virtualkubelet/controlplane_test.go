@@ -102,6 +102,19 @@ func (b *backend) run(pod string, cpus int) {
 	}
 }
 
+// startBackend runs a provider for a backend of 64 cpus that runs none of
+// the node's pods yet, and waits until the node is schedulable with all
+// 64.
+func startBackend(t *testing.T, name string, countHeld bool) *backend {
+	t.Helper()
+	_, plugin := startProvider(t, name, time.Hour, func(c *Config) { c.CountHeld = countHeld })
+	b := &backend{t: t, plugin: plugin, node: name, total: 64}
+	b.report()
+	schedulable(t, name)
+	allocatableCPU(t, name, 64)
+	return b
+}
+
 // allocatableCPU waits until the node's allocatable cpu is want.
 func allocatableCPU(t *testing.T, name string, want int) {
 	t.Helper()
@@ -118,11 +131,7 @@ func TestHeldRoom(t *testing.T) {
 	for _, countHeld := range []bool{true, false} {
 		t.Run(fmt.Sprintf("held=%v", countHeld), func(t *testing.T) {
 			name := fmt.Sprintf("vk-held-%v", countHeld)
-			_, plugin := startProvider(t, name, time.Hour, func(c *Config) { c.CountHeld = countHeld })
-			b := &backend{t: t, plugin: plugin, node: name, total: 64}
-			b.report()
-			schedulable(t, name)
-			allocatableCPU(t, name, 64)
+			b := startBackend(t, name, countHeld)
 			createPod(t, name, "running-32", podSpec{cpu: "32"})
 			boundTo(t, "running-32", name)
 			b.run("running-32", 32)
@@ -157,11 +166,7 @@ func TestHeldFill(t *testing.T) {
 	for _, countHeld := range []bool{true, false} {
 		t.Run(fmt.Sprintf("held=%v", countHeld), func(t *testing.T) {
 			name := fmt.Sprintf("vk-fill-%v", countHeld)
-			_, plugin := startProvider(t, name, time.Hour, func(c *Config) { c.CountHeld = countHeld })
-			b := &backend{t: t, plugin: plugin, node: name, total: 64}
-			b.report()
-			schedulable(t, name)
-			allocatableCPU(t, name, 64)
+			b := startBackend(t, name, countHeld)
 			placed, refused := 0, 0
 			for i, cpus := range sizes {
 				if b.used == b.total {

@@ -65,6 +65,25 @@ func nothingLost(ctx context.Context, t *testing.T, name string, admin bool) (bo
 	return true, ""
 }
 
+// startGood runs a provider whose plugin gives the good reply, and waits
+// until the node has it.
+func startGood(t *testing.T, name string, change ...func(*Config)) (*Provider, *fakePlugin) {
+	t.Helper()
+	p, plugin := startProvider(t, name, time.Hour, change...)
+	plugin.reply(http.StatusOK, faultGoodReply, 0)
+	eventually(t, "the good reply is stored", func(ctx context.Context) (bool, string) { return nothingLost(ctx, t, name, false) })
+	return p, plugin
+}
+
+// noWriteErrors checks the API server refused none of the provider's
+// writes.
+func noWriteErrors(t *testing.T, p *Provider) {
+	t.Helper()
+	if n := p.WriteErrors.Load(); n != 0 {
+		t.Errorf("the API server refused %d writes from the provider", n)
+	}
+}
+
 // TestConflictRetried: an administrator's taint lands between the
 // provider's read of the node and its taints patch (a hook makes the race
 // certain). The patch conflicts, the provider reads again and retries, and
@@ -94,9 +113,7 @@ func TestConflictRetried(t *testing.T) {
 	if n := p.Conflicts.Load(); n < 1 {
 		t.Errorf("%d conflicts, want the patch to have conflicted", n)
 	}
-	if n := p.WriteErrors.Load(); n != 0 {
-		t.Errorf("%d writes refused", n)
-	}
+	noWriteErrors(t, p)
 }
 
 // TestDriftCorrected: an administrator who deletes the plugin's taint sees
@@ -104,9 +121,7 @@ func TestConflictRetried(t *testing.T) {
 // touched.
 func TestDriftCorrected(t *testing.T) {
 	const name = "vk-drift"
-	_, plugin := startProvider(t, name, time.Hour)
-	plugin.reply(http.StatusOK, faultGoodReply, 0)
-	eventually(t, "the plugin's taint is stored", func(ctx context.Context) (bool, string) { return nothingLost(ctx, t, name, false) })
+	startGood(t, name)
 	addAdminTaint(t.Context(), t, name)
 	node := stored(t.Context(), t, name)
 	var kept []corev1.Taint
@@ -130,9 +145,7 @@ func TestDriftCorrected(t *testing.T) {
 // lost.
 func TestFlapping(t *testing.T) {
 	const name = "vk-flapping"
-	p, plugin := startProvider(t, name, time.Hour, func(c *Config) { c.Grace = 5 * time.Second; c.Interval = 100 * time.Millisecond })
-	plugin.reply(http.StatusOK, faultGoodReply, 0)
-	eventually(t, "the good reply is stored", func(ctx context.Context) (bool, string) { return nothingLost(ctx, t, name, false) })
+	p, plugin := startGood(t, name, func(c *Config) { c.Grace = 5 * time.Second; c.Interval = 100 * time.Millisecond })
 	addAdminTaint(t.Context(), t, name)
 	time.Sleep(300 * time.Millisecond) // the administrator's write settles
 	writes := p.Writes.Load()
@@ -179,9 +192,7 @@ func TestFlapping(t *testing.T) {
 	if got > int64(2*transitions) {
 		t.Errorf("%d writes for %d transitions: want at most two each", got, transitions)
 	}
-	if n := p.WriteErrors.Load(); n != 0 {
-		t.Errorf("%d writes refused", n)
-	}
+	noWriteErrors(t, p)
 }
 
 // TestRestartWhileEmpty: the provider stops, and a new one starts while
@@ -234,9 +245,7 @@ func TestRestartWhileEmpty(t *testing.T) {
 		}
 		return true, ""
 	})
-	if n := p.WriteErrors.Load(); n != 0 {
-		t.Errorf("%d writes refused", n)
-	}
+	noWriteErrors(t, p)
 }
 
 // TestNodeDeleted: an administrator deletes the node while the provider
@@ -245,9 +254,7 @@ func TestRestartWhileEmpty(t *testing.T) {
 // the node they deleted).
 func TestNodeDeleted(t *testing.T) {
 	const name = "vk-deleted"
-	p, plugin := startProvider(t, name, time.Hour)
-	plugin.reply(http.StatusOK, faultGoodReply, 0)
-	eventually(t, "the good reply is stored", func(ctx context.Context) (bool, string) { return nothingLost(ctx, t, name, false) })
+	p, _ := startGood(t, name)
 	old := stored(t.Context(), t, name)
 	if err := client.CoreV1().Nodes().Delete(t.Context(), name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
@@ -265,7 +272,5 @@ func TestNodeDeleted(t *testing.T) {
 		}
 		return nothingLost(ctx, t, name, false)
 	})
-	if n := p.WriteErrors.Load(); n != 0 {
-		t.Errorf("%d writes refused", n)
-	}
+	noWriteErrors(t, p)
 }

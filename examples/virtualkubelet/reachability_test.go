@@ -149,9 +149,7 @@ func TestUnreachablePlugin(t *testing.T) {
 			}
 		})
 	}
-	if n := p.WriteErrors.Load(); n != 0 {
-		t.Errorf("the API server refused %d writes from the provider", n)
-	}
+	noWriteErrors(t, p)
 }
 
 // TestOneLostPing: a single failed ping turns the connectivity condition
