@@ -1,13 +1,25 @@
-// Command testenv runs a real etcd (embedded) and a real kube-apiserver
-// (built from k8s.io/kubernetes) on loopback, for pingnode's end-to-end
-// tests and for trying the Virtual Kubelet example by hand. It writes a
-// kubeconfig, prints "ready <kubeconfig>" and serves until SIGINT or
-// SIGTERM, then stops both and exits.
+// Command testenv runs, on loopback and in one process, a real etcd
+// (embedded), kube-apiserver, kube-scheduler and kube-controller-manager
+// (all built from k8s.io/kubernetes), for pingnode's end-to-end tests and
+// for trying the Virtual Kubelet example by hand. It writes a kubeconfig,
+// prints "ready <kubeconfig>" once every component answers its health
+// check, and serves until SIGINT or SIGTERM, then stops them all and exits.
 //
 //	go run ./examples/testenv -dir /tmp/pingnode-env
 //
+// The controller manager runs only the node lifecycle controller (the
+// node.kubernetes.io/not-ready taints) and the serviceaccount controller
+// (the "default" ServiceAccount that Pods need), so a Pod created in any
+// namespace is scheduled onto a fitting, Ready node.
+//
 // Authentication is one static token and authorization AlwaysAllow: it is
 // for tests on this machine only, and listens on 127.0.0.1 alone.
+//
+// -dir is emptied first only if testenv made it: see [Marker]. A folder
+// that is not empty and has no marker is refused with exit status 2. With
+// -keep, a folder testenv made is used as it is, etcd's data included: the
+// control plane starts again where it stopped (give the same -port, so
+// that clients find it).
 package main
 
 import (
@@ -20,12 +32,16 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"syscall"
 	"time"
 
 	"go.etcd.io/etcd/server/v3/embed"
@@ -35,27 +51,64 @@ import (
 // Token is the bearer token of the one user, a member of system:masters.
 const Token = "pingnode-testenv-token"
 
+// stopTimeout bounds the wait for the components to stop after SIGTERM; it
+// is below the 30s after which the e2e tests kill the environment.
+const stopTimeout = 25 * time.Second
+
 func main() {
-	dir := flag.String("dir", "", "folder for etcd's data, certificates and the kubeconfig (required; emptied first)")
+	dir := flag.String("dir", "", "folder for etcd's data, certificates and the kubeconfig (required; created if missing, emptied first only if testenv made it)")
 	port := flag.Int("port", 0, "the API server's port on 127.0.0.1 (0: a free one)")
+	keep := flag.Bool("keep", false, "start again on the data an earlier run left in -dir (etcd's data, certificates) instead of emptying it: a restart of the control plane")
 	flag.Parse()
 	if *dir == "" {
 		fmt.Fprintln(os.Stderr, "testenv: -dir is required")
 		os.Exit(2)
 	}
-	if err := run(*dir, *port); err != nil {
+	err := run(*dir, *port, *keep)
+	var unsafe *UnsafeDirError
+	switch {
+	case errors.As(err, &unsafe):
+		fmt.Fprintln(os.Stderr, "testenv:", err)
+		os.Exit(2)
+	case err != nil:
 		fmt.Fprintln(os.Stderr, "testenv:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dir string, port int) error {
-	if err := os.RemoveAll(dir); err != nil {
+// exit is how a component's run ended.
+type exit struct {
+	name string
+	err  error
+}
+
+// stopped describes e as a component that ended unasked.
+func (e exit) stopped() error {
+	if e.err == nil {
+		return fmt.Errorf("%s stopped", e.name)
+	}
+	return fmt.Errorf("%s stopped: %w", e.name, e.err)
+}
+
+func run(dir string, port int, keep bool) error {
+	// Absolute, because the scheduler's configuration file names the
+	// kubeconfig, and "ready" prints it for another process to use.
+	dir, err := filepath.Abs(dir)
+	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	prepare := prepareDir
+	if keep {
+		prepare = reuseDir
+	}
+	if err := prepare(dir); err != nil {
 		return err
 	}
+	// The API server's command installs its own handler for these signals
+	// and stops by itself; this context stops the other components.
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+
 	etcd, etcdURL, err := startEtcd(filepath.Join(dir, "etcd"))
 	if err != nil {
 		return fmt.Errorf("etcd: %w", err)
@@ -73,19 +126,78 @@ func run(dir string, port int) error {
 	}
 	server := app.NewAPIServerCommand()
 	server.SetArgs(args)
-	done := make(chan error, 1)
-	go func() { done <- server.Execute() }() // returns after SIGINT or SIGTERM
+	exits := make(chan exit, 3) // one for each component, so none blocks
+	go func() { exits <- exit{"kube-apiserver", server.Execute()} }()
 
-	host := "https://127.0.0.1:" + strconv.Itoa(port)
-	if err := waitReady(host, done); err != nil {
+	if err := waitReady(ctx, exits, probe{url: loopbackURL(port, "/readyz")}); err != nil {
 		return err
 	}
 	kubeconfig := filepath.Join(dir, "kubeconfig")
-	if err := writeKubeconfig(kubeconfig, host); err != nil {
+	if err := writeKubeconfig(kubeconfig, loopbackURL(port, "")); err != nil {
+		return err
+	}
+	schedulerPort, err := startScheduler(ctx, dir, kubeconfig, exits)
+	if err != nil {
+		return fmt.Errorf("kube-scheduler: %w", err)
+	}
+	managerPort, err := startControllerManager(ctx, kubeconfig, exits)
+	if err != nil {
+		return fmt.Errorf("kube-controller-manager: %w", err)
+	}
+	probes := []probe{
+		// The scheduler is ready once its informers have synced and its
+		// event handlers have seen every object listed at the start.
+		{url: loopbackURL(schedulerPort, "/readyz")},
+		// The serviceaccount controller has run: Pods can be created.
+		{url: loopbackURL(port, "/api/v1/namespaces/default/serviceaccounts/default")},
+	}
+	for _, name := range Controllers {
+		// The controller manager's /healthz lists a check for each
+		// controller once it is built, just before it starts.
+		probes = append(probes, probe{url: loopbackURL(managerPort, "/healthz?verbose"), want: "[+]" + name + " ok"})
+	}
+	if err := waitReady(ctx, exits, probes...); err != nil {
 		return err
 	}
 	fmt.Println("ready", kubeconfig)
-	return <-done
+
+	var first exit
+	select {
+	case first = <-exits:
+		// The API server's command returns nil only after a signal, which
+		// may reach it before this context.
+		asked := ctx.Err() != nil || (first.name == "kube-apiserver" && first.err == nil)
+		if !asked {
+			return first.stopped()
+		}
+	case <-ctx.Done():
+	}
+	return waitStopped(exits, first)
+}
+
+// waitStopped waits, after a signal, for the three components to end (first,
+// if it has a name, has already), and reports what went wrong.
+func waitStopped(exits <-chan exit, first exit) error {
+	var errs []error
+	ended := 0
+	if first.name != "" {
+		ended++
+		if first.err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", first.name, first.err))
+		}
+	}
+	timeout := time.After(stopTimeout)
+	for ; ended < cap(exits); ended++ {
+		select {
+		case e := <-exits:
+			if e.err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", e.name, e.err))
+			}
+		case <-timeout:
+			return errors.Join(append(errs, fmt.Errorf("%d components still running after %s", cap(exits)-ended, stopTimeout))...)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 func freePort() (int, error) {
@@ -160,32 +272,58 @@ func apiServerArgs(dir, etcdURL string, port int) ([]string, error) {
 	}, nil
 }
 
-// waitReady polls /readyz until it answers ok, the server stops, or two
-// minutes pass.
-func waitReady(host string, done <-chan error) error {
-	client := &http.Client{
-		Timeout:   5 * time.Second,
-		Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, // self-signed, loopback only
+// probe is one readiness condition: a GET of url, with the token, answers
+// 200 OK and, unless want is empty, a body that contains want.
+type probe struct {
+	url  string
+	want string
+}
+
+// probeClient skips certificate checks: every component here serves with
+// a self-signed certificate, on loopback only.
+var probeClient = &http.Client{
+	Timeout:   5 * time.Second,
+	Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}},
+}
+
+// passes reports whether p holds now.
+func (p probe) passes(ctx context.Context) bool {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.url, nil)
+	if err != nil {
+		return false
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	req.Header.Set("Authorization", "Bearer "+Token)
+	resp, err := probeClient.Do(req)
+	if err != nil {
+		return false
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	return err == nil && resp.StatusCode == http.StatusOK && strings.Contains(string(body), p.want)
+}
+
+// waitReady polls the probes, in order, every 200ms until all have passed;
+// it fails when a component ends, ctx ends or two minutes pass first.
+func waitReady(ctx context.Context, exits <-chan exit, probes ...probe) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	for {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, host+"/readyz", nil)
-		req.Header.Set("Authorization", "Bearer "+Token)
-		if resp, err := client.Do(req); err == nil {
-			_ = resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
+	for len(probes) > 0 {
+		if probes[0].passes(ctx) {
+			probes = probes[1:]
+			continue
 		}
 		select {
-		case err := <-done:
-			return fmt.Errorf("kube-apiserver stopped before it was ready: %w", err)
+		case e := <-exits:
+			return fmt.Errorf("before all were ready: %w", e.stopped())
 		case <-ctx.Done():
-			return errors.New("kube-apiserver not ready after 2 minutes")
+			if errors.Is(ctx.Err(), context.Canceled) {
+				return errors.New("interrupted before all were ready")
+			}
+			return fmt.Errorf("%s: not ready after 2 minutes", probes[0].url)
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+	return nil
 }
 
 func writeKubeconfig(path, host string) error {

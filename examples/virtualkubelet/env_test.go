@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,8 +21,20 @@ import (
 // client talks to the real kube-apiserver that TestMain starts.
 var client kubernetes.Interface
 
-// TestMain starts the test environment (a real etcd and kube-apiserver on
-// loopback, examples/testenv) once for all tests, and stops it after them.
+// testenvBin is the testenv binary TestMain runs.
+var testenvBin string
+
+// env is the running test environment, in envDir, its API server on
+// envHost; restartEnv replaces it.
+var (
+	env     *exec.Cmd
+	envDir  string
+	envHost string
+)
+
+// TestMain starts the test environment (a real etcd, kube-apiserver,
+// kube-scheduler and kube-controller-manager on loopback,
+// examples/testenv) once for all tests, and stops it after them.
 // $PINGNODE_TESTENV names a built testenv binary; without it, the test
 // builds one (about 11 minutes cold, seconds with the build cache).
 func TestMain(m *testing.M) {
@@ -53,14 +66,16 @@ func testMain(m *testing.M) int {
 		fmt.Printf("testenv built in %s\n", time.Since(start).Round(time.Second))
 	}
 
+	testenvBin, envDir = bin, filepath.Join(tmp, "env")
 	start := time.Now()
-	env, kubeconfig, err := startEnv(bin, filepath.Join(tmp, "env"))
+	var kubeconfig string
+	env, kubeconfig, err = startEnv(bin, envDir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "starting the test environment:", err)
 		return 1
 	}
-	defer stopEnv(env)
-	fmt.Printf("etcd and kube-apiserver ready in %s\n", time.Since(start).Round(time.Millisecond))
+	defer func() { stopEnv(env) }()
+	fmt.Printf("etcd, kube-apiserver, kube-scheduler and kube-controller-manager ready in %s\n", time.Since(start).Round(time.Millisecond))
 
 	config, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
@@ -68,6 +83,7 @@ func testMain(m *testing.M) int {
 		return 1
 	}
 	config.QPS, config.Burst = 10000, 10000 // the validity test sends 20,000 requests
+	envHost = config.Host
 	if client, err = kubernetes.NewForConfig(config); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -76,8 +92,8 @@ func testMain(m *testing.M) int {
 }
 
 // startEnv starts the testenv binary and waits for its "ready" line.
-func startEnv(bin, dir string) (*exec.Cmd, string, error) {
-	cmd := exec.Command(bin, "-dir", dir)
+func startEnv(bin, dir string, args ...string) (*exec.Cmd, string, error) {
+	cmd := exec.Command(bin, append([]string{"-dir", dir}, args...)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	logFile, err := os.Create(dir + ".log")
 	if err != nil {
@@ -154,4 +170,23 @@ func eventually(t *testing.T, what string, check func(ctx context.Context) (bool
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// restartEnv stops the whole control plane and starts it again on the same
+// etcd data and port, and calls during, if not nil, while it is down.
+func restartEnv(t *testing.T, during func()) {
+	t.Helper()
+	u, err := url.Parse(envHost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopEnv(env)
+	if during != nil {
+		during()
+	}
+	next, _, err := startEnv(testenvBin, envDir, "-keep", "-port", u.Port())
+	if err != nil {
+		t.Fatalf("starting the control plane again: %v", err)
+	}
+	env = next
 }

@@ -274,3 +274,29 @@ func TestNodeDeleted(t *testing.T) {
 	})
 	noWriteErrors(t, p)
 }
+
+// TestControlPlaneRestart: the whole control plane stops and starts again
+// on the same etcd data while the provider runs, and the plugin keeps
+// answering. The provider's reads and writes fail meanwhile; it carries
+// on afterwards, with nothing lost, and takes the plugin's next change.
+func TestControlPlaneRestart(t *testing.T) {
+	const name = "vk-restart-control-plane"
+	p, plugin := startGood(t, name)
+	addAdminTaint(t.Context(), t, name)
+	eventually(t, "the administrator's taint is stored", func(ctx context.Context) (bool, string) { return nothingLost(ctx, t, name, true) })
+	restartEnv(t, func() {
+		pings := p.Pings.Load()
+		eventually(t, "five pings while the API server is down", func(context.Context) (bool, string) {
+			return p.Pings.Load() >= pings+5, "pings"
+		})
+	})
+	eventually(t, "nothing lost", func(ctx context.Context) (bool, string) { return nothingLost(ctx, t, name, true) })
+	plugin.reply(http.StatusOK, strings.Replace(faultGoodReply, `"cpu":"64"`, `"cpu":"48"`, 1), 0)
+	eventually(t, "the plugin's next change is stored", func(ctx context.Context) (bool, string) {
+		node, err := client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		return hasResources(node, map[string]string{"cpu": "48"})
+	})
+}
