@@ -132,8 +132,7 @@ func TestTestenvReusesItsOwnDir(t *testing.T) {
 			}
 		case <-time.After(30 * time.Second):
 			_ = cmd.Process.Kill()
-			<-done
-			t.Error("still running 30s after SIGTERM")
+			t.Errorf("still running 30s after SIGTERM; killed: %v", <-done)
 		}
 	}()
 
