@@ -1,7 +1,9 @@
 package pingstatus_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -61,6 +63,155 @@ func BenchmarkParse(b *testing.B) {
 			for b.Loop() {
 				var r pingstatus.PingResponse
 				_ = json.Unmarshal(bb.body, &r) // "ok" is not JSON: the bare decoder fails fast, as it would in a provider
+			}
+		})
+	}
+}
+
+// repeatTo returns head, then unit (with %d standing for its index) as many
+// times as fit, then tail, in at most size bytes.
+func repeatTo(size int, head, unit, sep, tail string) []byte {
+	var b strings.Builder
+	b.WriteString(head)
+	for i := 0; ; i++ {
+		u := unit
+		if strings.Contains(u, "%d") {
+			u = fmt.Sprintf(unit, i)
+		}
+		extra := len(u)
+		if i > 0 {
+			extra += len(sep)
+		}
+		if b.Len()+extra+len(tail) > size {
+			break
+		}
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		b.WriteString(u)
+	}
+	b.WriteString(tail)
+	return []byte(b.String())
+}
+
+// entries returns n copies of entry (with %d standing for the index) in a
+// JSON list, each padded with an unknown field so that the whole body,
+// head and tail included, is at most size bytes.
+func entries(size, n int, head, entry, tail string) []byte {
+	each := (size-len(head)-len(tail))/n - 1 // with its comma
+	var b strings.Builder
+	b.WriteString(head)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		e := entry
+		if strings.Contains(e, "%d") {
+			e = fmt.Sprintf(entry, i)
+		}
+		pad := max(each-len(e)-len(`,"pad":""`), 0)
+		b.WriteString(e[:len(e)-1] + `,"pad":"` + strings.Repeat("p", pad) + `"}`)
+	}
+	b.WriteString(tail)
+	return []byte(b.String())
+}
+
+// worstCases are crafted bodies of at most [pingstatus.DefaultMaxBodyBytes],
+// one for each path whose cost could grow faster than the body: long
+// strings for the quantity parser and the name rules, huge exponents, many
+// entries at and over the limits, many unknown fields, deep nesting, the
+// field-by-field decode, repeated keys, non-finite numbers and UTF-16.
+// strict is the same reply as strict UTF-8 JSON, for the bodies that are
+// not (the bare decoder would stop at their first byte); nil means body.
+func worstCases() []struct {
+	name         string
+	body, strict []byte
+} {
+	const size = pingstatus.DefaultMaxBodyBytes - 64
+	digits := func(n int) string { return strings.Repeat("1", n) }
+	deep := func(depth int) string { return strings.Repeat("[", depth) + strings.Repeat("]", depth) }
+	// A 300-byte resource name (under the 317-byte guard) that fails the
+	// name rules only at its last character, and a 60-digit quantity (under
+	// the 64-byte guard) that parses and is too large: the most work an
+	// entry can ask for within the guards.
+	name := strings.Repeat("a", 63) + "." + strings.Repeat("b", 63) + "." + strings.Repeat("c", 63) + "." + strings.Repeat("d", 40) + "/" + strings.Repeat("e", 68)
+	acc := `{"resourceType":"` + name + `","available":"` + digits(60) + `"}`
+	// A valid 317-byte key and a 63-byte value that fails at its last byte.
+	key := strings.Repeat("k", 63) + "." + strings.Repeat("l", 63) + "." + strings.Repeat("m", 63) + "." + strings.Repeat("n", 61) + "/" + strings.Repeat("o", 62) + "%d"
+	taint := `{"key":"` + key[:len(key)-2] + `%d","value":"` + strings.Repeat("v", 62) + `!","effect":"Evict"}`
+	taintsBody := string(taintsBody(200))
+	utf16 := func(s string) []byte {
+		b := []byte{0xFF, 0xFE}
+		for _, c := range []byte(s) { // ASCII
+			b = append(b, c, 0)
+		}
+		return b
+	}
+	nanBody := repeatTo(size, `{"resources":{"cpu":NaN,"memory":"1Gi"},"load":[`, "NaN", ",", "]}")
+	return []struct {
+		name         string
+		body, strict []byte
+	}{
+		{"cpu-digits", []byte(`{"resources":{"cpu":"` + digits(size-30) + `"}}`), nil},
+		{"cpu-number", []byte(`{"resources":{"cpu":` + digits(size-30) + `}}`), nil},
+		{"memory-suffix", []byte(`{"resources":{"memory":"` + digits(size-40) + `Gi"}}`), nil},
+		{"exponents", []byte(`{"resources":{"cpu":"1e999999999","memory":"-1e-999999999","pods":"0e999999999","accelerators":[{"resourceType":"a.io/x","available":"1e-999999999"}]}}`), nil},
+		{"resource-type", []byte(`{"resources":{"accelerators":[{"resourceType":"a.io/` + digits(size-80) + `","available":"1"}]}}`), nil},
+		{"taint-key", []byte(`{"taints":[{"key":"a.io/` + digits(size-60) + `","effect":"NoSchedule"}]}`), nil},
+		{"taint-value", []byte(`{"taints":[{"key":"a.io/x","value":"` + digits(size-70) + `","effect":"NoSchedule"}]}`), nil},
+		{"accelerators-256", entries(size, 256, `{"resources":{"accelerators":[`, acc, `]}}`), nil},
+		{"accelerators-257", entries(size, 257, `{"resources":{"accelerators":[`, acc, `]}}`), nil},
+		{"accelerators-many", repeatTo(size, `{"resources":{"accelerators":[`, `{"resourceType":"a.io/x%d","available":"1"}`, ",", "]}}"), nil},
+		{"taints-256", entries(size, 256, `{"taints":[`, taint, `]}`), nil},
+		{"taints-257", entries(size, 257, `{"taints":[`, taint, `]}`), nil},
+		{"taints-many", repeatTo(size, `{"taints":[`, `{"key":"a.io/t%d","effect":"NoSchedule"}`, ",", "]}"), nil},
+		{"unknown-fields", repeatTo(size, `{"status":"ok",`, `"f%d":0`, ",", "}"), nil},
+		{"deep-nesting", repeatTo(size, `{"status":"ok","x":[`, deep(9000), ",", "]}"), nil},
+		{"fallback", entries(size, 256, `{"status":1,"taints":[`, `{"key":"vendor.example.com/t%d","value":"v","effect":"NoSchedule"}`, `]}`), nil},
+		{"fallback-deep", repeatTo(size, `{"status":1,"resources":{"cpu":"8","x":[`, deep(9000), ",", "]}}"), nil},
+		{"fallback-many", repeatTo(size, `{"status":1,"taints":[`, "1", ",", "]}"), nil},
+		{"repeated-keys", repeatTo(size, `{"resources":{`, `"cpu":"1"`, ",", "}}"), nil},
+		{"repeated-entries", repeatTo(size, `{"taints":[`, `{"key":"a.io/x","key":"a.io/x","effect":"NoSchedule"}`, ",", "]}"), nil},
+		{"nan", nanBody, bytes.ReplaceAll(nanBody, []byte("NaN"), []byte("null"))},
+		{"utf16", utf16(taintsBody + strings.Repeat(" ", (size/2)-len(taintsBody))), []byte(taintsBody + strings.Repeat(" ", (size/2)-len(taintsBody)))},
+	}
+}
+
+// BenchmarkParseWorstCase measures Parse over each crafted body beside a
+// bare json.Unmarshal of the same body into an any, in the same run; no
+// ratio may exceed 10. For the table:
+//
+//	go test ./pingstatus -run '^$' -bench ParseWorstCase -count 6 > worst.txt
+//	benchstat -col /op worst.txt
+func BenchmarkParseWorstCase(b *testing.B) {
+	for _, c := range worstCases() {
+		if len(c.body) > pingstatus.DefaultMaxBodyBytes {
+			b.Fatalf("%s: %d bytes, over the body limit", c.name, len(c.body))
+		}
+		strict := c.strict
+		if strict == nil {
+			strict = c.body
+		}
+		b.Run("body="+c.name+"/op=parse", func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(c.body)))
+			for b.Loop() {
+				patch, _ := pingstatus.Parse(c.body, pingstatus.Options{})
+				if patch.Kind != pingstatus.Structured {
+					b.Fatalf("%s: %v", c.name, patch.Kind)
+				}
+			}
+		})
+		b.Run("body="+c.name+"/op=unmarshal", func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(c.body)))
+			for b.Loop() {
+				var v any
+				if err := json.Unmarshal(strict, &v); err != nil {
+					if _, syntax := errors.AsType[*json.SyntaxError](err); syntax {
+						b.Fatal(err)
+					}
+				}
 			}
 		})
 	}

@@ -32,8 +32,9 @@
 // A body that is not a JSON object (plain text such as "ok" or "0", an
 // array, a string, a number, null, nothing) is a [Legacy] reply, the kind
 // plugins sent before resources existed: an empty patch and no warning. A
-// body that starts like an object but does not parse, or is larger than
-// [Options.MaxBodyBytes], is [Unusable]: an empty patch and a warning.
+// body that starts like an object but does not parse, even read as told in
+// "What serializers write" below, or is larger than [Options.MaxBodyBytes],
+// is [Unusable]: an empty patch and a warning.
 //
 // # The rules
 //
@@ -66,6 +67,60 @@
 //     [Options.ProtectedKeys]) are dropped.
 //  8. Over [Options.MaxAccelerators] or [Options.MaxTaints] entries, the
 //     whole list is ignored.
+//
+// # What serializers write
+//
+// A reply is read as its author meant it, whatever the habits of the
+// serializer that wrote it (Python, Node, .NET, Java, shell tools):
+//
+//   - A UTF-8 byte order mark (.NET, PowerShell) is ignored, as RFC 8259
+//     lets a reader do. UTF-16 and UTF-32 text (Windows PowerShell's
+//     default), told by its byte order mark or by the zero bytes beside the
+//     first '{' (RFC 4627), is decoded and read, with a warning: JSON must
+//     be UTF-8.
+//   - Spaces, tabs, CR and LF around the object are JSON's whitespace:
+//     CRLF line ends and trailing newlines change nothing.
+//   - Field names match as encoding/json matches them: exactly, or else
+//     without regard to case (.NET writes "Cpu" and "ResourceType").
+//   - Numbers are read from their text, never through a float64: 64.0 and
+//     1e3 are whole numbers, 9007199254740993 is exact, and an integer
+//     beyond what a scheduler counts is too large (rule 1).
+//   - NaN, Infinity and -Infinity (Python's json.dumps, Gson) and nan, inf,
+//     -inf and -nan (C's printf) are no JSON numbers: a field that holds one
+//     is refused as a value of the wrong type, with a warning, and the other
+//     fields are read. In an unknown field they are ignored with it.
+//   - A key given more than once counts by its last value, as in Python,
+//     JavaScript and jq (a repeated object is not merged into the earlier
+//     one), with a warning.
+//   - A NUL or another control character makes a quantity, name, key,
+//     value or effect invalid; warnings show it escaped. The status is kept
+//     as sent.
+//   - A second value after the object (two replies in one body, or
+//     garbage) makes the reply [Unusable]: which part was meant is unknown.
+//
+// # Bounds
+//
+// No reply within [Options.MaxBodyBytes] costs more than a small multiple
+// of decoding it with encoding/json:
+//
+//   - A quantity, string or JSON number, longer than 64 bytes is refused
+//     without being parsed: the quantity parser's work grows faster than
+//     its text. Every value that rule 1 accepts is far shorter: it is below
+//     2^63, so at most 19 digits before the point, and the quantity parser
+//     keeps 9 after it (nano), so a plain decimal takes at most 30
+//     characters with its sign, and a suffix or an exponent a few more.
+//     Only a longer spelling of one (leading or trailing zeros) is refused. The JSON
+//     Schema has the same bound.
+//   - A decimal exponent beyond ±100 is judged without big arithmetic. With
+//     at most 64 characters the mantissa lies between 10^-63 and 10^64, so
+//     a larger exponent means too large, and a smaller one an amount below
+//     1n, which the quantity parser rounds up to 1n as it does any other.
+//   - A taint key or resource type longer than 317 bytes (a 253-byte
+//     prefix, '/' and a 63-byte name) and a taint value longer than 63 are
+//     refused by their length alone.
+//   - A list over its limit (rule 8) is counted, not decoded.
+//   - Warnings quote a plugin's text escaped as a Go string and cut after
+//     64 bytes, so a field of a megabyte never makes a warning of one.
 //
 // # For plugin authors
 //
