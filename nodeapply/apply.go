@@ -200,7 +200,7 @@ func (a *checker) resourcesUnchanged() bool {
 // claims more than the backend reported.
 func (a *checker) wanted(name corev1.ResourceName, q resource.Quantity) (resource.Quantity, string) {
 	held, ok := a.ping.Held[name]
-	if !ok {
+	if !ok || a.patch.Basis == pingstatus.BasisTotal { // the reply's figures hold the pods' share already
 		return q, ""
 	}
 	if p := kuberules.QuantityProblem(name, held); p != "" {

@@ -119,6 +119,8 @@ var sequenceCases = []struct {
 		{at: 60 * time.Second, body: `{"resources":{"cpu":"48"}}`, held: held("cpu", "16", "memory", "20Gi")},
 		// No held: the reply's figures as they are, interLink's rule.
 		{at: 90 * time.Second, body: `{"resources":{"cpu":"48"}}`},
+		// A plugin that reports the total: nothing is added.
+		{at: 100 * time.Second, body: `{"resources":{"basis":"total","cpu":"56"}}`, held: held("cpu", "16")},
 		// A failed ping ignores held as it ignores the reply.
 		{at: 120 * time.Second, failure: "HTTP 500", held: held("cpu", "8")},
 	}},

@@ -25,7 +25,9 @@
 //     amount that is negative, fractional for a whole-number resource, or
 //     that would make the sum too large is refused with a warning, and the
 //     reply's figure is written alone, never more. Held for a resource the
-//     reply does not name changes nothing. Quantities compare by value: an
+//     reply does not name changes nothing, and a reply whose basis is
+//     "total" ([pingstatus.BasisTotal]) has its figures written as they
+//     are. Quantities compare by value: an
 //     equal value is no change, and the node keeps its spelling ("512Gi"
 //     stays, though the plugin said "549755813888").
 //  3. What the patch does not name is left as it is: resources it omits,

@@ -11,6 +11,7 @@ import (
 	"github.com/pingnode/pingnode/internal/gen"
 	"github.com/pingnode/pingnode/internal/kuberules"
 	"github.com/pingnode/pingnode/nodeapply"
+	"github.com/pingnode/pingnode/pingstatus"
 )
 
 // heldGen draws what a provider's own pods hold: some of cpu, memory,
@@ -34,8 +35,8 @@ func heldGen() *rapid.Generator[corev1.ResourceList] {
 }
 
 // TestPropertyHeld: with what the provider's pods hold, every resource
-// the reply names is written as available + held, to capacity and
-// allocatable; held for a resource the reply omits changes nothing; an
+// the reply names is written as available + held (as it is when the
+// reply's basis is total), to capacity and allocatable; held for a resource the reply omits changes nothing; an
 // empty held gives exactly the result without it; the same ping twice
 // changes nothing.
 func TestPropertyHeld(t *testing.T) {
@@ -43,13 +44,14 @@ func TestPropertyHeld(t *testing.T) {
 		opts := optionsGen(true).Draw(t, "opts")
 		node, earlier := nodeWithHistory(t, opts)
 		patch := nextPing(t, earlier)
+		patch.Basis = rapid.SampledFrom([]pingstatus.Basis{"", pingstatus.BasisAvailable, pingstatus.BasisTotal}).Draw(t, "basis")
 		held := heldGen().Draw(t, "held")
 		res := nodeapply.Apply(node, nodeapply.Ping{Reply: patch, Held: held}, opts)
 		out := res.Node
 
 		for name, available := range patch.Resources {
 			want := available.DeepCopy()
-			if h, ok := held[name]; ok {
+			if h, ok := held[name]; ok && patch.Basis != pingstatus.BasisTotal {
 				want.Add(h)
 				if kuberules.TooLarge(name, want) { // refused: the reply's figure alone
 					want = available

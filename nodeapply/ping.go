@@ -42,7 +42,8 @@ type Ping struct {
 	// must not be in Held either, or the node would claim room the backend
 	// does not have for one interval. Held for a resource the reply does
 	// not name changes nothing; nil Held keeps the reply's figures as they
-	// are.
+	// are, and so does a reply that says its figures are the total
+	// ([pingstatus.BasisTotal]).
 	Held corev1.ResourceList
 }
 

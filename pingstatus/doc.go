@@ -29,6 +29,16 @@
 // node's taints alone; "taints": [] removes every taint the plugin set
 // earlier. Unknown fields are ignored.
 //
+// The resources are what the backend can take right now: idle cpus, free
+// memory and devices, room for more pods. The scheduler subtracts the
+// requests of the pods bound to the node from its allocatable, so a
+// provider that knows what its own pods hold on the backend adds it back
+// (nodeapply's Ping.Held); otherwise those pods would count twice. A plugin
+// that reports instead the total its backend gives the node, its pods'
+// share included, says so with "basis": "total" in "resources" ("available"
+// is the default); [NodePatch.Basis] carries it. interLink ignores the
+// field, so a reply with it works with every provider.
+//
 // A body that is not a JSON object (plain text such as "ok" or "0", an
 // array, a string, a number, null, nothing) is a [Legacy] reply, the kind
 // plugins sent before resources existed: an empty patch and no warning. A
@@ -50,22 +60,25 @@
 //     a plugin that reports no cpu silently drains the node; the tool for
 //     "take no pods" is a taint.
 //  3. pods and accelerators must be whole numbers.
-//  4. accelerators[].resourceType must be an extended resource name: a
+//  4. resources.basis must be "available" or "total"; anything else is
+//     read as "total", so that nothing is added to figures whose meaning is
+//     unknown.
+//  5. accelerators[].resourceType must be an extended resource name: a
 //     domain-prefixed qualified name outside kubernetes.io, not starting with
 //     "requests." (nvidia.com/gpu, xilinx.com/fpga). Zero is allowed: the
 //     devices are gone. A type listed twice is summed.
-//  5. taints[].key must be a qualified name and value a label value (empty
+//  6. taints[].key must be a qualified name and value a label value (empty
 //     or at most 63 characters); an entry with a bad key is dropped, and one
 //     with a bad value is dropped while the plugin's current taints with that
 //     key are kept ([NodePatch.KeptTaintKeys]). An empty or unknown effect
 //     becomes NoSchedule, the safe side.
-//  6. Taints are unique by key and effect: of a repeated pair the last entry
+//  7. Taints are unique by key and effect: of a repeated pair the last entry
 //     is kept.
-//  7. Keys that Kubernetes controllers own (node.kubernetes.io/*,
+//  8. Keys that Kubernetes controllers own (node.kubernetes.io/*,
 //     node.cloudprovider.kubernetes.io/*, node-role.kubernetes.io/*) and the
 //     provider's protected keys ([DefaultProtectedKey] and
 //     [Options.ProtectedKeys]) are dropped.
-//  8. Over [Options.MaxAccelerators] or [Options.MaxTaints] entries, the
+//  9. Over [Options.MaxAccelerators] or [Options.MaxTaints] entries, the
 //     whole list is ignored.
 //
 // # What serializers write
@@ -118,7 +131,7 @@
 //   - A taint key or resource type longer than 317 bytes (a 253-byte
 //     prefix, '/' and a 63-byte name) and a taint value longer than 63 are
 //     refused by their length alone.
-//   - A list over its limit (rule 8) is counted, not decoded.
+//   - A list over its limit (rule 9) is counted, not decoded.
 //   - Warnings quote a plugin's text escaped as a Go string and cut after
 //     64 bytes, so a field of a megabyte never makes a warning of one.
 //

@@ -88,6 +88,7 @@ func (p *parser) parse(body []byte) NodePatch {
 	patch := NodePatch{Kind: Structured, Status: r.Status}
 	if r.Resources != nil {
 		patch.Resources = p.resources(r.Resources)
+		patch.Basis = p.basis(r.Resources.Basis)
 	}
 	if r.Taints != nil {
 		patch.ReplaceTaints, patch.Taints, patch.KeptTaintKeys = p.taints(*r.Taints)
@@ -108,6 +109,7 @@ type resources struct {
 	Memory       quantity      `json:"memory"`
 	Pods         quantity      `json:"pods"`
 	Accelerators []accelerator `json:"accelerators"`
+	Basis        *string       `json:"basis"`
 }
 
 type accelerator struct {
@@ -237,6 +239,7 @@ type rawResources struct {
 	Memory       json.RawMessage `json:"memory"`
 	Pods         json.RawMessage `json:"pods"`
 	Accelerators json.RawMessage `json:"accelerators"`
+	Basis        json.RawMessage `json:"basis"`
 }
 
 type rawAccelerator struct {
@@ -261,6 +264,14 @@ func (p *parser) decodeByField(raw *rawReply) reply {
 			p.field(rr.Memory, "resources.memory", &r.Resources.Memory, "a string or a number", "memory left unchanged")
 			p.field(rr.Pods, "resources.pods", &r.Resources.Pods, "a string or a number", "pods left unchanged")
 			r.Resources.Accelerators = p.accelerators(rr.Accelerators)
+			if isPresent(rr.Basis) {
+				var basis string
+				if p.field(rr.Basis, "resources.basis", &basis, "a string", "read as \"total\": nothing is added to the figures") {
+					r.Resources.Basis = &basis
+				} else {
+					r.Resources.Basis = &unknownBasis
+				}
+			}
 		}
 	}
 	if isPresent(raw.Taints) && p.withinLimit("taints", "taints", entryCount(raw.Taints), p.opts.maxTaints()) {
@@ -406,6 +417,25 @@ func (p *parser) describe(path string, raw json.RawMessage) string {
 }
 
 // resources judges cpu, memory, pods and accelerators.
+// unknownBasis stands for a basis of the wrong JSON type, already warned
+// about.
+var unknownBasis = "\x00"
+
+// basis judges resources.basis: "available" or "total"; anything else is
+// read as "total", so that nothing is added to figures whose meaning is
+// unknown.
+func (p *parser) basis(b *string) Basis {
+	switch {
+	case b == nil:
+		return ""
+	case *b == string(BasisAvailable), *b == string(BasisTotal):
+		return Basis(*b)
+	case *b != unknownBasis:
+		p.warn("resources.basis", "%s is not \"available\" or \"total\"; read as \"total\": nothing is added to the figures", text.Quote(*b, quoteBytes))
+	}
+	return BasisTotal
+}
+
 func (p *parser) resources(r *resources) corev1.ResourceList {
 	list := make(corev1.ResourceList, 3+len(r.Accelerators))
 	p.standard(list, corev1.ResourceCPU, r.CPU)
@@ -878,7 +908,7 @@ const (
 
 var levelFields = [...][]string{
 	replyLevel:       {"status", "resources", "taints"},
-	resourcesLevel:   {"cpu", "memory", "pods", "accelerators"},
+	resourcesLevel:   {"cpu", "memory", "pods", "accelerators", "basis"},
 	acceleratorLevel: {"resourceType", "available"},
 	taintLevel:       {"key", "value", "effect"},
 }
@@ -917,7 +947,7 @@ func (w *walker) space() {
 // the given level, at path at.
 func (w *walker) object(at where, lv level) {
 	names := levelFields[lv]
-	var count [4]int
+	var count [5]int // the most fields a level has
 	for w.i++; ; w.i++ {
 		w.space()
 		if w.i >= len(w.b) || w.b[w.i] != '"' {

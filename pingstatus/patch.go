@@ -97,7 +97,24 @@ type NodePatch struct {
 	// plugin still means a taint with that key, so nodeapply keeps the
 	// plugin's current taints with these keys instead of removing them.
 	KeptTaintKeys []string
+	// Basis is what the resources' figures are, as the reply says: what
+	// the backend has available now, or the total it gives the node. ""
+	// when the reply does not say.
+	Basis Basis
 }
+
+// Basis says what a reply's resource figures are.
+type Basis string
+
+const (
+	// BasisAvailable figures are what the backend can take now: what this
+	// node's pods already use on the backend is not in them. It is what a
+	// reply that does not say is taken to mean.
+	BasisAvailable Basis = "available"
+	// BasisTotal figures are all the backend gives this node, what this
+	// node's pods use included: nothing is added to them.
+	BasisTotal Basis = "total"
+)
 
 // IsEmpty reports whether p asks for no change at all.
 func (p *NodePatch) IsEmpty() bool {

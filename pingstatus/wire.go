@@ -22,11 +22,20 @@ type PingResponse struct {
 
 // ResourcesResponse holds the backend's resources as Kubernetes quantity
 // strings ("64", "250000Mi", "500m"). An empty string means "no news".
+//
+// The figures are what the backend can take right now (Basis "available",
+// the default): idle cpus, free memory, free GPUs, room for more pods. A
+// provider that counts its own pods adds what they hold on the backend,
+// since the scheduler subtracts their requests from the node itself. A
+// plugin that reports instead the total its backend gives the node, its
+// pods' share included, says Basis "total", and nothing is added.
 type ResourcesResponse struct {
 	CPU          string                `json:"cpu,omitempty"`
 	Memory       string                `json:"memory,omitempty"`
 	Pods         string                `json:"pods,omitempty"`
 	Accelerators []AcceleratorResponse `json:"accelerators,omitempty"`
+	// Basis is "available" (the default when empty) or "total".
+	Basis string `json:"basis,omitempty"`
 }
 
 // AcceleratorResponse is one kind of device the backend offers, by its
