@@ -425,11 +425,7 @@ func TestSerializerHabits(t *testing.T) {
 			if diff := cmp.Diff(tt.taints, patch.Taints); diff != "" {
 				t.Errorf("Taints (-want +got):\n%s", diff)
 			}
-			var got []string
-			for _, w := range warnings {
-				got = append(got, w.String())
-			}
-			if diff := cmp.Diff(tt.warnings, got); diff != "" {
+			if diff := cmp.Diff(tt.warnings, warningTexts(warnings)); diff != "" {
 				t.Errorf("warnings (-want +got):\n%s", diff)
 			}
 		})
@@ -515,11 +511,7 @@ func TestCostGuards(t *testing.T) {
 			if diff := cmp.Diff(tt.resources, patch.Resources, equateQuantities); diff != "" {
 				t.Errorf("Resources (-want +got):\n%s", diff)
 			}
-			var got []string
-			for _, w := range warnings {
-				got = append(got, w.String())
-			}
-			if diff := cmp.Diff(tt.warnings, got); diff != "" {
+			if diff := cmp.Diff(tt.warnings, warningTexts(warnings)); diff != "" {
 				t.Errorf("warnings (-want +got):\n%s", diff)
 			}
 		})
@@ -614,4 +606,13 @@ func TestWarningsAreBounded(t *testing.T) {
 			}
 		})
 	}
+}
+
+// warningTexts is warnings as their String forms, nil for none.
+func warningTexts(warnings []Warning) []string {
+	var texts []string
+	for _, w := range warnings {
+		texts = append(texts, w.String())
+	}
+	return texts
 }
