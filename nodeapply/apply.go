@@ -118,7 +118,8 @@ func Apply(node *corev1.Node, ping Ping, opts Options) Result {
 	return a.apply()
 }
 
-// noNews is the patch of a ping without a reply. It is never modified.
+// noNews is the patch of a ping without a reply: a read-only zero value,
+// shared so that such a ping allocates nothing for it.
 var noNews = pingstatus.NodePatch{}
 
 // checker answers, without allocating, whether a ping leaves a node as it

@@ -269,7 +269,8 @@ func (p *parser) decodeByField(raw *rawReply) reply {
 				if p.field(rr.Basis, "resources.basis", &basis, "a string", "read as \"total\": nothing is added to the figures") {
 					r.Resources.Basis = &basis
 				} else {
-					r.Resources.Basis = &unknownBasis
+					basis = unknownBasis
+					r.Resources.Basis = &basis
 				}
 			}
 		}
@@ -419,7 +420,7 @@ func (p *parser) describe(path string, raw json.RawMessage) string {
 // resources judges cpu, memory, pods and accelerators.
 // unknownBasis stands for a basis of the wrong JSON type, already warned
 // about.
-var unknownBasis = "\x00"
+const unknownBasis = "\x00"
 
 // basis judges resources.basis: "available" or "total"; anything else is
 // read as "total", so that nothing is added to figures whose meaning is
