@@ -5,6 +5,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/pingnode/pingnode/internal/kuberules"
+	"github.com/pingnode/pingnode/internal/text"
 )
 
 // repair makes out valid where the API server would reject it, changing
@@ -75,4 +76,5 @@ func (a *applier) repairTaints(out *corev1.Node) {
 	out.Spec.Taints = kept
 }
 
-func quote(s string) string { return `"` + s + `"` }
+// quote quotes text from the node for a warning, escaped and bounded.
+func quote(s string) string { return text.Quote(s, 64) }
