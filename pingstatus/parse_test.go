@@ -214,15 +214,7 @@ func TestRules(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			patch, warnings := Parse([]byte(tt.body), tt.opts)
-			if diff := cmp.Diff(tt.resources, patch.Resources, equateQuantities); diff != "" {
-				t.Errorf("Resources (-want +got):\n%s", diff)
-			}
-			if patch.ReplaceTaints != tt.replace {
-				t.Errorf("ReplaceTaints = %v, want %v", patch.ReplaceTaints, tt.replace)
-			}
-			if diff := cmp.Diff(tt.taints, patch.Taints); diff != "" {
-				t.Errorf("Taints (-want +got):\n%s", diff)
-			}
+			checkParts(t, &patch, tt.resources, tt.replace, tt.taints)
 			if diff := cmp.Diff(tt.kept, patch.KeptTaintKeys); diff != "" {
 				t.Errorf("KeptTaintKeys (-want +got):\n%s", diff)
 			}
@@ -416,15 +408,7 @@ func TestSerializerHabits(t *testing.T) {
 			if patch.Kind != tt.kind {
 				t.Errorf("Kind = %v, want %v", patch.Kind, tt.kind)
 			}
-			if diff := cmp.Diff(tt.resources, patch.Resources, equateQuantities); diff != "" {
-				t.Errorf("Resources (-want +got):\n%s", diff)
-			}
-			if patch.ReplaceTaints != tt.replace {
-				t.Errorf("ReplaceTaints = %v, want %v", patch.ReplaceTaints, tt.replace)
-			}
-			if diff := cmp.Diff(tt.taints, patch.Taints); diff != "" {
-				t.Errorf("Taints (-want +got):\n%s", diff)
-			}
+			checkParts(t, &patch, tt.resources, tt.replace, tt.taints)
 			if diff := cmp.Diff(tt.warnings, warningTexts(warnings)); diff != "" {
 				t.Errorf("warnings (-want +got):\n%s", diff)
 			}
@@ -615,4 +599,19 @@ func warningTexts(warnings []Warning) []string {
 		texts = append(texts, w.String())
 	}
 	return texts
+}
+
+// checkParts compares a patch's resources, ReplaceTaints and taints with
+// what a table wants.
+func checkParts(t *testing.T, patch *NodePatch, resources corev1.ResourceList, replace bool, taints []corev1.Taint) {
+	t.Helper()
+	if diff := cmp.Diff(resources, patch.Resources, equateQuantities); diff != "" {
+		t.Errorf("Resources (-want +got):\n%s", diff)
+	}
+	if patch.ReplaceTaints != replace {
+		t.Errorf("ReplaceTaints = %v, want %v", patch.ReplaceTaints, replace)
+	}
+	if diff := cmp.Diff(taints, patch.Taints); diff != "" {
+		t.Errorf("Taints (-want +got):\n%s", diff)
+	}
 }
