@@ -435,7 +435,10 @@ func TestCostGuards(t *testing.T) {
 		short := []byte(`{"resources":{"cpu":"` + long[:65] + `"}}`)
 		allocsLong := testing.AllocsPerRun(5, func() { Parse(body, Options{}) })
 		allocsShort := testing.AllocsPerRun(5, func() { Parse(short, Options{}) })
-		if allocsLong > allocsShort+2 {
+		// Under the race detector sync.Pool drops items at random, so the
+		// counts move by a few; the parser behind a missing guard adds
+		// over ten thousand.
+		if allocsLong > allocsShort+100 {
 			t.Errorf("Parse allocates %v objects for a 1 MiB quantity and %v for 65 bytes: the quantity parser saw the long one", allocsLong, allocsShort)
 		}
 	})
