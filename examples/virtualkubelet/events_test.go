@@ -9,6 +9,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -23,6 +24,18 @@ func nodeEventsOf(ctx context.Context, t *testing.T, name string) []corev1.Event
 		t.Fatal(err)
 	}
 	return list.Items
+}
+
+// clearNodeEvents deletes the events an earlier run (go test -count=N)
+// left on the node, so that each run counts only its own.
+func clearNodeEvents(t *testing.T, name string) {
+	t.Helper()
+	for _, e := range nodeEventsOf(t.Context(), t, name) {
+		err := client.CoreV1().Events(e.Namespace).Delete(t.Context(), e.Name, metav1.DeleteOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			t.Fatal(err)
+		}
+	}
 }
 
 func eventsWith(events []corev1.Event, reason string) []corev1.Event {
@@ -50,6 +63,7 @@ func describe(events []corev1.Event) string {
 // count stops at 25 here: not one write per ping.
 func TestRefusalEvent(t *testing.T) {
 	const name = "vk-events"
+	clearNodeEvents(t, name)
 	p, plugin := startProvider(t, name, time.Hour, func(c *Config) { c.Interval = 100 * time.Millisecond })
 	plugin.reply(http.StatusOK, `{"resources":{"cpu":"-8","memory":"64Gi"}}`, 0)
 	pings := p.Pings.Load()
@@ -89,6 +103,7 @@ func TestRefusalEvent(t *testing.T) {
 // PluginPingFailed naming the failure.
 func TestReachabilityEvents(t *testing.T) {
 	const name = "vk-reachability-events"
+	clearNodeEvents(t, name)
 	_, plugin := startProvider(t, name, time.Hour, func(c *Config) { c.Grace = testGrace })
 	eventually(t, "NodeReady", func(ctx context.Context) (bool, string) {
 		events := nodeEventsOf(ctx, t, name)
