@@ -24,7 +24,7 @@ func TestNotReadyTaints(t *testing.T) {
 	const name, healthy = "vk-notready", "vk-notready-neighbour"
 	startProvider(t, healthy, 5*time.Second) // keeps the zone from counting as fully disrupted
 	p, plugin := startProvider(t, name, 5*time.Second, func(c *Config) { c.Grace = testGrace })
-	plugin.reply(http.StatusOK, faultGoodReply, 0)
+	plugin.reply(http.StatusOK, goodReply, 0)
 	schedulable(t, name)
 	eventually(t, "the good reply is stored", func(ctx context.Context) (bool, string) { return nothingLost(ctx, t, name, false) })
 
@@ -55,7 +55,7 @@ func TestNotReadyTaints(t *testing.T) {
 		t.Errorf("a pod was bound to %s while it was not ready", got)
 	}
 
-	plugin.reply(http.StatusOK, faultGoodReply, 0)
+	plugin.reply(http.StatusOK, goodReply, 0)
 	schedulable(t, name)
 	boundTo(t, "while-not-ready", name)
 	eventually(t, "nothing lost", func(ctx context.Context) (bool, string) { return nothingLost(ctx, t, name, false) })

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -183,8 +184,6 @@ func TestResources(t *testing.T) {
 
 func TestTaints(t *testing.T) {
 	const name = "vk-taints"
-	const pluginTaint = "vendor.example.com/maintenance=true:NoSchedule"
-	const adminTaint = "admin.example.org/hold=yes:NoExecute"
 	_, plugin := startProvider(t, name, time.Hour)
 
 	plugin.reply(http.StatusOK, `{"taints":[{"key":"vendor.example.com/maintenance","value":"true","effect":"NoSchedule"}]}`, 0)
@@ -238,12 +237,9 @@ func equalSets(a, b map[string]bool) bool {
 
 func TestBadReplies(t *testing.T) {
 	const name = "vk-bad-replies"
-	const pluginTaint = "vendor.example.com/maintenance=true:NoSchedule"
 	p, plugin := startProvider(t, name, time.Hour)
-	good := `{"resources":{"cpu":"64","memory":"64Gi","accelerators":[{"resourceType":"nvidia.com/gpu","available":"4"}]},
-		"taints":[{"key":"vendor.example.com/maintenance","value":"true","effect":"NoSchedule"}]}`
-	plugin.reply(http.StatusOK, good, 0)
-	last := map[string]string{"cpu": "64", "memory": "64Gi", "nvidia.com/gpu": "4"}
+	plugin.reply(http.StatusOK, goodReply, 0)
+	last := maps.Clone(goodResources)
 	eventually(t, "the good reply is stored", func(ctx context.Context) (bool, string) {
 		node := stored(ctx, t, name)
 		ok, why := hasResources(node, last)

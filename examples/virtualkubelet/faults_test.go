@@ -16,14 +16,16 @@ import (
 	"github.com/pingnode/pingnode/nodeapply"
 )
 
+// The good reply most tests start from, what it stores, the taint it sets,
+// and an administrator's taint beside it.
 const (
-	faultPluginTaint = "vendor.example.com/maintenance=true:NoSchedule"
-	faultAdminTaint  = "admin.example.org/hold=yes:NoExecute"
-	faultGoodReply   = `{"resources":{"cpu":"64","memory":"64Gi","accelerators":[{"resourceType":"nvidia.com/gpu","available":"4"}]},
+	pluginTaint = "vendor.example.com/maintenance=true:NoSchedule"
+	adminTaint  = "admin.example.org/hold=yes:NoExecute"
+	goodReply   = `{"resources":{"cpu":"64","memory":"64Gi","accelerators":[{"resourceType":"nvidia.com/gpu","available":"4"}]},
 		"taints":[{"key":"vendor.example.com/maintenance","value":"true","effect":"NoSchedule"}]}`
 )
 
-var faultResources = map[string]string{"cpu": "64", "memory": "64Gi", "nvidia.com/gpu": "4"}
+var goodResources = map[string]string{"cpu": "64", "memory": "64Gi", "nvidia.com/gpu": "4"}
 
 // addAdminTaint is kubectl taint by an administrator: a JSON patch with a
 // test of the resourceVersion, so it never overwrites a concurrent write.
@@ -46,13 +48,13 @@ func nothingLost(ctx context.Context, t *testing.T, name string, admin bool) (bo
 	if err != nil {
 		return false, err.Error()
 	}
-	if ok, why := hasResources(node, faultResources); !ok {
+	if ok, why := hasResources(node, goodResources); !ok {
 		return false, why
 	}
 	taints := taintSet(node)
-	want := []string{faultPluginTaint, protectedTaint, staticTaint}
+	want := []string{pluginTaint, protectedTaint, staticTaint}
 	if admin {
-		want = append(want, faultAdminTaint)
+		want = append(want, adminTaint)
 	}
 	for _, w := range want {
 		if !taints[w] {
@@ -70,7 +72,7 @@ func nothingLost(ctx context.Context, t *testing.T, name string, admin bool) (bo
 func startGood(t *testing.T, name string, change ...func(*Config)) (*Provider, *fakePlugin) {
 	t.Helper()
 	p, plugin := startProvider(t, name, time.Hour, change...)
-	plugin.reply(http.StatusOK, faultGoodReply, 0)
+	plugin.reply(http.StatusOK, goodReply, 0)
 	eventually(t, "the good reply is stored", func(ctx context.Context) (bool, string) { return nothingLost(ctx, t, name, false) })
 	return p, plugin
 }
@@ -101,7 +103,7 @@ func TestConflictRetried(t *testing.T) {
 		})
 	}
 	p.mu.Unlock()
-	plugin.reply(http.StatusOK, faultGoodReply, 0)
+	plugin.reply(http.StatusOK, goodReply, 0)
 	select {
 	case <-raced:
 	case <-time.After(20 * time.Second):
@@ -126,7 +128,7 @@ func TestDriftCorrected(t *testing.T) {
 	node := stored(t.Context(), t, name)
 	var kept []corev1.Taint
 	for _, taint := range node.Spec.Taints {
-		if taint.ToString() != faultPluginTaint {
+		if taint.ToString() != pluginTaint {
 			kept = append(kept, taint)
 		}
 	}
@@ -157,10 +159,10 @@ func TestFlapping(t *testing.T) {
 		body   string
 		delay  time.Duration
 	}{
-		{http.StatusOK, faultGoodReply, 0},
+		{http.StatusOK, goodReply, 0},
 		{http.StatusInternalServerError, "oops", 0},
-		{http.StatusOK, faultGoodReply, 0},
-		{http.StatusOK, faultGoodReply, time.Second}, // past the timeout
+		{http.StatusOK, goodReply, 0},
+		{http.StatusOK, goodReply, time.Second}, // past the timeout
 		{http.StatusOK, "\x00garbage{{", 0},
 		{http.StatusOK, `{"resources":{"cpu":`, 0},
 		{http.StatusBadGateway, "", 0},
@@ -181,7 +183,7 @@ func TestFlapping(t *testing.T) {
 			t.Fatalf("flap %d: %s", i, why)
 		}
 	}
-	plugin.reply(http.StatusOK, faultGoodReply, 0)
+	plugin.reply(http.StatusOK, goodReply, 0)
 	transitions++
 	eventually(t, "nothing lost", func(ctx context.Context) (bool, string) { return nothingLost(ctx, t, name, true) })
 	got := p.Writes.Load() - writes
@@ -202,7 +204,7 @@ func TestFlapping(t *testing.T) {
 func TestRestartWhileEmpty(t *testing.T) {
 	const name = "vk-restart"
 	plugin := &fakePlugin{}
-	plugin.reply(http.StatusOK, faultGoodReply, 0)
+	plugin.reply(http.StatusOK, goodReply, 0)
 	server := httptest.NewServer(plugin)
 	defer server.Close()
 	cfg := Config{
@@ -233,10 +235,10 @@ func TestRestartWhileEmpty(t *testing.T) {
 	defer stop()
 	eventually(t, "the plugin's taint is gone, nothing else", func(ctx context.Context) (bool, string) {
 		node := stored(ctx, t, name)
-		if ok, why := hasResources(node, faultResources); !ok {
+		if ok, why := hasResources(node, goodResources); !ok {
 			return false, why
 		}
-		want := map[string]bool{protectedTaint: true, staticTaint: true, faultAdminTaint: true}
+		want := map[string]bool{protectedTaint: true, staticTaint: true, adminTaint: true}
 		if got := taintSet(node); !equalSets(got, want) {
 			return false, "taints " + strings.Join(keys(got), ", ")
 		}
@@ -291,7 +293,7 @@ func TestControlPlaneRestart(t *testing.T) {
 		})
 	})
 	eventually(t, "nothing lost", func(ctx context.Context) (bool, string) { return nothingLost(ctx, t, name, true) })
-	plugin.reply(http.StatusOK, strings.Replace(faultGoodReply, `"cpu":"64"`, `"cpu":"48"`, 1), 0)
+	plugin.reply(http.StatusOK, strings.Replace(goodReply, `"cpu":"64"`, `"cpu":"48"`, 1), 0)
 	eventually(t, "the plugin's next change is stored", func(ctx context.Context) (bool, string) {
 		node, err := client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 		if err != nil {

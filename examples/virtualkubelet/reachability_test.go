@@ -65,15 +65,11 @@ const testGrace = 2 * time.Second
 // resources and taints stay, and one answered ping restores Ready.
 func TestUnreachablePlugin(t *testing.T) {
 	const name = "vk-unreachable"
-	const pluginTaint = "vendor.example.com/maintenance=true:NoSchedule"
 	p, plugin := startProvider(t, name, time.Hour, func(c *Config) { c.Grace = testGrace; c.Timeout = 300 * time.Millisecond })
-	good := `{"resources":{"cpu":"64","memory":"64Gi","accelerators":[{"resourceType":"nvidia.com/gpu","available":"4"}]},
-		"taints":[{"key":"vendor.example.com/maintenance","value":"true","effect":"NoSchedule"}]}`
-	plugin.reply(http.StatusOK, good, 0)
-	last := map[string]string{"cpu": "64", "memory": "64Gi", "nvidia.com/gpu": "4"}
+	plugin.reply(http.StatusOK, goodReply, 0)
 	eventually(t, "the good reply is stored and the node is Ready", func(ctx context.Context) (bool, string) {
 		node := stored(ctx, t, name)
-		if ok, why := hasResources(node, last); !ok {
+		if ok, why := hasResources(node, goodResources); !ok {
 			return false, why
 		}
 		if ok, why := conditionIs(node, nodeapply.DefaultConnectivityCondition, corev1.ConditionTrue); !ok {
@@ -90,11 +86,11 @@ func TestUnreachablePlugin(t *testing.T) {
 	}{
 		{"HTTP 500", func() func() {
 			plugin.reply(http.StatusInternalServerError, "<html>oops</html>", 0)
-			return func() { plugin.reply(http.StatusOK, good, 0) }
+			return func() { plugin.reply(http.StatusOK, goodReply, 0) }
 		}, "HTTP 500 Internal Server Error"},
 		{"hangs past the timeout", func() func() {
-			plugin.reply(http.StatusOK, good, 2*time.Second)
-			return func() { plugin.reply(http.StatusOK, good, 0) }
+			plugin.reply(http.StatusOK, goodReply, 2*time.Second)
+			return func() { plugin.reply(http.StatusOK, goodReply, 0) }
 		}, "timeout after 300ms"},
 		{"refuses connections", func() func() {
 			addr := plugin.refuse()
@@ -122,7 +118,7 @@ func TestUnreachablePlugin(t *testing.T) {
 			if n := p.Failures.Load() - failuresBefore; n < 2 {
 				t.Errorf("only %d failed pings seen", n)
 			}
-			if ok, why := hasResources(node, last); !ok {
+			if ok, why := hasResources(node, goodResources); !ok {
 				t.Errorf("the last good resources are gone: %s", why)
 			}
 			if !equalSets(taintSet(node), taintSet(before)) || !taintSet(node)[pluginTaint] {
@@ -141,7 +137,7 @@ func TestUnreachablePlugin(t *testing.T) {
 				return conditionIs(node, corev1.NodeReady, corev1.ConditionTrue)
 			})
 			node = stored(t.Context(), t, name)
-			if ok, why := hasResources(node, last); !ok {
+			if ok, why := hasResources(node, goodResources); !ok {
 				t.Errorf("after recovery: %s", why)
 			}
 			if !equalSets(taintSet(node), taintSet(before)) {
