@@ -1,42 +1,100 @@
 package kuberules
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
-// These checks agree with apimachinery's content.IsQualifiedName and
-// content.IsLabelValue (a differential property test holds them to it), but
-// do not allocate, so they can run on every ping.
+// These checks give the verdicts of apimachinery's validation.IsQualifiedName
+// and validation.IsValidLabelValue (a differential property test holds them
+// to it, at every release the module supports), in this library's own words,
+// and do not allocate on the valid path, so they can run on every ping.
 
 const (
 	maxNameLen      = 63  // name part of a qualified name; label value
 	maxSubdomainLen = 253 // DNS-1123 subdomain
 )
 
-// isQualifiedName reports whether dotPrefix+s is a qualified name. dotPrefix
-// is "" or a run of DNS labels that ends in a dot (like "requests."); it is
-// put before s's own prefix without building the joined string.
-func isQualifiedName(dotPrefix, s string) bool {
+// The problems, worded to read after "is not a valid taint key: " and after
+// "a taint whose key ".
+const (
+	problemEmpty      = "must not be empty"
+	problemSlashes    = "must have at most one '/' (an optional prefix like example.com, '/', then a name)"
+	problemNoPrefix   = "must have a prefix before '/', like example.com/"
+	problemPrefix     = "prefix must be a lowercase DNS subdomain, like example.com"
+	problemNoName     = "must have a name after '/'"
+	problemNameLen    = "name must be at most 63 characters"
+	problemNameChars  = "name must be letters, digits, '-', '_' and '.', starting and ending with a letter or digit"
+	problemValueLen   = "must be at most 63 characters"
+	problemValueChars = "must be empty, or letters, digits, '-', '_' and '.' starting and ending with a letter or digit"
+)
+
+// isQualifiedName reports whether dotPrefix+s is a qualified name.
+func isQualifiedName(dotPrefix, s string) bool { return qualifiedNameProblem(dotPrefix, s) == "" }
+
+// qualifiedNameProblem returns why dotPrefix+s is not a qualified name (an
+// optional DNS subdomain prefix and '/', then a name of at most 63
+// characters), or "" if it is one. dotPrefix is "" or a run of DNS labels
+// that ends in a dot (like "requests."); it is put before s's own prefix
+// without building the joined string, and callers only pass one with an s
+// that has a prefix.
+func qualifiedNameProblem(dotPrefix, s string) string {
+	if s == "" {
+		return problemEmpty
+	}
 	prefix, name, hasPrefix := strings.Cut(s, "/")
 	if !hasPrefix {
 		if dotPrefix != "" {
-			return false // "requests.name" has no '/' either: a bare name with a dot; callers never ask this
+			return problemNoPrefix
 		}
-		return isQualifiedNamePart(s)
+		return namePartProblem(s)
 	}
-	if strings.Contains(name, "/") {
-		return false
+	switch {
+	case strings.Contains(name, "/"):
+		return problemSlashes
+	case prefix == "":
+		return problemNoPrefix
+	case len(dotPrefix)+len(prefix) > maxSubdomainLen:
+		return "prefix must be at most " + strconv.Itoa(maxSubdomainLen-len(dotPrefix)) + " characters"
+	case !isDNS1123Subdomain(prefix):
+		return problemPrefix
+	case name == "":
+		return problemNoName
 	}
-	if len(dotPrefix)+len(prefix) > maxSubdomainLen || !isDNS1123Subdomain(prefix) {
-		return false
-	}
-	return isQualifiedNamePart(name)
+	return namePartProblem(name)
 }
 
-// isQualifiedNamePart reports whether s matches ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]
-// and is at most 63 characters long.
-func isQualifiedNamePart(s string) bool {
-	if s == "" || len(s) > maxNameLen {
-		return false
+// namePartProblem returns why s does not match
+// ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9] within 63 characters, or "".
+func namePartProblem(s string) string {
+	switch {
+	case s == "":
+		return problemEmpty
+	case len(s) > maxNameLen:
+		return problemNameLen
+	case !isNameChars(s):
+		return problemNameChars
 	}
+	return ""
+}
+
+// labelValueProblem returns why s is not a label value (empty, or a name
+// part), or "".
+func labelValueProblem(s string) string {
+	switch {
+	case s == "":
+		return ""
+	case len(s) > maxNameLen:
+		return problemValueLen
+	case !isNameChars(s):
+		return problemValueChars
+	}
+	return ""
+}
+
+// isNameChars reports whether the non-empty s is alphanumerics, '-', '_' and
+// '.', starting and ending with an alphanumeric.
+func isNameChars(s string) bool {
 	if !isAlnum(s[0]) || !isAlnum(s[len(s)-1]) {
 		return false
 	}
@@ -48,9 +106,6 @@ func isQualifiedNamePart(s string) bool {
 	}
 	return true
 }
-
-// isLabelValue reports whether s is empty or a valid name part.
-func isLabelValue(s string) bool { return s == "" || isQualifiedNamePart(s) }
 
 // isDNS1123Subdomain reports whether s is a lowercase RFC 1123 subdomain of
 // at most 253 characters.

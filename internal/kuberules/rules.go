@@ -1,8 +1,9 @@
 // Package kuberules holds the Kubernetes rules that pingstatus and nodeapply
 // both enforce: resource names, quantity values and taints, as the API server
-// (v1.37) validates them for a Node. Its checks do not allocate on the valid
-// path, so nodeapply can run them on every ping; on the invalid path they
-// return apimachinery's own messages.
+// validates them for a Node. Its checks do not allocate on the valid path, so
+// nodeapply can run them on every ping; on the invalid path they say what is
+// wrong in this library's own words, the same at every Kubernetes release the
+// module supports.
 package kuberules
 
 import (
@@ -10,7 +11,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/apimachinery/pkg/api/validate/content"
 )
 
 // DefaultProtectedKey is the taint key that interLink's provider sets on its
@@ -77,10 +77,8 @@ func ExtendedResourceNameProblem(name corev1.ResourceName) string {
 		return "must not be in the kubernetes.io domain"
 	case strings.HasPrefix(s, corev1.DefaultResourceRequestsPrefix):
 		return `must not start with "requests."`
-	case !IsExtendedResourceName(name):
-		return strings.Join(content.IsLabelKey(corev1.DefaultResourceRequestsPrefix+s), "; ")
 	}
-	return ""
+	return qualifiedNameProblem(corev1.DefaultResourceRequestsPrefix, s)
 }
 
 // IsIntegerResource reports whether the API server requires whole numbers for
@@ -125,10 +123,7 @@ func IsValidEffect(e corev1.TaintEffect) bool {
 // DNS subdomain prefix and '/', then a name of at most 63 characters), or ""
 // if it is one.
 func QualifiedNameProblem(s string) string {
-	if isQualifiedName("", s) {
-		return ""
-	}
-	return strings.Join(content.IsLabelKey(s), "; ")
+	return qualifiedNameProblem("", s)
 }
 
 // TaintKeyProblem returns why key is not a valid taint key (a qualified name),
@@ -138,10 +133,7 @@ func TaintKeyProblem(key string) string { return QualifiedNameProblem(key) }
 // TaintValueProblem returns why value is not a valid taint value (a label
 // value, possibly empty), or "" if it is valid.
 func TaintValueProblem(value string) string {
-	if isLabelValue(value) {
-		return ""
-	}
-	return strings.Join(content.IsLabelValue(value), "; ")
+	return labelValueProblem(value)
 }
 
 // TaintID is what makes a taint unique on a node: its key and effect.

@@ -5,7 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/apimachinery/pkg/api/validate/content"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"pgregory.net/rapid"
 )
 
@@ -23,7 +23,7 @@ func nameish() *rapid.Generator[string] {
 func TestQualifiedNameAgreesWithAPIMachinery(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		s := nameish().Draw(t, "s")
-		want := len(content.IsLabelKey(s)) == 0
+		want := len(validation.IsQualifiedName(s)) == 0
 		if got := isQualifiedName("", s); got != want {
 			t.Fatalf("isQualifiedName(%q) = %v, apimachinery says %v", s, got, want)
 		}
@@ -36,9 +36,9 @@ func TestQualifiedNameAgreesWithAPIMachinery(t *testing.T) {
 func TestLabelValueAgreesWithAPIMachinery(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		s := nameish().Draw(t, "s")
-		want := len(content.IsLabelValue(s)) == 0
-		if got := isLabelValue(s); got != want {
-			t.Fatalf("isLabelValue(%q) = %v, apimachinery says %v", s, got, want)
+		want := len(validation.IsValidLabelValue(s)) == 0
+		if got := labelValueProblem(s) == ""; got != want {
+			t.Fatalf("labelValueProblem(%q) valid = %v, apimachinery says %v", s, got, want)
 		}
 	})
 }
@@ -50,7 +50,7 @@ func extendedByTheBook(s string) bool {
 	if native || hasPrefix(s, "requests.") {
 		return false
 	}
-	return len(content.IsLabelKey("requests."+s)) == 0
+	return len(validation.IsQualifiedName("requests."+s)) == 0
 }
 
 func contains(s, sub string) bool {
@@ -221,5 +221,45 @@ func TestFirstRepeatManyTaints(t *testing.T) {
 	taints = append(taints, taints[7])
 	if i, j := FirstRepeat(taints); i != 7 || j != 40 {
 		t.Errorf("FirstRepeat = %d, %d, want 7, 40", i, j)
+	}
+}
+
+// TestNameProblemWording pins the library's own words for each way a name or
+// value can be wrong, so that they do not depend on the apimachinery release.
+func TestNameProblemWording(t *testing.T) {
+	long := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = 'a'
+		}
+		return string(b)
+	}
+	tests := []struct {
+		name string
+		got  string
+		want string
+	}{
+		{"key empty", TaintKeyProblem(""), "must not be empty"},
+		{"key bare ok", TaintKeyProblem("maintenance"), ""},
+		{"key two slashes", TaintKeyProblem("a.io/b/c"), "must have at most one '/' (an optional prefix like example.com, '/', then a name)"},
+		{"key empty prefix", TaintKeyProblem("/x"), "must have a prefix before '/', like example.com/"},
+		{"key upper prefix", TaintKeyProblem("Vendor.IO/x"), "prefix must be a lowercase DNS subdomain, like example.com"},
+		{"key long prefix", TaintKeyProblem(long(254) + "/x"), "prefix must be at most 253 characters"},
+		{"key empty name", TaintKeyProblem("a.io/"), "must have a name after '/'"},
+		{"key long name", TaintKeyProblem("a.io/" + long(64)), "name must be at most 63 characters"},
+		{"key space", TaintKeyProblem("not a key"), "name must be letters, digits, '-', '_' and '.', starting and ending with a letter or digit"},
+		{"value empty ok", TaintValueProblem(""), ""},
+		{"value long", TaintValueProblem(long(64)), "must be at most 63 characters"},
+		{"value space", TaintValueProblem("has spaces"), "must be empty, or letters, digits, '-', '_' and '.' starting and ending with a letter or digit"},
+		{"extended long prefix", ExtendedResourceNameProblem(corev1.ResourceName(long(245) + "/gpu")), "prefix must be at most 244 characters"},
+		{"extended two slashes", ExtendedResourceNameProblem("example.com/a/b"), "must have at most one '/' (an optional prefix like example.com, '/', then a name)"},
+		{"extended empty name", ExtendedResourceNameProblem("example.com/"), "must have a name after '/'"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.got != tt.want {
+				t.Errorf("got %q, want %q", tt.got, tt.want)
+			}
+		})
 	}
 }
