@@ -51,7 +51,13 @@
 // Each field is decoded and judged on its own, so a reply with a wrong
 // "memory" still updates "cpu" and "taints". What is refused is left
 // unchanged on the node, and a warning names its JSON path
-// ("taints[2].effect") and what was done.
+// ("taints[2].effect") and what was done. A caller that counts or sorts
+// warnings asks [Warning.Subject] (the reply as a whole, a resource, a
+// taint) and [Warning.Action] ([Refused]: not accepted, the node keeps
+// what it has; [Repaired]: read to the safe side and used, like an unknown
+// effect as NoSchedule; [Ignored]: passed over whole, like a list over its
+// limit), never the path. [Kind], [Subject] and [Action] marshal as their
+// names ("structured", "taint", "repaired").
 //
 //  1. Quantities must parse and must not be negative (the API server would
 //     reject the node, and with it every later status update), nor exceed

@@ -20,8 +20,6 @@ type parseResult struct {
 	Warnings []string
 }
 
-func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
-
 // TestGolden parses every shared reply body in ../testdata/replies with the
 // default options and compares the patch and warnings with its golden.
 func TestGolden(t *testing.T) {
@@ -41,9 +39,10 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// TestRealPluginRepliesChangeNothing pins down SPEC section 1: the bodies
-// that plugins send today are accepted without a warning and ask for no
-// change.
+// TestRealPluginRepliesChangeNothing pins down that the bodies that
+// plugins send today without resources (plain text, null, a JSON array,
+// the HTCondor plugin's object) are accepted without a warning and ask for
+// no change.
 func TestRealPluginRepliesChangeNothing(t *testing.T) {
 	tests := []struct {
 		name string
@@ -90,8 +89,8 @@ func quantities(kv ...string) corev1.ResourceList {
 // equateQuantities compares quantities by value, as the API server does.
 var equateQuantities = cmp.Comparer(func(a, b resource.Quantity) bool { return a.Cmp(b) == 0 })
 
-// TestRules pins each rule of SPEC section 2 with a hand-written
-// expectation: the patch, and the paths the warnings name.
+// TestRules pins each rule of the package comment's "The rules" with a
+// hand-written expectation: the patch, and the paths the warnings name.
 func TestRules(t *testing.T) {
 	noSchedule := corev1.TaintEffectNoSchedule
 	tests := []struct {
@@ -308,7 +307,7 @@ func TestSerializerHabits(t *testing.T) {
 		{name: "UTF-16 with an odd last byte does not parse", body: inUTF16(cpu8, "\xFF\xFE", false) + "\x00", kind: Unusable,
 			warnings: []string{
 				"reply is UTF-16 (little-endian) text, not UTF-8 as JSON must be; decoded and read",
-				"reply looks like a JSON object but does not parse (invalid character 'ï' after top-level value); ignored",
+				"reply looks like a JSON object but does not parse (something follows the object, which ends at byte 25); ignored",
 			}},
 
 		// Numbers that JSON does not have.
@@ -343,9 +342,9 @@ func TestSerializerHabits(t *testing.T) {
 				"resources.memory: must be a string or a number, got NaN, a number JSON does not have; memory left unchanged",
 			}},
 		{name: "NaN does not mend a broken object", body: `{"resources":{"cpu":NaN}`, kind: Unusable,
-			warnings: []string{"reply looks like a JSON object but does not parse (unexpected end of JSON input); ignored"}},
+			warnings: []string{"reply looks like a JSON object but does not parse (it ends before the object does); ignored"}},
 		{name: "NaN with letters after it is not NaN", body: `{"resources":{"cpu":NaNa}}`, kind: Unusable,
-			warnings: []string{"reply looks like a JSON object but does not parse (invalid character 'N' looking for beginning of value); ignored"}},
+			warnings: []string{"reply looks like a JSON object but does not parse (it is not valid JSON); ignored"}},
 
 		// Numbers written the way floats print.
 		{name: "whole numbers written as floats are whole", body: `{"resources":{"pods":110.0,"cpu":64.0,"accelerators":[{"resourceType":"a.io/x","available":4.0}]}}`,
@@ -398,9 +397,9 @@ func TestSerializerHabits(t *testing.T) {
 
 		// More than one value.
 		{name: "a second object after the first", body: cpu8 + "\n" + cpu8, kind: Unusable,
-			warnings: []string{"reply looks like a JSON object but does not parse (invalid character '{' after top-level value); ignored"}},
+			warnings: []string{"reply looks like a JSON object but does not parse (something follows the object, which ends at byte 25); ignored"}},
 		{name: "garbage after the object", body: cpu8 + "garbage", kind: Unusable,
-			warnings: []string{"reply looks like a JSON object but does not parse (invalid character 'g' after top-level value); ignored"}},
+			warnings: []string{"reply looks like a JSON object but does not parse (something follows the object, which ends at byte 25); ignored"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -428,7 +427,7 @@ func TestCostGuards(t *testing.T) {
 	t.Run("an over-long quantity is refused by its length", func(t *testing.T) {
 		body := []byte(`{"resources":{"cpu":"` + long + `"}}`)
 		_, warnings := Parse(body, Options{})
-		want := []Warning{{Path: "resources.cpu", Message: `"` + long[:64] + `"… is too long for a quantity: 1048476 bytes, the most is 64; cpu left unchanged`}}
+		want := []Warning{{Path: "resources.cpu", Message: `"` + long[:64] + `"… is too long for a quantity: 1048476 bytes, the most is 64; cpu left unchanged`, Subject: SubjectResource, Action: Refused}}
 		if diff := cmp.Diff(want, warnings); diff != "" {
 			t.Errorf("warnings (-want +got, the first 2000 bytes):\n%s", diff[:min(len(diff), 2000)])
 		}

@@ -2,52 +2,7 @@ package pingstatus
 
 import (
 	corev1 "k8s.io/api/core/v1"
-
-	"github.com/pingnode/pingnode/internal/kuberules"
 )
-
-// DefaultProtectedKey is the taint key that interLink's provider sets on its
-// own virtual node. No plugin may set it, and nodeapply never removes it.
-const DefaultProtectedKey = kuberules.DefaultProtectedKey
-
-// The limits that the zero [Options] stand for.
-const (
-	DefaultMaxBodyBytes    = 1 << 20
-	DefaultMaxAccelerators = 256
-	DefaultMaxTaints       = 256
-)
-
-// Options change how [Parse] judges a reply. The zero value is the safe
-// default.
-type Options struct {
-	// AllowZero accepts "0" for cpu, memory and pods. By default a zero is
-	// refused with a warning: a plugin that reports no cpu would silently
-	// drain the node, and the tool for "take no pods" is a taint.
-	AllowZero bool
-	// ProtectedKeys are taint keys, besides [DefaultProtectedKey], that
-	// belong to the provider: a plugin entry with one of them is dropped.
-	ProtectedKeys []string
-	// MaxBodyBytes is the largest reply accepted; a larger one is ignored
-	// whole. Zero or less means [DefaultMaxBodyBytes].
-	MaxBodyBytes int
-	// MaxAccelerators is the most accelerator entries accepted; a longer
-	// list is ignored whole. Zero or less means [DefaultMaxAccelerators].
-	MaxAccelerators int
-	// MaxTaints is the most taint entries accepted; a longer list is
-	// ignored whole. Zero or less means [DefaultMaxTaints].
-	MaxTaints int
-}
-
-func (o Options) maxBodyBytes() int    { return orDefault(o.MaxBodyBytes, DefaultMaxBodyBytes) }
-func (o Options) maxAccelerators() int { return orDefault(o.MaxAccelerators, DefaultMaxAccelerators) }
-func (o Options) maxTaints() int       { return orDefault(o.MaxTaints, DefaultMaxTaints) }
-
-func orDefault(n, def int) int {
-	if n <= 0 {
-		return def
-	}
-	return n
-}
 
 // Kind says what sort of reply a body was.
 type Kind int
@@ -63,18 +18,17 @@ const (
 	Unusable
 )
 
+var kindNames = [...]string{"legacy", "structured", "unusable"}
+
 // String returns "legacy", "structured" or "unusable".
-func (k Kind) String() string {
-	switch k {
-	case Legacy:
-		return "legacy"
-	case Structured:
-		return "structured"
-	case Unusable:
-		return "unusable"
-	}
-	return "Kind(?)"
-}
+func (k Kind) String() string { return enumName(kindNames[:], int(k), "Kind") }
+
+// MarshalText returns the kind as [Kind.String] writes it, so that a
+// [NodePatch] marshals as JSON with "structured" rather than 1.
+func (k Kind) MarshalText() ([]byte, error) { return marshalEnum(k, k >= Legacy && k <= Unusable) }
+
+// UnmarshalText reads what MarshalText writes.
+func (k *Kind) UnmarshalText(b []byte) error { return unmarshalEnum(k, b, Legacy, Unusable) }
 
 // NodePatch is what a reply asks of the node, with every entry already
 // valid by Kubernetes' rules. The zero NodePatch changes nothing.
@@ -119,21 +73,4 @@ const (
 // IsEmpty reports whether p asks for no change at all.
 func (p *NodePatch) IsEmpty() bool {
 	return len(p.Resources) == 0 && !p.ReplaceTaints
-}
-
-// Warning is a problem found in a reply, and what was done about it.
-type Warning struct {
-	// Path is the JSON path of what it is about, like "taints[2].effect";
-	// empty for the reply as a whole.
-	Path string
-	// Message says what was wrong and what was done instead.
-	Message string
-}
-
-// String returns "path: message", or the message alone for the whole reply.
-func (w Warning) String() string {
-	if w.Path == "" {
-		return w.Message
-	}
-	return w.Path + ": " + w.Message
 }

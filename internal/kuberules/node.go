@@ -31,16 +31,18 @@ func NodeProblems(node *corev1.Node) []string {
 		}
 	}
 	taints := node.Spec.Taints
+	var check TaintCheck // unbounded: the API server reads every name
 	for i := range taints {
 		t := &taints[i]
 		path := func() string { return "spec.taints[" + IDOf(t).String() + "]" }
-		if p := TaintKeyProblem(t.Key); p != "" {
-			add(path(), "key "+p)
+		problems := check.validity(t) // whose key it is does not count here
+		if problems.Key != "" {
+			add(path(), "key "+problems.Key)
 		}
-		if p := TaintValueProblem(t.Value); p != "" {
-			add(path(), "value "+p)
+		if problems.Value != "" {
+			add(path(), "value "+problems.Value)
 		}
-		if !IsValidEffect(t.Effect) {
+		if problems.Effect {
 			add(path(), "effect must be NoSchedule, PreferNoSchedule or NoExecute")
 		}
 	}

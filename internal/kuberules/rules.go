@@ -13,42 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
-// DefaultProtectedKey is the taint key that interLink's provider sets on its
-// virtual node itself. No plugin may set or remove it.
-const DefaultProtectedKey = "virtual-node.interlink/no-schedule"
-
-// reservedPrefixes are the taint key prefixes that Kubernetes controllers own.
-var reservedPrefixes = [...]string{
-	"node.kubernetes.io/",
-	"node.cloudprovider.kubernetes.io/",
-	"node-role.kubernetes.io/",
-}
-
-// IsReservedKey reports whether key belongs to a Kubernetes controller
-// (node.kubernetes.io/*, node.cloudprovider.kubernetes.io/*,
-// node-role.kubernetes.io/*).
-func IsReservedKey(key string) bool {
-	for _, p := range reservedPrefixes {
-		if strings.HasPrefix(key, p) {
-			return true
-		}
-	}
-	return false
-}
-
-// IsProtectedKey reports whether key is [DefaultProtectedKey] or one of extra.
-func IsProtectedKey(key string, extra []string) bool {
-	if key == DefaultProtectedKey {
-		return true
-	}
-	for _, k := range extra {
-		if key == k {
-			return true
-		}
-	}
-	return false
-}
-
 // IsExtendedResourceName reports whether name is an extended resource name:
 // domain-prefixed, outside the kubernetes.io domain, not starting with
 // "requests.", and a qualified name once "requests." is put before it (the
@@ -109,44 +73,12 @@ func QuantityProblem(name corev1.ResourceName, q resource.Quantity) string {
 	return ""
 }
 
-// IsValidEffect reports whether e is one of the three effects a node taint may
-// have.
-func IsValidEffect(e corev1.TaintEffect) bool {
-	switch e {
-	case corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute:
-		return true
-	}
-	return false
-}
-
 // QualifiedNameProblem returns why s is not a qualified name (an optional
 // DNS subdomain prefix and '/', then a name of at most 63 characters), or ""
 // if it is one.
 func QualifiedNameProblem(s string) string {
 	return qualifiedNameProblem("", s)
 }
-
-// TaintKeyProblem returns why key is not a valid taint key (a qualified name),
-// or "" if it is valid.
-func TaintKeyProblem(key string) string { return QualifiedNameProblem(key) }
-
-// TaintValueProblem returns why value is not a valid taint value (a label
-// value, possibly empty), or "" if it is valid.
-func TaintValueProblem(value string) string {
-	return labelValueProblem(value)
-}
-
-// TaintID is what makes a taint unique on a node: its key and effect.
-type TaintID struct {
-	Key    string
-	Effect corev1.TaintEffect
-}
-
-// IDOf returns the identity of t.
-func IDOf(t *corev1.Taint) TaintID { return TaintID{Key: t.Key, Effect: t.Effect} }
-
-// String returns the identity as kubectl writes it: key:Effect.
-func (id TaintID) String() string { return id.Key + ":" + string(id.Effect) }
 
 // ResourceNameProblem returns why name cannot be a resource name in a node's
 // capacity (it must be a qualified name, as cpu, hugepages-2Mi and

@@ -1,0 +1,80 @@
+package pingstatus
+
+// The reply's field names, as JSON spells them, live in one table,
+// levelFields: the walker matches keys against it, warnings name their
+// paths from it, and a test holds it to the json tags of the wire types
+// and of the decode mirrors (a struct tag cannot name a constant) and to
+// the properties of the JSON Schema.
+
+// level is an object of the reply that Parse reads.
+type level int
+
+const (
+	replyLevel level = iota
+	resourcesLevel
+	acceleratorLevel
+	taintLevel
+)
+
+// The fields of each level, as indexes into levelFields[level].
+const (
+	statusField = iota
+	resourcesField
+	taintsField
+)
+
+const (
+	cpuField = iota
+	memoryField
+	podsField
+	acceleratorsField
+	basisField
+)
+
+const (
+	resourceTypeField = iota
+	availableField
+)
+
+const (
+	keyField = iota
+	valueField
+	effectField
+)
+
+// levelFields are the JSON names of the fields of each level.
+var levelFields = [...][]string{
+	replyLevel:       {statusField: "status", resourcesField: "resources", taintsField: "taints"},
+	resourcesLevel:   {cpuField: "cpu", memoryField: "memory", podsField: "pods", acceleratorsField: "accelerators", basisField: "basis"},
+	acceleratorLevel: {resourceTypeField: "resourceType", availableField: "available"},
+	taintLevel:       {keyField: "key", valueField: "value", effectField: "effect"},
+}
+
+// maxKeyBytes is the longest quoted key that may name a field, every
+// character escaped (\u017F, long s, folds to s).
+const maxKeyBytes = 2 + 6*len("accelerators")
+
+// maxLevelFields is the most fields a level has.
+const maxLevelFields = 5
+
+// fieldPaths are the paths that warnings name, built from levelFields.
+var fieldPaths = func() (paths [len(levelFields)][]string) {
+	for lv, names := range levelFields {
+		for _, name := range names {
+			path := name
+			switch level(lv) {
+			case resourcesLevel:
+				path = levelFields[replyLevel][resourcesField] + "." + name
+			case acceleratorLevel, taintLevel:
+				path = "." + name // after the entry's index
+			}
+			paths[lv] = append(paths[lv], path)
+		}
+	}
+	return paths
+}()
+
+// fieldPath returns the path of the field k of level lv as a warning
+// names it: "taints", "resources.cpu", or for a field of a list entry
+// what follows the entry's index, ".key".
+func fieldPath(lv level, k int) string { return fieldPaths[lv][k] }

@@ -1,0 +1,46 @@
+package pingstatus
+
+import "github.com/pingnode/pingnode/internal/kuberules"
+
+// DefaultProtectedKey is the taint key that interLink's provider sets on its
+// own virtual node. No plugin may set it, and nodeapply never removes it.
+const DefaultProtectedKey = kuberules.DefaultProtectedKey
+
+// The limits that the zero [Options] stand for.
+const (
+	DefaultMaxBodyBytes    = 1 << 20
+	DefaultMaxAccelerators = 256
+	DefaultMaxTaints       = 256
+)
+
+// Options change how [Parse] judges a reply. The zero value is the safe
+// default.
+type Options struct {
+	// AllowZero accepts "0" for cpu, memory and pods. By default a zero is
+	// refused with a warning: a plugin that reports no cpu would silently
+	// drain the node, and the tool for "take no pods" is a taint.
+	AllowZero bool
+	// ProtectedKeys are taint keys, besides [DefaultProtectedKey], that
+	// belong to the provider: a plugin entry with one of them is dropped.
+	ProtectedKeys []string
+	// MaxBodyBytes is the largest reply accepted; a larger one is ignored
+	// whole. Zero or less means [DefaultMaxBodyBytes].
+	MaxBodyBytes int
+	// MaxAccelerators is the most accelerator entries accepted; a longer
+	// list is ignored whole. Zero or less means [DefaultMaxAccelerators].
+	MaxAccelerators int
+	// MaxTaints is the most taint entries accepted; a longer list is
+	// ignored whole. Zero or less means [DefaultMaxTaints].
+	MaxTaints int
+}
+
+func (o Options) maxBodyBytes() int    { return orDefault(o.MaxBodyBytes, DefaultMaxBodyBytes) }
+func (o Options) maxAccelerators() int { return orDefault(o.MaxAccelerators, DefaultMaxAccelerators) }
+func (o Options) maxTaints() int       { return orDefault(o.MaxTaints, DefaultMaxTaints) }
+
+func orDefault(n, def int) int {
+	if n <= 0 {
+		return def
+	}
+	return n
+}

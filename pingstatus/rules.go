@@ -1,0 +1,249 @@
+package pingstatus
+
+import (
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/pingnode/pingnode/internal/kuberules"
+	"github.com/pingnode/pingnode/internal/text"
+)
+
+// Bounds on the work and the warnings that one reply may cause. The
+// package comment gives the reasons for each number.
+const (
+	// maxQuantityBytes is the longest quantity text that goes to the
+	// quantity parser, whose work grows faster than the text.
+	maxQuantityBytes = 64
+	// maxExponent bounds the decimal exponent ("1e100") of a quantity
+	// that goes to the quantity parser; beyond it the value is judged
+	// without big arithmetic.
+	maxExponent = 100
+	// quoteBytes is how much of a plugin's text a warning quotes.
+	quoteBytes = 64
+)
+
+// unknownBasis stands for a basis of the wrong JSON type, already warned
+// about.
+const unknownBasis = "\x00"
+
+// basis judges resources.basis: "available" or "total"; anything else is
+// read as "total", so that nothing is added to figures whose meaning is
+// unknown.
+func (p *parser) basis(b *string) Basis {
+	switch {
+	case b == nil:
+		return ""
+	case *b == string(BasisAvailable), *b == string(BasisTotal):
+		return Basis(*b)
+	case *b != unknownBasis:
+		p.warn(SubjectResource, Repaired, fieldPath(resourcesLevel, basisField), "%s is not \"available\" or \"total\"; read as \"total\": nothing is added to the figures", text.Quote(*b, quoteBytes))
+	}
+	return BasisTotal
+}
+
+// resources judges cpu, memory, pods and accelerators.
+func (p *parser) resources(r *resources) corev1.ResourceList {
+	list := make(corev1.ResourceList, 3+len(r.Accelerators))
+	p.standard(list, cpuField, corev1.ResourceCPU, r.CPU)
+	p.standard(list, memoryField, corev1.ResourceMemory, r.Memory)
+	p.standard(list, podsField, corev1.ResourcePods, r.Pods)
+	p.acceleratorList(list, r.Accelerators)
+	if len(list) == 0 {
+		return nil
+	}
+	return list
+}
+
+// standard judges the field k of resources, q, for the resource name.
+func (p *parser) standard(list corev1.ResourceList, k int, name corev1.ResourceName, q quantity) {
+	if !q.set {
+		return
+	}
+	path := fieldPath(resourcesLevel, k)
+	v, ok := p.quantity(path, name, q)
+	if !ok {
+		return
+	}
+	if v.IsZero() && !p.opts.AllowZero {
+		p.warn(SubjectResource, Refused, path, "zero %s refused (it would drain the node; a plugin that wants no pods sets a taint); %s left unchanged", name, name)
+		return
+	}
+	list[name] = v
+}
+
+// quantity parses q and judges it for name. On refusal it warns and the
+// resource is left unchanged. Text longer than maxQuantityBytes, and a
+// decimal exponent beyond maxExponent, never reach the quantity parser,
+// whose work (and that of comparing its result) grows with both.
+func (p *parser) quantity(path string, name corev1.ResourceName, q quantity) (resource.Quantity, bool) {
+	s := q.text
+	if len(s) > maxQuantityBytes {
+		p.warn(SubjectResource, Refused, path, "%s is too long for a quantity: %d bytes, the most is %d; %s left unchanged", text.Quote(s, quoteBytes), len(s), maxQuantityBytes, name)
+		return resource.Quantity{}, false
+	}
+	if zero, exp, ok := decimalExponent(s); ok && (exp > maxExponent || exp < -maxExponent) {
+		// With at most 64 characters the mantissa is below 10^64 and,
+		// unless zero, at least 10^-63: the exponent decides.
+		switch {
+		case zero:
+			s = "0e0"
+		case s[0] == '-':
+			s = "-1" // negative, which is what is refused
+		case exp > 0:
+			p.warn(SubjectResource, Refused, path, "%s is too large: %s; %s left unchanged", q.text, kuberules.LimitText(name), name)
+			return resource.Quantity{}, false
+		default:
+			s = "1e-10" // the quantity parser rounds it up to 1n, as it would the value
+		}
+	}
+	v, err := resource.ParseQuantity(s)
+	if err != nil {
+		p.warn(SubjectResource, Refused, path, "%s is not a quantity (%v); %s left unchanged", text.Quote(q.text, quoteBytes), err, name)
+		return v, false
+	}
+	if problem := kuberules.QuantityProblem(name, v); problem != "" {
+		p.warn(SubjectResource, Refused, path, "%s %s; %s left unchanged", q.text, problem, name)
+		return v, false
+	}
+	if kuberules.TooLarge(name, v) {
+		p.warn(SubjectResource, Refused, path, "%s is too large: %s; %s left unchanged", q.text, kuberules.LimitText(name), name)
+		return v, false
+	}
+	return v, true
+}
+
+// decimalExponent reads s as a quantity with a decimal exponent, like
+// "1.5e3" or "-2E-7": whether its mantissa is zero, and its exponent. ok is
+// false for any other form, and for an exponent that does not fit in an
+// int64 (which the quantity parser refuses itself).
+func decimalExponent(s string) (zero bool, exp int64, ok bool) {
+	i := 0
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	digits, dot := 0, false
+	zero = true
+mantissa:
+	for ; i < len(s); i++ {
+		switch c := s[i]; {
+		case '0' <= c && c <= '9':
+			digits++
+			zero = zero && c == '0'
+		case c == '.' && !dot:
+			dot = true
+		default:
+			break mantissa
+		}
+	}
+	if digits == 0 || i == len(s) || s[i] != 'e' && s[i] != 'E' {
+		return false, 0, false
+	}
+	exp, err := strconv.ParseInt(s[i+1:], 10, 64)
+	if err != nil {
+		return false, 0, false
+	}
+	return zero, exp, true
+}
+
+func (p *parser) acceleratorList(list corev1.ResourceList, accs []accelerator) {
+	listPath := fieldPath(resourcesLevel, acceleratorsField)
+	if !p.withinLimit(SubjectResource, listPath, "accelerators", len(accs), p.opts.maxAccelerators()) {
+		return
+	}
+	first := make(map[corev1.ResourceName]int, len(accs))
+	for i, a := range accs {
+		if a.dropped {
+			continue
+		}
+		path := indexPath(listPath, i)
+		name := corev1.ResourceName(a.ResourceType)
+		problem := kuberules.LengthProblem(a.ResourceType, kuberules.MaxNameBytes)
+		if problem == "" {
+			problem = kuberules.ExtendedResourceNameProblem(name)
+		}
+		if problem != "" {
+			p.warn(SubjectResource, Refused, path+fieldPath(acceleratorLevel, resourceTypeField), "%s is not an extended resource name: %s; entry dropped", text.Quote(a.ResourceType, quoteBytes), problem)
+			continue
+		}
+		availablePath := path + fieldPath(acceleratorLevel, availableField)
+		if !a.Available.set {
+			p.warn(SubjectResource, Refused, availablePath, "missing; entry dropped")
+			continue
+		}
+		v, ok := p.quantity(availablePath, name, a.Available)
+		if !ok {
+			continue
+		}
+		j, seen := first[name]
+		if !seen {
+			first[name] = i
+			list[name] = v
+			continue
+		}
+		sum := list[name].DeepCopy()
+		sum.Add(v)
+		if kuberules.TooLarge(name, sum) {
+			p.warn(SubjectResource, Refused, path, "%s repeats %s and the sum is too large: %s; entry dropped", name, indexPath(listPath, j), kuberules.LimitText(name))
+			continue
+		}
+		p.warn(SubjectResource, Repaired, path, "%s repeats %s; the two are summed", name, indexPath(listPath, j))
+		list[name] = sum
+	}
+}
+
+// taints judges the plugin's taint list. Over the limit, the whole field is
+// no news. Otherwise the result is the plugin's whole list (possibly empty)
+// and the keys of entries refused for their value.
+func (p *parser) taints(in []taint) (replace bool, out []corev1.Taint, kept []string) {
+	list := fieldPath(replyLevel, taintsField)
+	if !p.withinLimit(SubjectTaint, list, "taints", len(in), p.opts.maxTaints()) {
+		return false, nil, nil
+	}
+	kept = p.keptOnBadValue
+	check := p.taintCheck()
+	unique := kuberules.NewUniqueTaints(len(in))
+	for i, t := range in {
+		if t.dropped {
+			continue
+		}
+		path := indexPath(list, i)
+		taint := corev1.Taint{Key: t.Key, Value: t.Value, Effect: corev1.TaintEffect(t.Effect)}
+		problems := check.Check(&taint)
+		switch {
+		case problems.Key != "":
+			p.warn(SubjectTaint, Refused, path+fieldPath(taintLevel, keyField), "%s is not a valid taint key: %s; entry dropped", text.Quote(t.Key, quoteBytes), problems.Key)
+			continue
+		case problems.Reserved:
+			p.warn(SubjectTaint, Refused, path+fieldPath(taintLevel, keyField), "%s belongs to Kubernetes controllers; entry dropped", t.Key)
+			continue
+		case problems.Protected:
+			p.warn(SubjectTaint, Refused, path+fieldPath(taintLevel, keyField), "%s belongs to the provider; entry dropped", t.Key)
+			continue
+		case problems.Value != "":
+			p.warn(SubjectTaint, Refused, path+fieldPath(taintLevel, valueField), "%s is not a valid taint value: %s; entry dropped, the plugin's current %s taints kept", text.Quote(t.Value, quoteBytes), problems.Value, t.Key)
+			kept = append(kept, t.Key)
+			continue
+		}
+		if problems.Effect {
+			effectPath := path + fieldPath(taintLevel, effectField)
+			if t.Effect == "" {
+				p.warn(SubjectTaint, Repaired, effectPath, "missing; NoSchedule used")
+			} else {
+				p.warn(SubjectTaint, Repaired, effectPath, "%s is not NoSchedule, PreferNoSchedule or NoExecute; NoSchedule used", text.Quote(t.Effect, quoteBytes))
+			}
+			taint.Effect = corev1.TaintEffectNoSchedule
+		}
+		if earlier, repeated := unique.Add(taint, i); repeated {
+			p.warn(SubjectTaint, Repaired, path, "repeats %s of %s; the last one is kept", kuberules.IDOf(&taint), indexPath(list, earlier))
+		}
+	}
+	return true, unique.List, kept
+}
+
+// taintCheck is the check of a plugin's taint: bounded, since the reply's
+// text is, and with the provider's protected keys.
+func (p *parser) taintCheck() kuberules.TaintCheck {
+	return kuberules.TaintCheck{Protected: p.opts.ProtectedKeys, Bounded: true}
+}

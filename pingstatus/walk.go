@@ -1,0 +1,328 @@
+package pingstatus
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+)
+
+// isDelimiter reports whether c may follow a JSON value.
+func isDelimiter(c byte) bool {
+	switch c {
+	case ' ', '\t', '\r', '\n', ',', ']', '}', ':':
+		return true
+	}
+	return false
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+// stringEnd returns the index just after the JSON string that starts at
+// b[i], a '"', or len(b) if it does not end.
+func stringEnd(b []byte, i int) int {
+	for i++; i < len(b); {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			break
+		}
+		j += i
+		backslashes := 0
+		for k := j - 1; k >= i && b[k] == '\\'; k-- {
+			backslashes++
+		}
+		if backslashes%2 == 0 {
+			return j + 1
+		}
+		i = j + 1
+	}
+	return len(b)
+}
+
+// A walker reads a reply body along the fields that Parse reads, for what
+// the decoder cannot tell: keys given more than once (encoding/json keeps
+// the last value of a field, but merges repeated objects), and which of
+// those fields held a non-finite number. The body is JSON but for those
+// numbers; the walker never fails on other input, it only stops early.
+type walker struct {
+	b         []byte
+	i         int
+	opts      Options
+	findings  []finding
+	overLimit bool // a list was over its limit
+}
+
+// A finding is a key given count times, or a field that held token.
+type finding struct {
+	at    where
+	count int
+	token string
+}
+
+// where is the JSON path of a field that Parse reads, as indexes into
+// levelFields, so that a walk builds no string unless it finds something.
+type where struct {
+	top, sub, field int8  // field of the reply, of resources, of a list entry; -1 for none
+	index           int32 // of an entry in a list, or -1
+}
+
+var nowhere = where{top: -1, sub: -1, field: -1, index: -1}
+
+func (w where) String() string {
+	s := levelFields[replyLevel][w.top]
+	entry := taintLevel
+	if w.sub >= 0 {
+		s += "." + levelFields[resourcesLevel][w.sub]
+		entry = acceleratorLevel
+	}
+	if w.index >= 0 {
+		s = indexPath(s, int(w.index))
+	}
+	if w.field >= 0 {
+		s += "." + levelFields[entry][w.field]
+	}
+	return s
+}
+
+// subject returns what part of the node the field at w is about.
+func (w where) subject() Subject {
+	switch w.top {
+	case resourcesField:
+		return SubjectResource
+	case taintsField:
+		return SubjectTaint
+	}
+	return SubjectReply
+}
+
+// within reports whether w is at or under the field at, which is a path
+// to a field (not to a list entry).
+func (w where) within(at where) bool {
+	switch {
+	case w.top != at.top:
+		return false
+	case at.sub >= 0 && w.sub != at.sub:
+		return false
+	case at.field >= 0 && (w.index != at.index || w.field != at.field):
+		return false
+	}
+	return true
+}
+
+// walk walks body, a JSON object, and returns the walker with its
+// findings in the order met; of a repeated key only the last value's
+// findings are kept, and none from a list over its limit, which Parse
+// ignores whole.
+func walk(body []byte, opts Options) walker {
+	w := walker{b: body, opts: opts}
+	w.space()
+	if w.i < len(w.b) && w.b[w.i] == '{' {
+		w.object(nowhere, replyLevel)
+	}
+	return w
+}
+
+func (w *walker) space() {
+	for w.i < len(w.b) && isSpace(w.b[w.i]) {
+		w.i++
+	}
+}
+
+// object walks the object at w.b[w.i], a '{', whose fields Parse reads at
+// the given level, at path at.
+func (w *walker) object(at where, lv level) {
+	names := levelFields[lv]
+	var count [maxLevelFields]int
+	for w.i++; ; w.i++ {
+		w.space()
+		if w.i >= len(w.b) || w.b[w.i] != '"' {
+			break
+		}
+		start := w.i
+		w.i = stringEnd(w.b, w.i)
+		k := fieldIndex(w.b[start:w.i], names)
+		w.space()
+		if w.i >= len(w.b) || w.b[w.i] != ':' {
+			break
+		}
+		w.i++
+		w.space()
+		if k < 0 {
+			w.skip()
+		} else {
+			child := at.child(lv, k)
+			if count[k]++; count[k] > 1 {
+				w.drop(child)
+				w.repeated(child, count[k])
+			}
+			w.field(child, lv, k)
+		}
+		w.space()
+		if w.i >= len(w.b) || w.b[w.i] != ',' {
+			break
+		}
+	}
+	if w.i < len(w.b) && w.b[w.i] == '}' {
+		w.i++
+	}
+}
+
+// repeated notes that the key of the field at was met for the n-th time,
+// where it was first repeated.
+func (w *walker) repeated(at where, n int) {
+	for i := len(w.findings) - 1; i >= 0 && n > 2; i-- {
+		if f := &w.findings[i]; f.count > 0 && f.at == at {
+			f.count = n
+			return
+		}
+	}
+	w.findings = append(w.findings, finding{at: at, count: n})
+}
+
+// child returns the path of the k-th field of an object at level lv, at
+// path at.
+func (at where) child(lv level, k int) where {
+	switch lv {
+	case replyLevel:
+		at.top = int8(k)
+	case resourcesLevel:
+		at.sub = int8(k)
+	default:
+		at.field = int8(k)
+	}
+	return at
+}
+
+// field walks the value of the k-th field of an object at level lv.
+func (w *walker) field(at where, lv level, k int) {
+	if w.i >= len(w.b) {
+		return
+	}
+	c := w.b[w.i]
+	switch {
+	case lv == replyLevel && k == resourcesField && c == '{':
+		w.object(at, resourcesLevel)
+	case lv == replyLevel && k == taintsField && c == '[':
+		w.list(at, taintLevel, w.opts.maxTaints())
+	case lv == resourcesLevel && k == acceleratorsField && c == '[':
+		w.list(at, acceleratorLevel, w.opts.maxAccelerators())
+	default:
+		w.value(at)
+	}
+}
+
+// list walks the list at w.b[w.i], a '[', of objects at level lv. Entries
+// past limit are skipped, and a list over it leaves no findings.
+func (w *walker) list(at where, lv level, limit int) {
+	n := 0
+	for w.i++; ; w.i++ {
+		w.space()
+		if w.i >= len(w.b) || w.b[w.i] == ']' {
+			break
+		}
+		entry := at
+		entry.index = int32(min(n, math.MaxInt32))
+		switch {
+		case n >= limit:
+			w.skip()
+		case w.b[w.i] == '{':
+			w.object(entry, lv)
+		default:
+			w.value(entry)
+		}
+		n++
+		w.space()
+		if w.i >= len(w.b) || w.b[w.i] != ',' {
+			break
+		}
+	}
+	if w.i < len(w.b) && w.b[w.i] == ']' {
+		w.i++
+	}
+	if n > limit {
+		w.drop(at)
+		w.overLimit = true
+	}
+}
+
+// value walks a value that Parse reads but the walker does not enter,
+// noting a non-finite number.
+func (w *walker) value(at where) {
+	if n := nonFiniteAt(w.b[w.i:]); n > 0 {
+		w.findings = append(w.findings, finding{at: at, token: string(w.b[w.i : w.i+n])})
+		w.i += n
+		return
+	}
+	w.skip()
+}
+
+// skip moves past the value at w.b[w.i], without recursion.
+func (w *walker) skip() {
+	if w.i >= len(w.b) {
+		return
+	}
+	switch w.b[w.i] {
+	case '"':
+		w.i = stringEnd(w.b, w.i)
+	case '{', '[':
+		depth := 0
+		for w.i < len(w.b) {
+			switch w.b[w.i] {
+			case '"':
+				w.i = stringEnd(w.b, w.i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+			}
+			w.i++
+			if depth == 0 {
+				return
+			}
+		}
+	default:
+		for w.i < len(w.b) && !isDelimiter(w.b[w.i]) {
+			w.i++
+		}
+	}
+}
+
+// drop forgets the findings at or under the field at, but that its key
+// is repeated.
+func (w *walker) drop(at where) {
+	kept := w.findings[:0]
+	for _, f := range w.findings {
+		if !f.at.within(at) || f.count > 0 && f.at == at {
+			kept = append(kept, f)
+		}
+	}
+	w.findings = kept
+}
+
+// fieldIndex returns the index in names of the field that the quoted key
+// names, matched as encoding/json matches it (exactly, or else without
+// regard to case, after unescaping), or -1.
+func fieldIndex(quoted []byte, names []string) int {
+	if len(quoted) < 2 || len(quoted) > maxKeyBytes {
+		return -1
+	}
+	key := quoted[1 : len(quoted)-1]
+	for k, name := range names {
+		if string(key) == name {
+			return k
+		}
+	}
+	if bytes.IndexByte(key, '\\') >= 0 {
+		var s string
+		if json.Unmarshal(quoted, &s) != nil {
+			return -1
+		}
+		key = []byte(s)
+	}
+	for k, name := range names {
+		if bytes.EqualFold(key, []byte(name)) {
+			return k
+		}
+	}
+	return -1
+}

@@ -1,0 +1,120 @@
+package pingstatus
+
+import "fmt"
+
+// Warning is a problem found in a reply (or, from nodeapply, in a ping or
+// a node), and what was done about it. A caller that sorts or counts
+// warnings asks [Warning.Subject] and [Warning.Action]; Path and Message
+// are for people.
+type Warning struct {
+	// Path is the JSON path of what it is about, like "taints[2].effect";
+	// empty for the reply as a whole.
+	Path string
+	// Message says what was wrong and what was done instead.
+	Message string
+	// Subject is what part of the node the warning is about.
+	Subject Subject
+	// Action is what was done about it.
+	Action Action
+}
+
+// String returns "path: message", or the message alone for the whole reply.
+func (w Warning) String() string {
+	if w.Path == "" {
+		return w.Message
+	}
+	return w.Path + ": " + w.Message
+}
+
+// Subject is what part of a node a [Warning], or a change that nodeapply
+// makes, is about.
+type Subject int
+
+const (
+	// SubjectReply is the reply or the ping as a whole, or a part of it
+	// that touches no field of the node (its status text, its time).
+	SubjectReply Subject = iota
+	// SubjectResource is a quantity: status.capacity and
+	// status.allocatable, or the reply's resources.
+	SubjectResource
+	// SubjectTaint is a taint: spec.taints, or the reply's taints.
+	SubjectTaint
+	// SubjectCondition is a node condition (status.conditions).
+	SubjectCondition
+	// SubjectAnnotation is an annotation of the node.
+	SubjectAnnotation
+)
+
+var subjectNames = [...]string{"reply", "resource", "taint", "condition", "annotation"}
+
+// String returns "reply", "resource", "taint", "condition" or "annotation".
+func (s Subject) String() string { return enumName(subjectNames[:], int(s), "Subject") }
+
+// MarshalText returns the subject as [Subject.String] writes it.
+func (s Subject) MarshalText() ([]byte, error) {
+	return marshalEnum(s, s >= SubjectReply && s <= SubjectAnnotation)
+}
+
+// UnmarshalText reads what MarshalText writes.
+func (s *Subject) UnmarshalText(b []byte) error {
+	return unmarshalEnum(s, b, SubjectReply, SubjectAnnotation)
+}
+
+// Action is what was done about what a [Warning] reports.
+type Action int
+
+const (
+	// Refused: a value or an entry was not accepted; what the node has
+	// for it stays as it is.
+	Refused Action = iota
+	// Repaired: a value was read or changed to the safe side and used,
+	// like an unknown effect read as NoSchedule, UTF-16 text decoded, or
+	// of a repeated key the last value taken.
+	Repaired
+	// Ignored: a whole part was passed over with no effect on the node,
+	// like a reply that does not parse, a list over its limit, or the
+	// reply of a failed ping.
+	Ignored
+)
+
+var actionNames = [...]string{"refused", "repaired", "ignored"}
+
+// String returns "refused", "repaired" or "ignored".
+func (a Action) String() string { return enumName(actionNames[:], int(a), "Action") }
+
+// MarshalText returns the action as [Action.String] writes it.
+func (a Action) MarshalText() ([]byte, error) { return marshalEnum(a, a >= Refused && a <= Ignored) }
+
+// UnmarshalText reads what MarshalText writes.
+func (a *Action) UnmarshalText(b []byte) error { return unmarshalEnum(a, b, Refused, Ignored) }
+
+func enumName(names []string, i int, typ string) string {
+	if i < 0 || i >= len(names) {
+		return typ + "(?)"
+	}
+	return names[i]
+}
+
+// marshalEnum returns v's String as text, or an error when v is not one of
+// its type's values.
+func marshalEnum(v fmt.Stringer, known bool) ([]byte, error) {
+	if !known {
+		return nil, fmt.Errorf("pingstatus: cannot marshal %s", v)
+	}
+	return []byte(v.String()), nil
+}
+
+// unmarshalEnum sets *v to the value from first to last whose String is
+// text.
+func unmarshalEnum[T interface {
+	~int
+	fmt.Stringer
+}](v *T, text []byte, first, last T) error {
+	for x := first; x <= last; x++ {
+		if x.String() == string(text) {
+			*v = x
+			return nil
+		}
+	}
+	return fmt.Errorf("pingstatus: %q is not a %T", text, *v)
+}

@@ -1,0 +1,95 @@
+package pingstatus_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+
+	"github.com/pingnode/pingnode/internal/gen"
+	"github.com/pingnode/pingnode/internal/golden"
+	"github.com/pingnode/pingnode/pingstatus"
+)
+
+// subjectOf is what a warning's path says it is about.
+func subjectOf(path string) pingstatus.Subject {
+	switch {
+	case strings.HasPrefix(path, "resources"):
+		return pingstatus.SubjectResource
+	case strings.HasPrefix(path, "taints"):
+		return pingstatus.SubjectTaint
+	}
+	return pingstatus.SubjectReply // "" and "status"
+}
+
+// actionOf is what a warning's message says was done.
+func actionOf(message string) pingstatus.Action {
+	switch {
+	case strings.HasSuffix(message, "; ignored"), strings.Contains(message, "more than the limit"):
+		return pingstatus.Ignored
+	case strings.HasSuffix(message, "NoSchedule used"), strings.HasSuffix(message, "summed"),
+		strings.HasSuffix(message, "the last one is kept"), strings.HasSuffix(message, "the last one is used"),
+		strings.HasSuffix(message, "decoded and read"), strings.Contains(message, `read as "total"`):
+		return pingstatus.Repaired
+	}
+	return pingstatus.Refused // "left unchanged", "entry dropped"
+}
+
+// checkClasses fails unless every warning's Subject and Action agree with
+// what its path and its message say.
+func checkClasses(t interface{ Fatalf(string, ...any) }, warnings []pingstatus.Warning) {
+	for _, w := range warnings {
+		if s, a := subjectOf(w.Path), actionOf(w.Message); w.Subject != s || w.Action != a {
+			t.Fatalf("%q is %v/%v, its path and message say %v/%v", w, w.Subject, w.Action, s, a)
+		}
+	}
+}
+
+// TestWarningClasses: the subject and action of every warning, for every
+// sample reply and for adversarial ones, agree with its path and message.
+func TestWarningClasses(t *testing.T) {
+	for _, in := range golden.Inputs(t, "../testdata/replies/*") {
+		_, warnings := pingstatus.Parse(in.Data, pingstatus.Options{})
+		checkClasses(t, warnings)
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		_, warnings := pingstatus.Parse(gen.ReplyBody().Draw(t, "body"), pingstatus.Options{MaxTaints: 4, MaxAccelerators: 4})
+		checkClasses(t, warnings)
+	})
+}
+
+// TestEnumsMarshalAsText: a NodePatch and a Warning marshal their kind,
+// subject and action as words, and read them back.
+func TestEnumsMarshalAsText(t *testing.T) {
+	in := struct {
+		Kind    pingstatus.Kind
+		Warning pingstatus.Warning
+	}{pingstatus.Structured, pingstatus.Warning{Path: "taints[0].effect", Message: "missing; NoSchedule used", Subject: pingstatus.SubjectTaint, Action: pingstatus.Repaired}}
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"Kind":"structured","Warning":{"Path":"taints[0].effect","Message":"missing; NoSchedule used","Subject":"taint","Action":"repaired"}}`
+	if diff := cmp.Diff(want, string(b)); diff != "" {
+		t.Errorf("JSON (-want +got):\n%s", diff)
+	}
+	out := in
+	out.Kind, out.Warning = 0, pingstatus.Warning{}
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(in, out); diff != "" {
+		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+	for _, v := range []interface{ MarshalText() ([]byte, error) }{pingstatus.Kind(7), pingstatus.Subject(-1), pingstatus.Action(3)} {
+		if _, err := v.MarshalText(); err == nil {
+			t.Errorf("%v marshals", v)
+		}
+	}
+	var s pingstatus.Subject
+	if err := s.UnmarshalText([]byte("node")); err == nil {
+		t.Error(`"node" reads as a Subject`)
+	}
+}
