@@ -46,12 +46,24 @@ type Options struct {
 	// at the first failed ping, as interLink 0.6.2 does.
 	Grace time.Duration
 	// HeartbeatInterval, when positive, refreshes the lastHeartbeatTime of
-	// the two conditions when it is older than this, as the kubelet does.
+	// the conditions Apply sets when it is older than this, as the kubelet does.
 	// Leave it zero under the Virtual Kubelet node controller, which
 	// refreshes every heartbeat itself on its own interval: then a
 	// condition's heartbeat moves only when the condition changes, and a
 	// steady node is never rewritten.
 	HeartbeatInterval time.Duration
+	// PressureConditions also makes every ping with a time ([Ping.At]),
+	// answered or failed, set the three conditions a kubelet reports
+	// about its node's pressure, MemoryPressure, DiskPressure and
+	// PIDPressure, to False with the reason [ReasonVirtualNode]: a
+	// virtual node has no memory, disk or process table of its own, and
+	// the backend manages its pressure itself. Without it, a node whose
+	// provider was gone for longer than the node monitor grace keeps
+	// them Unknown, as the node lifecycle controller left them, for
+	// good. They follow the rules of Ready and the connectivity
+	// condition: lastTransitionTime moves only when the status does, and
+	// a steady node is not rewritten. Off, Apply leaves them alone.
+	PressureConditions bool
 	// PingResponseAnnotation also keeps interLink's
 	// [PingResponseAnnotation]: the reply's body, cleaned and cut to
 	// [MaxPingResponseBytes], emptied when a ping fails. It costs a write
@@ -95,7 +107,19 @@ type Result struct {
 	Changes []Change
 	// Warnings are what Apply refused or repaired, sorted by path.
 	Warnings []pingstatus.Warning
+
+	taintsPatch, statusPatch bool
 }
+
+// NeedsTaintsPatch reports whether the taints or the ownership annotation
+// changed: whether [TaintsPatch] of the input node and Node, with the same
+// options, is not nil.
+func (r Result) NeedsTaintsPatch() bool { return r.taintsPatch }
+
+// NeedsStatusPatch reports whether capacity, allocatable, a condition or
+// the ping-response annotation changed: whether [StatusPatch] of the input
+// node and Node is not nil.
+func (r Result) NeedsStatusPatch() bool { return r.statusPatch }
 
 // Apply merges one ping into node and returns the node after it, with the
 // changes and warnings. It never modifies node or anything in ping. A nil
@@ -130,9 +154,12 @@ type checker struct {
 	patch *pingstatus.NodePatch // the reply, or no news
 	opts  Options
 	// at is the ping's time to the second, zero when conditions are left
-	// alone; wants are what the ping asks of the two conditions.
-	at    time.Time
-	wants [2]conditionWant
+	// alone; wants are what the ping asks of Ready and the connectivity
+	// condition, and pressure whether it asks for the pressure conditions
+	// too (see wantCount and want).
+	at       time.Time
+	wants    [2]conditionWant
+	pressure bool
 	// What unchanged found, for apply.
 	valid, sameResources, sameTaints, sameConditions, sameAnnotation bool
 }
@@ -144,10 +171,14 @@ type applier struct {
 	// touched says which parts apply may have changed, so that only those
 	// are compared with the input.
 	touchedResources, touchedTaints, touchedConditions, touchedAnnotation bool
+	// What diff found: changes for the taints patch, for the status patch.
+	taintsChanged, statusChanged bool
 }
 
-func (a *applier) warn(path, message string) {
-	a.warnings = append(a.warnings, pingstatus.Warning{Path: path, Message: message})
+// warn adds a warning about the part s of the node, at path, saying what
+// was done (do).
+func (a *applier) warn(s pingstatus.Subject, do pingstatus.Action, path, message string) {
+	a.warnings = append(a.warnings, pingstatus.Warning{Path: path, Message: message, Subject: s, Action: do})
 }
 
 // unchanged reports whether the patch leaves a valid node as it is. False
@@ -286,21 +317,33 @@ func sameTaint(a, b *corev1.Taint) bool {
 
 // apply builds the new node, then lists what differs from the input.
 func (a *applier) apply() Result {
+	out := a.build(false)
+	changes := a.diff(out)
+	if len(changes) == 0 {
+		return Result{Node: a.in, Warnings: a.warnings}
+	}
+	return Result{Node: out, Changes: changes, Warnings: a.warnings, taintsPatch: a.taintsChanged, statusPatch: a.statusChanged}
+}
+
+// build returns a copy of the input with the ping merged into the parts
+// that the checker did not find unchanged, or with everything, into every
+// part (the merge in full, which the checker's verdict must agree with).
+func (a *applier) build(everything bool) *corev1.Node {
 	var out *corev1.Node
 	if a.in == nil {
 		out = &corev1.Node{}
 	} else {
 		out = a.in.DeepCopy()
 	}
-	a.touchedResources = !a.valid || !a.sameResources
-	a.touchedTaints = !a.valid || !a.sameTaints
-	a.touchedConditions = !a.sameConditions
-	a.touchedAnnotation = !a.sameAnnotation
+	a.touchedResources = everything || !a.valid || !a.sameResources
+	a.touchedTaints = everything || !a.valid || !a.sameTaints
+	a.touchedConditions = everything || !a.sameConditions
+	a.touchedAnnotation = everything && a.opts.PingResponseAnnotation || !a.sameAnnotation
 	if a.ignoredReply() {
-		a.warn("ping.reply", "the ping failed; its reply is ignored")
+		a.warn(pingstatus.SubjectReply, pingstatus.Ignored, "ping.reply", "the ping failed; its reply is ignored")
 	}
 	if a.failedWithoutTime() {
-		a.warn("ping.at", "a failed ping without a time; conditions left as they are")
+		a.warn(pingstatus.SubjectCondition, pingstatus.Ignored, "ping.at", "a failed ping without a time; conditions left as they are")
 	}
 	if a.touchedConditions {
 		a.conditions(out)
@@ -318,11 +361,7 @@ func (a *applier) apply() Result {
 		a.taints(out)
 	}
 	slices.SortStableFunc(a.warnings, func(x, y pingstatus.Warning) int { return strings.Compare(x.Path, y.Path) })
-	changes := a.diff(out)
-	if len(changes) == 0 {
-		return Result{Node: a.in, Warnings: a.warnings}
-	}
-	return Result{Node: out, Changes: changes, Warnings: a.warnings}
+	return out
 }
 
 // resources writes each valid quantity of the patch to capacity and
@@ -330,13 +369,13 @@ func (a *applier) apply() Result {
 func (a *applier) resources(out *corev1.Node) {
 	for name, q := range a.patch.Resources {
 		if p := resourceProblem(name, q); p != "" {
-			a.warn("patch.resources["+string(name)+"]", q.String()+": "+p+"; not applied")
+			a.warn(pingstatus.SubjectResource, pingstatus.Refused, "patch.resources["+string(name)+"]", q.String()+": "+p+"; not applied")
 			continue
 		}
 		v, problem := a.wanted(name, q)
 		if problem != "" {
 			held := a.ping.Held[name]
-			a.warn("ping.held["+string(name)+"]", held.String()+": "+problem+"; the reply's "+q.String()+" used alone")
+			a.warn(pingstatus.SubjectResource, pingstatus.Refused, "ping.held["+string(name)+"]", held.String()+": "+problem+"; the reply's "+q.String()+" used alone")
 		}
 		setQuantity(&out.Status.Capacity, name, v)
 		setQuantity(&out.Status.Allocatable, name, v)

@@ -174,9 +174,9 @@ func TestNilNodeAndPatch(t *testing.T) {
 	patch, _ := pingstatus.Parse(readReply(t, "spec-example.json"), pingstatus.Options{})
 	res := nodeapply.Apply(nil, nodeapply.Ping{Reply: &patch}, nodeapply.Options{})
 	if res.Node == nil || len(res.Changes) != 12 {
-		t.Fatalf("Apply(nil, spec example) = %d changes, want 12: %v", len(res.Changes), res.Changes)
+		t.Fatalf("Apply(nil, the example reply) = %d changes, want 12: %v", len(res.Changes), res.Changes)
 	}
 	if q := res.Node.Status.Allocatable[corev1.ResourceCPU]; q.String() != "128" || len(res.Node.Spec.Taints) != 1 {
-		t.Errorf("Apply(nil, spec example): cpu %s, taints %v", q.String(), res.Node.Spec.Taints)
+		t.Errorf("Apply(nil, the example reply): cpu %s, taints %v", q.String(), res.Node.Spec.Taints)
 	}
 }

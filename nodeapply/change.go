@@ -3,6 +3,8 @@ package nodeapply
 import (
 	"slices"
 	"strings"
+
+	"github.com/pingnode/pingnode/pingstatus"
 )
 
 // Op is what a [Change] did to its path.
@@ -30,9 +32,13 @@ func (o Op) String() string {
 	return "Op(?)"
 }
 
-// Change is one field that Apply changed, for the caller's log.
+// Change is one field that Apply changed, for the caller's log. A caller
+// that sorts or counts changes asks Op and Subject, never the path.
 type Change struct {
 	Op Op
+	// Subject is what kind of field changed: a resource (capacity or
+	// allocatable), a taint, a condition or an annotation.
+	Subject pingstatus.Subject
 	// Path names the field: "status.capacity[cpu]",
 	// "spec.taints[vendor.io/maintenance:NoSchedule]",
 	// "metadata.annotations[pingnode.io/plugin-taints]".

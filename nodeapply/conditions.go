@@ -10,7 +10,7 @@ import (
 	"github.com/pingnode/pingnode/internal/text"
 )
 
-// conditionWant is what a ping asks of one of the two conditions Apply
+// conditionWant is what a ping asks of one of the conditions Apply
 // writes.
 type conditionWant struct {
 	typ corev1.NodeConditionType
@@ -57,17 +57,33 @@ func findCondition(conditions []corev1.NodeCondition, t corev1.NodeConditionType
 	return -1
 }
 
-// conditionWants works out what the ping asks of Ready and of the
-// connectivity condition, from the ping and the node's own conditions.
+// pressureWants are what every ping with a time asks, with
+// [Options.PressureConditions], of the conditions a kubelet reports about
+// its node's pressure: the same at every ping, so kept once, read-only.
+var pressureWants = [...]conditionWant{
+	{typ: corev1.NodeMemoryPressure, status: corev1.ConditionFalse, reason: ReasonVirtualNode, prefix: messageVirtualNode},
+	{typ: corev1.NodeDiskPressure, status: corev1.ConditionFalse, reason: ReasonVirtualNode, prefix: messageVirtualNode},
+	{typ: corev1.NodePIDPressure, status: corev1.ConditionFalse, reason: ReasonVirtualNode, prefix: messageVirtualNode},
+}
+
+// conditionWants works out what the ping asks of Ready, of the
+// connectivity condition and, with Options.PressureConditions, of the
+// pressure conditions, from the ping and the node's own conditions.
 func (a *checker) conditionWants() {
+	a.wants[0], a.wants[1] = a.reachabilityWants()
+	a.pressure = a.opts.PressureConditions
+}
+
+// reachabilityWants works out what the ping asks of Ready and of the
+// connectivity condition.
+func (a *checker) reachabilityWants() (ready, conn conditionWant) {
 	at := a.at
-	ready := conditionWant{typ: corev1.NodeReady}
-	conn := conditionWant{typ: a.opts.connectivity()}
+	ready = conditionWant{typ: corev1.NodeReady}
+	conn = conditionWant{typ: a.opts.connectivity()}
 	if a.ping.Reached() {
 		conn.status, conn.reason, conn.prefix = corev1.ConditionTrue, ReasonPingSuccessful, messagePingSuccessful
 		ready.status, ready.reason, ready.prefix = corev1.ConditionTrue, ReasonPluginReachable, messagePluginReachable
-		a.wants = [2]conditionWant{ready, conn}
-		return
+		return ready, conn
 	}
 	detail := text.Clean(a.ping.Failure, MaxFailureBytes)
 	conn.status, conn.reason, conn.prefix, conn.detail = corev1.ConditionFalse, ReasonPingFailed, messagePingFailed, detail
@@ -94,7 +110,29 @@ func (a *checker) conditionWants() {
 	default:
 		ready.leave = true
 	}
-	a.wants = [2]conditionWant{ready, conn}
+	return ready, conn
+}
+
+// wantCount returns how many conditions the ping asks for: none without a
+// time, Ready and the connectivity condition, and perhaps the three
+// pressure conditions.
+func (a *checker) wantCount() int {
+	switch {
+	case a.at.IsZero():
+		return 0
+	case a.pressure:
+		return len(a.wants) + len(pressureWants)
+	}
+	return len(a.wants)
+}
+
+// want returns what the ping asks of the k-th condition, in the order a
+// node with none gets them. It is read-only.
+func (a *checker) want(k int) *conditionWant {
+	if k < len(a.wants) {
+		return &a.wants[k]
+	}
+	return &pressureWants[k-len(a.wants)]
 }
 
 // heartbeatDue reports whether c's heartbeat is older than
@@ -113,8 +151,8 @@ func (a *checker) conditionsUnchanged() bool {
 	if a.in != nil {
 		conditions = a.in.Status.Conditions
 	}
-	for k := range a.wants {
-		w := &a.wants[k]
+	for k := range a.wantCount() {
+		w := a.want(k)
 		i := findCondition(conditions, w.typ)
 		if i < 0 {
 			if !w.leave {
@@ -129,14 +167,14 @@ func (a *checker) conditionsUnchanged() bool {
 	return true
 }
 
-// conditions writes the two conditions to out: a new one at the end of the
+// conditions writes the conditions the ping asks for to out: a new one at the end of the
 // list, a changed one in its place. The transition time moves only when
 // the status does; the heartbeat moves whenever the condition changes, or
 // is older than Options.HeartbeatInterval.
 func (a *applier) conditions(out *corev1.Node) {
 	at := metav1.NewTime(a.at)
-	for k := range a.wants {
-		w := &a.wants[k]
+	for k := range a.wantCount() {
+		w := a.want(k)
 		i := findCondition(out.Status.Conditions, w.typ)
 		if i < 0 {
 			if !w.leave {
@@ -163,77 +201,4 @@ func (a *applier) conditions(out *corev1.Node) {
 			c.LastHeartbeatTime = at
 		}
 	}
-}
-
-// pingResponse returns the value of interLink's ping-response annotation
-// after the ping: the body, cleaned and cut, or "" when the ping failed.
-func (a *checker) pingResponse() string {
-	if !a.ping.Reached() {
-		return ""
-	}
-	return text.Clean(string(a.ping.Body), MaxPingResponseBytes)
-}
-
-// pingResponseUnchanged reports whether the annotation is as the ping
-// asks, or not asked for.
-func (a *checker) pingResponseUnchanged() bool {
-	if !a.opts.PingResponseAnnotation {
-		return true
-	}
-	if a.in == nil {
-		return false
-	}
-	v, ok := a.in.Annotations[PingResponseAnnotation]
-	return ok && v == a.pingResponse()
-}
-
-func (a *applier) setPingResponse(out *corev1.Node) {
-	if out.Annotations == nil {
-		out.Annotations = map[string]string{}
-	}
-	out.Annotations[PingResponseAnnotation] = a.pingResponse()
-}
-
-// diffConditions lists the changes to the two conditions: a new condition
-// is one change, a changed one a change per field.
-func (a *applier) diffConditions(changes []Change, in, out []corev1.NodeCondition) []Change {
-	for k := range a.wants {
-		t := a.wants[k].typ
-		path := "status.conditions[" + string(t) + "]"
-		j := findCondition(out, t)
-		if j < 0 {
-			continue // Apply never removes a condition
-		}
-		o := &out[j]
-		i := findCondition(in, t)
-		if i < 0 {
-			changes = append(changes, Change{Op: Added, Path: path, New: conditionText(o)})
-			continue
-		}
-		b := &in[i]
-		field := func(name, old, now string) {
-			if old != now {
-				changes = append(changes, Change{Op: Modified, Path: path + "." + name, Old: old, New: now})
-			}
-		}
-		field("status", string(b.Status), string(o.Status))
-		field("reason", b.Reason, o.Reason)
-		field("message", b.Message, o.Message)
-		field("lastTransitionTime", timeText(b.LastTransitionTime), timeText(o.LastTransitionTime))
-		field("lastHeartbeatTime", timeText(b.LastHeartbeatTime), timeText(o.LastHeartbeatTime))
-	}
-	return changes
-}
-
-// conditionText is a condition as one line: "False InterlinkPingFailed:
-// message (since 2026-11-30T00:00:00Z)".
-func conditionText(c *corev1.NodeCondition) string {
-	return string(c.Status) + " " + c.Reason + ": " + c.Message + " (since " + timeText(c.LastTransitionTime) + ")"
-}
-
-func timeText(t metav1.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return t.UTC().Format(time.RFC3339)
 }

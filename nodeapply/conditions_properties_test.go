@@ -24,6 +24,7 @@ func conditionOptionsGen() *rapid.Generator[nodeapply.Options] {
 		opts.Grace = rapid.SampledFrom([]time.Duration{0, -1, 10 * time.Second, 50 * time.Second, 5 * time.Minute}).Draw(t, "grace")
 		opts.ConnectivityCondition = rapid.SampledFrom([]corev1.NodeConditionType{"", "example.com/Connectivity"}).Draw(t, "connectivity type")
 		opts.PingResponseAnnotation = rapid.Bool().Draw(t, "ping-response annotation")
+		opts.PressureConditions = rapid.Bool().Draw(t, "pressure conditions")
 		if rapid.Bool().Draw(t, "heartbeats") {
 			opts.HeartbeatInterval = time.Minute
 		}
@@ -76,11 +77,23 @@ func pingStep(t *rapid.T, last time.Time, earlier *pingstatus.NodePatch) nodeapp
 	return ping
 }
 
-// withoutOurs is the node's conditions but Ready and the connectivity
-// condition, in order.
-func withoutOurs(conditions []corev1.NodeCondition, conn corev1.NodeConditionType) []corev1.NodeCondition {
+// pressureTypes are the conditions that Options.PressureConditions sets.
+var pressureTypes = []corev1.NodeConditionType{corev1.NodeMemoryPressure, corev1.NodeDiskPressure, corev1.NodePIDPressure}
+
+// ours are the types of the conditions a ping with a time sets under opts.
+func ours(opts nodeapply.Options) []corev1.NodeConditionType {
+	types := []corev1.NodeConditionType{corev1.NodeReady, connectivityType(opts)}
+	if opts.PressureConditions {
+		types = append(types, pressureTypes...)
+	}
+	return types
+}
+
+// withoutOurs is the node's conditions but those of the given types, in
+// order.
+func withoutOurs(conditions []corev1.NodeCondition, types []corev1.NodeConditionType) []corev1.NodeCondition {
 	return slices.DeleteFunc(slices.Clone(conditions), func(c corev1.NodeCondition) bool {
-		return c.Type == corev1.NodeReady || c.Type == conn
+		return slices.Contains(types, c.Type)
 	})
 }
 
@@ -92,6 +105,9 @@ func withoutOurs(conditions []corev1.NodeCondition, conn corev1.NodeConditionTyp
 //   - Ready never turns False before the grace has passed since the first
 //     failure of the current run of failures (to the second);
 //   - an answered ping always ends with both conditions True;
+//   - with PressureConditions, every ping ends with MemoryPressure,
+//     DiskPressure and PIDPressure False for the reason VirtualNode, an
+//     existing one in its place and a new one at the end;
 //   - a failed ping changes nothing but the two conditions and the
 //     ping-response annotation, and the connectivity condition is False;
 //   - other conditions, and their order, never change;
@@ -129,7 +145,7 @@ func TestPropertyReachabilityLaws(t *testing.T) {
 			if p := kuberules.NodeProblems(out); p != nil {
 				t.Fatalf("ping %d: invalid node: %v", step, p)
 			}
-			for _, typ := range []corev1.NodeConditionType{corev1.NodeReady, conn} {
+			for _, typ := range ours(opts) {
 				b, a := condition(before, typ), condition(out, typ)
 				switch {
 				case b != nil && a == nil:
@@ -167,7 +183,10 @@ func TestPropertyReachabilityLaws(t *testing.T) {
 					t.Fatalf("ping %d: a failed ping changed more than the conditions:\n%s", step, diff)
 				}
 			}
-			if diff := cmp.Diff(withoutOurs(before.Status.Conditions, conn), withoutOurs(out.Status.Conditions, conn), cmpopts.EquateEmpty()); diff != "" {
+			if opts.PressureConditions {
+				checkPressure(t, step, before, out)
+			}
+			if diff := cmp.Diff(withoutOurs(before.Status.Conditions, ours(opts)), withoutOurs(out.Status.Conditions, ours(opts)), cmpopts.EquateEmpty()); diff != "" {
 				t.Fatalf("ping %d: other conditions changed:\n%s", step, diff)
 			}
 			if again := nodeapply.Apply(out, ping, opts); len(again.Changes) != 0 {
@@ -187,22 +206,48 @@ func TestPropertyReachabilityLaws(t *testing.T) {
 	})
 }
 
+// checkPressure fails unless out has the three pressure conditions False
+// for the reason VirtualNode, each that before had in its place (the types
+// before the first one before lacked stand as they stood), the new ones at
+// the end.
+func checkPressure(t *rapid.T, step int, before, out *corev1.Node) {
+	for _, typ := range pressureTypes {
+		c := condition(out, typ)
+		if c == nil || c.Status != corev1.ConditionFalse || c.Reason != nodeapply.ReasonVirtualNode || c.Message == "" {
+			t.Fatalf("ping %d: %s is %v, want False for the reason %s", step, typ, c, nodeapply.ReasonVirtualNode)
+		}
+	}
+	n := len(before.Status.Conditions)
+	if len(out.Status.Conditions) < n {
+		t.Fatalf("ping %d: %d conditions before, %d after", step, n, len(out.Status.Conditions))
+	}
+	for i := range before.Status.Conditions {
+		if got, want := out.Status.Conditions[i].Type, before.Status.Conditions[i].Type; got != want {
+			t.Fatalf("ping %d: condition %d is %s, was %s: a condition moved", step, i, got, want)
+		}
+	}
+}
+
 // TestSteadyReachablePingDoesNotAllocate: a steady ping with conditions in
 // play (both True already, the same news), with or without what the
-// provider's pods hold, makes no copy and no allocation.
+// provider's pods hold, with or without the pressure conditions, makes no
+// copy and no allocation.
 func TestSteadyReachablePingDoesNotAllocate(t *testing.T) {
-	for _, held := range []corev1.ResourceList{nil, {corev1.ResourceCPU: resource.MustParse("8"), corev1.ResourceMemory: resource.MustParse("16Gi")}} {
-		node, patch := steady(t)
-		ping := nodeapply.Ping{Reply: patch, At: t0, Held: held}
-		node = nodeapply.Apply(node, ping, nodeapply.Options{}).Node
-		ping.At = t0.Add(time.Hour)
-		var res nodeapply.Result
-		allocs := testing.AllocsPerRun(100, func() { res = nodeapply.Apply(node, ping, nodeapply.Options{}) })
-		if allocs != 0 {
-			t.Errorf("held %v: a steady reachable ping allocates %v times, want 0", held, allocs)
-		}
-		if res.Node != node || len(res.Changes) != 0 {
-			t.Errorf("held %v: a steady reachable ping returned a new node or changes: %v", held, res.Changes)
+	for _, pressure := range []bool{false, true} {
+		for _, held := range []corev1.ResourceList{nil, {corev1.ResourceCPU: resource.MustParse("8"), corev1.ResourceMemory: resource.MustParse("16Gi")}} {
+			opts := nodeapply.Options{PressureConditions: pressure}
+			node, patch := steady(t)
+			ping := nodeapply.Ping{Reply: patch, At: t0, Held: held}
+			node = nodeapply.Apply(node, ping, opts).Node
+			ping.At = t0.Add(time.Hour)
+			var res nodeapply.Result
+			allocs := testing.AllocsPerRun(100, func() { res = nodeapply.Apply(node, ping, opts) })
+			if allocs != 0 {
+				t.Errorf("pressure %v, held %v: a steady reachable ping allocates %v times, want 0", pressure, held, allocs)
+			}
+			if res.Node != node || len(res.Changes) != 0 {
+				t.Errorf("pressure %v, held %v: a steady reachable ping returned a new node or changes: %v", pressure, held, res.Changes)
+			}
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
@@ -128,6 +129,30 @@ var sequenceCases = []struct {
 		{at: 0, body: `{"resources":{"cpu":"32","pods":"90","memory":"7Ei"}}`,
 			held: held("cpu", "-4", "pods", "1500m", "memory", "1Ei")},
 	}},
+	// With PressureConditions, the first ping on a node with no conditions
+	// adds the three pressure conditions after Ready and the connectivity
+	// condition.
+	{"pressure-first-ping", "bare-node.json", nodeapply.Options{PressureConditions: true}, []step{ok(0)}},
+	// A failed ping sets them too; the kubelet's reasons give way to
+	// VirtualNode, and their transition times stay, as they were False.
+	{"pressure-failed-ping", "interlink-node.json", nodeapply.Options{PressureConditions: true}, []step{
+		fail(0, "connection refused"), fail(30*time.Second, "connection refused"),
+	}},
+	// The provider was gone past the node monitor grace: the node lifecycle
+	// controller set Ready and the pressure conditions Unknown. The next
+	// ping sets them False, with a new transition time.
+	{"pressure-after-lifecycle-unknown", "lifecycle-unknown-node.json", nodeapply.Options{PressureConditions: true}, []step{
+		ok(0), ok(30 * time.Second),
+	}},
+	{"pressure-steady", "interlink-node.json", nodeapply.Options{PressureConditions: true}, []step{
+		ok(0), ok(30 * time.Second), ok(time.Hour), fail(time.Hour+30*time.Second, "HTTP 500"),
+	}},
+	{"pressure-heartbeat-interval", "interlink-node.json", nodeapply.Options{PressureConditions: true, HeartbeatInterval: time.Minute}, []step{
+		ok(0), ok(30 * time.Second), ok(60 * time.Second),
+	}},
+	// Without the option the pressure conditions are left as the node
+	// lifecycle controller set them.
+	{"pressure-option-off", "lifecycle-unknown-node.json", nodeapply.Options{}, []step{ok(0)}},
 	{"compat-annotation-not-utf8", "interlink-node.json", nodeapply.Options{PingResponseAnnotation: true}, []step{
 		{at: 0, body: "{\"status\":\"ok\",\n\"message\":\"caf\xe9 \x1b[31mred\x1b[0m\"}\r\n"},
 	}},
@@ -188,7 +213,13 @@ func TestSequences(t *testing.T) {
 				if s.held != nil || strings.Contains(s.body, "resources") {
 					fmt.Fprintf(&b, "capacity: %s\nallocatable: %s\n", listText(res.Node.Status.Capacity), listText(res.Node.Status.Allocatable))
 				}
-				fmt.Fprintf(&b, "status patch: %s\n", orNone(nodeapply.StatusPatch(node, res.Node)))
+				statusPatch := nodeapply.StatusPatch(node, res.Node)
+				fmt.Fprintf(&b, "status patch: %s\n", orNone(statusPatch))
+				// Conditions merge by type; where a new one lands is the
+				// merge's business.
+				if diff := cmp.Diff(byType(res.Node.Status.Conditions), byType(applyPatch(t, node, statusPatch).Status.Conditions)); diff != "" {
+					t.Errorf("step %d: conditions after the status patch (-want +got):\n%s", i+1, diff)
+				}
 
 				if diff := nodeDiff(before, node); diff != "" {
 					t.Fatalf("step %d: Apply modified its input (-before +after):\n%s", i+1, diff)
@@ -207,6 +238,11 @@ func TestSequences(t *testing.T) {
 			golden.Check(t, filepath.Join("testdata", "sequences", tc.name+".golden"), []byte(b.String()))
 		})
 	}
+}
+
+// byType returns the conditions sorted by type.
+func byType(conditions []corev1.NodeCondition) []corev1.NodeCondition {
+	return slices.SortedFunc(slices.Values(conditions), func(a, b corev1.NodeCondition) int { return strings.Compare(string(a.Type), string(b.Type)) })
 }
 
 // listText shows a resource list sorted by name.

@@ -4,30 +4,35 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/pingnode/pingnode/internal/kuberules"
+	"github.com/pingnode/pingnode/pingstatus"
 )
 
 // diff lists what differs between the input and out in the parts of the
 // node that apply touched: capacity and allocatable, taints and the
-// ownership annotation, the two conditions, the ping-response annotation. Quantities compare by value and taints by key and
-// effect, then value; the order of taints does not count.
+// ownership annotation, the conditions the ping sets, the ping-response
+// annotation. Quantities compare by value and taints by key and effect,
+// then value; the order of taints does not count. It notes which patch
+// the changes call for: spec.taints and the ownership annotation go in the
+// taints patch, the rest in the status patch.
 func (a *applier) diff(out *corev1.Node) []Change {
 	in := a.in
 	if in == nil {
 		in = &corev1.Node{}
 	}
 	var changes []Change
-	if a.touchedResources {
-		changes = diffResources(changes, "status.capacity", in.Status.Capacity, out.Status.Capacity)
-		changes = diffResources(changes, "status.allocatable", in.Status.Allocatable, out.Status.Allocatable)
-	}
 	if a.touchedTaints {
 		changes = diffTaints(changes, in.Spec.Taints, out.Spec.Taints)
 		key := a.opts.annotation()
 		old, hadOld := in.Annotations[key]
 		now, hasNew := out.Annotations[key]
-		if c, ok := compare("metadata.annotations["+key+"]", old, hadOld, now, hasNew); ok {
+		if c, ok := compareAnnotation("metadata.annotations["+key+"]", old, hadOld, now, hasNew); ok {
 			changes = append(changes, c)
 		}
+	}
+	taintChanges := len(changes)
+	if a.touchedResources {
+		changes = diffResources(changes, "status.capacity", in.Status.Capacity, out.Status.Capacity)
+		changes = diffResources(changes, "status.allocatable", in.Status.Allocatable, out.Status.Allocatable)
 	}
 	if a.touchedConditions {
 		changes = a.diffConditions(changes, in.Status.Conditions, out.Status.Conditions)
@@ -35,25 +40,30 @@ func (a *applier) diff(out *corev1.Node) []Change {
 	if a.touchedAnnotation {
 		old, hadOld := in.Annotations[PingResponseAnnotation]
 		now, hasNew := out.Annotations[PingResponseAnnotation]
-		if c, ok := compare("metadata.annotations["+PingResponseAnnotation+"]", old, hadOld, now, hasNew); ok {
+		if c, ok := compareAnnotation("metadata.annotations["+PingResponseAnnotation+"]", old, hadOld, now, hasNew); ok {
 			changes = append(changes, c)
 		}
 	}
+	a.taintsChanged, a.statusChanged = taintChanges > 0, len(changes) > taintChanges
 	sortChanges(changes)
 	return changes
 }
 
-// compare returns the change from (old, hadOld) to (now, hasNew), if any.
-func compare(path, old string, hadOld bool, now string, hasNew bool) (Change, bool) {
+// compareAnnotation returns the change of the annotation at path from
+// (old, hadOld) to (now, hasNew), if any.
+func compareAnnotation(path, old string, hadOld bool, now string, hasNew bool) (Change, bool) {
+	c := Change{Subject: pingstatus.SubjectAnnotation, Path: path}
 	switch {
 	case hadOld && hasNew && old != now:
-		return Change{Op: Modified, Path: path, Old: old, New: now}, true
+		c.Op, c.Old, c.New = Modified, old, now
 	case hadOld && !hasNew:
-		return Change{Op: Removed, Path: path, Old: old}, true
+		c.Op, c.Old = Removed, old
 	case !hadOld && hasNew:
-		return Change{Op: Added, Path: path, New: now}, true
+		c.Op, c.New = Added, now
+	default:
+		return Change{}, false
 	}
-	return Change{}, false
+	return c, true
 }
 
 func diffResources(changes []Change, path string, in, out corev1.ResourceList) []Change {
@@ -62,14 +72,14 @@ func diffResources(changes []Change, path string, in, out corev1.ResourceList) [
 		i, ok := in[name]
 		switch {
 		case !ok:
-			changes = append(changes, Change{Op: Added, Path: p, New: o.String()})
+			changes = append(changes, Change{Op: Added, Subject: pingstatus.SubjectResource, Path: p, New: o.String()})
 		case i.Cmp(o) != 0:
-			changes = append(changes, Change{Op: Modified, Path: p, Old: i.String(), New: o.String()})
+			changes = append(changes, Change{Op: Modified, Subject: pingstatus.SubjectResource, Path: p, Old: i.String(), New: o.String()})
 		}
 	}
 	for name, i := range in {
 		if _, ok := out[name]; !ok {
-			changes = append(changes, Change{Op: Removed, Path: path + "[" + string(name) + "]", Old: i.String()})
+			changes = append(changes, Change{Op: Removed, Subject: pingstatus.SubjectResource, Path: path + "[" + string(name) + "]", Old: i.String()})
 		}
 	}
 	return changes
@@ -92,14 +102,14 @@ func diffTaints(changes []Change, in, out []corev1.Taint) []Change {
 		b, ok := before[id]
 		switch {
 		case !ok:
-			changes = append(changes, Change{Op: Added, Path: taintPath(id), New: taintText(o)})
+			changes = append(changes, Change{Op: Added, Subject: pingstatus.SubjectTaint, Path: taintPath(id), New: taintText(o)})
 		case b.Value != o.Value:
-			changes = append(changes, Change{Op: Modified, Path: taintPath(id), Old: taintText(b), New: taintText(o)})
+			changes = append(changes, Change{Op: Modified, Subject: pingstatus.SubjectTaint, Path: taintPath(id), Old: taintText(b), New: taintText(o)})
 		}
 		delete(before, id)
 	}
 	for id, b := range before {
-		changes = append(changes, Change{Op: Removed, Path: taintPath(id), Old: taintText(b)})
+		changes = append(changes, Change{Op: Removed, Subject: pingstatus.SubjectTaint, Path: taintPath(id), Old: taintText(b)})
 	}
 	return changes
 }
@@ -111,14 +121,14 @@ func diffTaintTexts(changes []Change, in, out []corev1.Taint) []Change {
 	after := taintTexts(out)
 	for id, now := range after {
 		if old, ok := before[id]; !ok {
-			changes = append(changes, Change{Op: Added, Path: taintPath(id), New: now})
+			changes = append(changes, Change{Op: Added, Subject: pingstatus.SubjectTaint, Path: taintPath(id), New: now})
 		} else if old != now {
-			changes = append(changes, Change{Op: Modified, Path: taintPath(id), Old: old, New: now})
+			changes = append(changes, Change{Op: Modified, Subject: pingstatus.SubjectTaint, Path: taintPath(id), Old: old, New: now})
 		}
 	}
 	for id, old := range before {
 		if _, ok := after[id]; !ok {
-			changes = append(changes, Change{Op: Removed, Path: taintPath(id), Old: old})
+			changes = append(changes, Change{Op: Removed, Subject: pingstatus.SubjectTaint, Path: taintPath(id), Old: old})
 		}
 	}
 	return changes

@@ -54,12 +54,23 @@
 //     every taint but the protected ones is replaced by the plugin's list.
 //  8. The changes list one entry per changed path, sorted by path, with old
 //     and new values (a changed condition has one per changed field, like
-//     "status.conditions[Ready].status"). It is empty exactly when the returned node is
+//     "status.conditions[Ready].status"), each saying what kind of field
+//     changed ([Change.Subject]: a resource, a taint, a condition or an
+//     annotation). The list is empty exactly when the returned node is
 //     semantically equal to the input (quantities by value, taints as a
-//     set), so an empty list means there is nothing to send.
+//     set), and so exactly when both [TaintsPatch] and [StatusPatch] are
+//     nil: an empty list means there is nothing to send.
+//     [Result.NeedsTaintsPatch] and [Result.NeedsStatusPatch] say which
+//     patch is needed without building it.
 //  9. Each ping with a time ([Ping.At]) sets two conditions: Ready, and the
 //     connectivity condition ([Options.ConnectivityCondition], by default
-//     interLink's InterlinkConnectivity). Times are At to the second, as
+//     interLink's InterlinkConnectivity). With [Options.PressureConditions]
+//     it also sets MemoryPressure, DiskPressure and PIDPressure, answered
+//     or failed: False, reason [ReasonVirtualNode], and a message that the
+//     node is virtual and its backend manages its own pressure (the node
+//     lifecycle controller sets them Unknown when the provider is gone,
+//     and nothing else would set them back). Without the option they are
+//     conditions of other types (rule 14). Times are At to the second, as
 //     the API server keeps them. A ping without a time leaves the
 //     conditions alone.
 //  10. An answered ping sets both True (reasons InterlinkPingSuccessful and
@@ -84,8 +95,10 @@
 //     kind, so a steady node is never rewritten. Ready's message, once
 //     False or Unknown, stays until its status changes.
 //  14. Conditions of other types, and the order of all conditions, are
-//     never touched; a node with no conditions gets exactly the two, Ready
-//     first.
+//     never touched: a condition Apply sets keeps its place, and a new one
+//     is added at the end. A node with no conditions gets exactly those
+//     the ping sets, in this order: Ready, the connectivity condition,
+//     then MemoryPressure, DiskPressure and PIDPressure.
 //  15. Text taken from the plugin (the failure; the reply's body in
 //     interLink's [PingResponseAnnotation], kept only with
 //     [Options.PingResponseAnnotation] and emptied when a ping fails) is
@@ -99,7 +112,9 @@
 //     rounded down, a taint with an invalid key or value is dropped, an
 //     invalid effect becomes NoSchedule, and of a repeated key and effect
 //     the last taint is kept. Entries of a hand-built patch that break the
-//     rules are refused with a warning, as [pingstatus.Parse] would.
+//     rules are refused with a warning, as [pingstatus.Parse] would. Each
+//     warning says what it is about and what was done
+//     ([pingstatus.Warning.Subject], [pingstatus.Warning.Action]).
 //
 // One consequence of rule 4: an administrator who removes the plugin's
 // taint and sets one with the same key and effect before the next ping

@@ -2,11 +2,9 @@ package nodeapply
 
 import (
 	"encoding/json"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // The Virtual Kubelet node controller sends only status, labels and
@@ -78,7 +76,7 @@ func StatusPatch(old, new *corev1.Node) []byte {
 	conditions := conditionsPatch(old.Status.Conditions, new.Status.Conditions)
 	oldResponse, hadResponse := old.Annotations[PingResponseAnnotation]
 	newResponse, hasResponse := new.Annotations[PingResponseAnnotation]
-	_, responseChanged := compare("", oldResponse, hadResponse, newResponse, hasResponse)
+	_, responseChanged := compareAnnotation("", oldResponse, hadResponse, newResponse, hasResponse)
 	if capacity == nil && allocatable == nil && conditions == nil && !responseChanged {
 		return nil
 	}
@@ -115,17 +113,6 @@ func conditionsPatch(old, new []corev1.NodeCondition) []corev1.NodeCondition {
 		}
 	}
 	return p
-}
-
-// sameCondition reports whether two conditions are equal, times compared
-// to the second as the API server keeps them.
-func sameCondition(a, b *corev1.NodeCondition) bool {
-	return a.Type == b.Type && a.Status == b.Status && a.Reason == b.Reason && a.Message == b.Message &&
-		sameSecond(a.LastHeartbeatTime, b.LastHeartbeatTime) && sameSecond(a.LastTransitionTime, b.LastTransitionTime)
-}
-
-func sameSecond(a, b metav1.Time) bool {
-	return a.Truncate(time.Second).Equal(b.Truncate(time.Second))
 }
 
 // resourcesPatch returns the entries of new that differ from old by value,

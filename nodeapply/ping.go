@@ -69,6 +69,10 @@ const (
 	// ReasonPluginNotReached is the reason of Ready Unknown, which a node
 	// that had no Ready condition gets when its first pings fail.
 	ReasonPluginNotReached = "PluginNotReached"
+	// ReasonVirtualNode is the reason of MemoryPressure, DiskPressure and
+	// PIDPressure False, set with [Options.PressureConditions]: the node
+	// is virtual, and its backend manages its own pressure.
+	ReasonVirtualNode = "VirtualNode"
 
 	// DefaultGrace is how long the plugin may fail to answer before Ready
 	// turns False: the node lifecycle controller's default
@@ -96,4 +100,5 @@ const (
 	messagePluginReachable = "the plugin answers its pings"
 	messageUnreachable     = "the plugin has not answered since "
 	messageNotReached      = "the plugin has not answered yet: "
+	messageVirtualNode     = "the node is virtual and its backend manages its own pressure"
 )

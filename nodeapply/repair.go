@@ -6,6 +6,7 @@ import (
 
 	"github.com/pingnode/pingnode/internal/kuberules"
 	"github.com/pingnode/pingnode/internal/text"
+	"github.com/pingnode/pingnode/pingstatus"
 )
 
 // repair makes out valid where the API server would reject it, changing
@@ -31,7 +32,7 @@ func (a *applier) repairList(list corev1.ResourceList, path string) {
 			fixed = resource.Quantity{}
 		}
 		list[name] = fixed
-		a.warn(path+"["+string(name)+"]", "the node had "+q.String()+", which "+problem+" (the API server would refuse the node); set to "+fixed.String())
+		a.warn(pingstatus.SubjectResource, pingstatus.Repaired, path+"["+string(name)+"]", "the node had "+q.String()+", which "+problem+" (the API server would refuse the node); set to "+fixed.String())
 	}
 }
 
@@ -45,35 +46,37 @@ func roundDown(q resource.Quantity) resource.Quantity {
 	return whole
 }
 
+// repairTaints drops the taints of out with an invalid key or value, reads
+// an invalid effect as NoSchedule, and of taints that repeat a key and
+// effect keeps the last, in the place of the first.
 func (a *applier) repairTaints(out *corev1.Node) {
 	taints := out.Spec.Taints
-	kept := taints[:0:0]
-	last := map[kuberules.TaintID]int{} // index in kept
+	if taints == nil {
+		return
+	}
+	var check kuberules.TaintCheck // the node's own taints: reserved and protected keys are fine
+	unique := kuberules.NewUniqueTaints(len(taints))
 	for i := range taints {
 		t := taints[i]
 		path := "spec.taints[" + kuberules.IDOf(&t).String() + "]"
-		if p := kuberules.TaintKeyProblem(t.Key); p != "" {
-			a.warn(path, "the node had a taint whose key "+p+"; dropped (the API server would refuse the node)")
+		problems := check.Check(&t)
+		if problems.Key != "" {
+			a.warn(pingstatus.SubjectTaint, pingstatus.Repaired, path, "the node had a taint whose key "+problems.Key+"; dropped (the API server would refuse the node)")
 			continue
 		}
-		if p := kuberules.TaintValueProblem(t.Value); p != "" {
-			a.warn(path, "the node had a taint whose value "+p+"; dropped (the API server would refuse the node)")
+		if problems.Value != "" {
+			a.warn(pingstatus.SubjectTaint, pingstatus.Repaired, path, "the node had a taint whose value "+problems.Value+"; dropped (the API server would refuse the node)")
 			continue
 		}
-		if !kuberules.IsValidEffect(t.Effect) {
-			a.warn(path, "the node had a taint with effect "+quote(string(t.Effect))+"; NoSchedule used")
+		if problems.Effect {
+			a.warn(pingstatus.SubjectTaint, pingstatus.Repaired, path, "the node had a taint with effect "+quote(string(t.Effect))+"; NoSchedule used")
 			t.Effect = corev1.TaintEffectNoSchedule
 		}
-		id := kuberules.IDOf(&t)
-		if j, dup := last[id]; dup {
-			a.warn("spec.taints["+id.String()+"]", "the node had this key and effect twice; the last is kept")
-			kept[j] = t
-			continue
+		if _, repeated := unique.Add(t, i); repeated {
+			a.warn(pingstatus.SubjectTaint, pingstatus.Repaired, "spec.taints["+kuberules.IDOf(&t).String()+"]", "the node had this key and effect twice; the last is kept")
 		}
-		last[id] = len(kept)
-		kept = append(kept, t)
 	}
-	out.Spec.Taints = kept
+	out.Spec.Taints = unique.List
 }
 
 // quote quotes text from the node for a warning, escaped and bounded.

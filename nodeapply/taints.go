@@ -6,12 +6,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/pingnode/pingnode/internal/kuberules"
+	"github.com/pingnode/pingnode/pingstatus"
 )
 
 // taints replaces the plugin's taints on out with the patch's list, and
 // records which taints are now the plugin's in the ownership annotation.
 func (a *applier) taints(out *corev1.Node) {
-	want, wantAt := a.pluginTaints()
+	unique := a.pluginTaints()
+	want := unique.List
 	owned := a.previouslyOwned(out)
 	kept := make(map[string]bool, len(a.patch.KeptTaintKeys))
 	for _, k := range a.patch.KeptTaintKeys {
@@ -25,7 +27,7 @@ func (a *applier) taints(out *corev1.Node) {
 		placed[j] = -1
 	}
 	for _, t := range out.Spec.Taints {
-		j, wanted := wantAt[kuberules.IDOf(&t)]
+		j, wanted := unique.Index(kuberules.IDOf(&t))
 		switch {
 		case !owned(&t): // someone else's: it stays, and satisfies an equal want
 			if wanted {
@@ -45,7 +47,7 @@ func (a *applier) taints(out *corev1.Node) {
 		w := &want[j]
 		if i := placed[j]; i >= 0 {
 			if !mine[i] && result[i].Value != w.Value {
-				a.warn(taintPath(kuberules.IDOf(w)), "the plugin asks for "+taintText(w)+" but "+taintText(&result[i])+" is not the plugin's; left as it is")
+				a.warn(pingstatus.SubjectTaint, pingstatus.Refused, taintPath(kuberules.IDOf(w)), "the plugin asks for "+taintText(w)+" but "+taintText(&result[i])+" is not the plugin's; left as it is")
 			}
 			continue // in place, or already satisfied by someone else's and not adopted
 		}
@@ -68,41 +70,35 @@ func (a *applier) previouslyOwned(out *corev1.Node) func(*corev1.Taint) bool {
 	key := a.opts.annotation()
 	set, invalid := ownedSet(out.Annotations[key])
 	for _, entry := range invalid {
-		a.warn("metadata.annotations["+key+"]", "entry "+strconv.Quote(entry)+" is not key:Effect; ignored")
+		a.warn(pingstatus.SubjectAnnotation, pingstatus.Ignored, "metadata.annotations["+key+"]", "entry "+strconv.Quote(entry)+" is not key:Effect; ignored")
 	}
 	return func(t *corev1.Taint) bool {
 		return set[kuberules.IDOf(t)] && !a.opts.protected(t.Key) && !kuberules.IsReservedKey(t.Key)
 	}
 }
 
-// pluginTaints returns the patch's taints that Apply may set, and where
-// each key and effect stands among them: valid, with keys the plugin may
-// use, unique by key and effect (the last one kept). pingstatus already
-// guarantees all this; a hand-built patch may not.
-func (a *applier) pluginTaints() ([]corev1.Taint, map[kuberules.TaintID]int) {
-	want := make([]corev1.Taint, 0, len(a.patch.Taints))
-	at := make(map[kuberules.TaintID]int, len(a.patch.Taints))
+// pluginTaints returns the patch's taints that Apply may set: valid, with
+// keys the plugin may use, unique by key and effect (the last one kept).
+// pingstatus already guarantees all this; a hand-built patch may not.
+func (a *applier) pluginTaints() kuberules.UniqueTaints {
+	check := kuberules.TaintCheck{Protected: a.opts.ProtectedKeys}
+	unique := kuberules.NewUniqueTaints(len(a.patch.Taints))
 	for i, t := range a.patch.Taints {
 		path := func() string { return "patch.taints[" + strconv.Itoa(i) + "]" }
-		switch {
-		case kuberules.TaintKeyProblem(t.Key) != "" || kuberules.TaintValueProblem(t.Value) != "" || !kuberules.IsValidEffect(t.Effect):
-			a.warn(path(), taintText(&t)+" is not a valid taint; not applied")
+		switch problems := check.Check(&t); {
+		case !problems.Valid():
+			a.warn(pingstatus.SubjectTaint, pingstatus.Refused, path(), taintText(&t)+" is not a valid taint; not applied")
 			continue
-		case kuberules.IsReservedKey(t.Key) || a.opts.protected(t.Key):
-			a.warn(path(), t.Key+" is not the plugin's to set; not applied")
+		case problems.Reserved || problems.Protected:
+			a.warn(pingstatus.SubjectTaint, pingstatus.Refused, path(), t.Key+" is not the plugin's to set; not applied")
 			continue
 		}
 		t.TimeAdded = t.TimeAdded.DeepCopy()
-		id := kuberules.IDOf(&t)
-		if j, dup := at[id]; dup {
-			a.warn(path(), "repeats "+id.String()+"; the last one is kept")
-			want[j] = t
-			continue
+		if _, repeated := unique.Add(t, i); repeated {
+			a.warn(pingstatus.SubjectTaint, pingstatus.Repaired, path(), "repeats "+kuberules.IDOf(&t).String()+"; the last one is kept")
 		}
-		at[id] = len(want)
-		want = append(want, t)
 	}
-	return want, at
+	return unique
 }
 
 // recordOwned writes the ownership annotation for the taints that mine

@@ -1,0 +1,177 @@
+package nodeapply
+
+import (
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"pgregory.net/rapid"
+
+	"github.com/pingnode/pingnode/internal/gen"
+	"github.com/pingnode/pingnode/pingstatus"
+)
+
+// The fast path of Apply rests on two agreements that its output alone
+// cannot show, since the early return makes the output the input:
+//
+//   - when the checker says a ping leaves the node unchanged, the merge in
+//     full (every part of the ping applied, no early return) changes
+//     nothing either;
+//   - the changes are empty exactly when both patches are nil, and the
+//     Result's NeedsTaintsPatch and NeedsStatusPatch say which is not.
+
+var agreementT0 = time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+
+// sameSpelling compares quantities by value and spelling.
+var sameSpelling = cmp.Comparer(func(a, b resource.Quantity) bool { return a.Cmp(b) == 0 && a.Format == b.Format })
+
+// agreementOptions draws options of every kind.
+func agreementOptions(t *rapid.T) Options {
+	opts := Options{
+		ProtectedKeys:          rapid.SliceOfN(rapid.SampledFrom(gen.SharedKeys), 0, 1).Draw(t, "protected"),
+		ReplaceAllTaints:       rapid.IntRange(0, 3).Draw(t, "compat") == 0,
+		ConnectivityCondition:  rapid.SampledFrom([]corev1.NodeConditionType{"", "example.com/Connectivity"}).Draw(t, "connectivity"),
+		Grace:                  rapid.SampledFrom([]time.Duration{0, -1, 10 * time.Second}).Draw(t, "grace"),
+		PressureConditions:     rapid.Bool().Draw(t, "pressure"),
+		PingResponseAnnotation: rapid.Bool().Draw(t, "ping-response annotation"),
+	}
+	if rapid.Bool().Draw(t, "heartbeats") {
+		opts.HeartbeatInterval = time.Minute
+	}
+	return opts
+}
+
+// agreementNode draws a node, with conditions, and sometimes one the API
+// server would refuse.
+func agreementNode(t *rapid.T, opts Options) *corev1.Node {
+	node := gen.Node().Draw(t, "node")
+	node.Status.Conditions = gen.Conditions(opts.connectivity(), agreementT0).Draw(t, "conditions")
+	if rapid.Bool().Draw(t, "ownership annotation") { // perhaps stale, empty or hand-edited
+		entries := rapid.SliceOfN(rapid.SampledFrom([]string{
+			"vendor.io/maintenance:NoSchedule", "example.com/drain:NoExecute", "", "not-an-entry", "a.io/x:Evict",
+		}), 0, 3).Draw(t, "entries")
+		for _, taint := range node.Spec.Taints {
+			if rapid.Bool().Draw(t, "owns "+taint.Key) {
+				entries = append(entries, taint.Key+":"+string(taint.Effect))
+			}
+		}
+		node.Annotations = map[string]string{opts.annotation(): strings.Join(entries, ",")}
+	}
+	if rapid.IntRange(0, 4).Draw(t, "broken") == 0 {
+		if node.Status.Capacity == nil {
+			node.Status.Capacity = corev1.ResourceList{}
+		}
+		node.Status.Capacity[corev1.ResourcePods] = resource.MustParse("1500m")
+	}
+	return node
+}
+
+// agreementPing draws a ping: answered or not, with a time or not, a reply
+// parsed from a body or built by hand from the node's own figures (so that
+// it often asks for what the node has), and what the pods hold.
+func agreementPing(t *rapid.T, node *corev1.Node) Ping {
+	var ping Ping
+	if rapid.IntRange(0, 3).Draw(t, "timed") > 0 {
+		ping.At = agreementT0.Add(time.Duration(rapid.IntRange(0, 120).Draw(t, "seconds")) * time.Second)
+	}
+	if rapid.IntRange(0, 3).Draw(t, "failed") == 0 {
+		ping.Failure = rapid.SampledFrom([]string{"HTTP 500", "timeout after 3s"}).Draw(t, "failure")
+	}
+	ping.Body = []byte(rapid.SampledFrom([]string{"ok", `{"status":"ok"}`}).Draw(t, "body"))
+	switch rapid.IntRange(0, 2).Draw(t, "reply") {
+	case 0:
+		patch, _ := pingstatus.Parse(gen.ReplyBody().Draw(t, "reply body"), pingstatus.Options{})
+		ping.Reply = &patch
+	case 1:
+		patch := &pingstatus.NodePatch{Kind: pingstatus.Structured, Resources: corev1.ResourceList{}}
+		for _, name := range slices.Sorted(maps.Keys(node.Status.Capacity)) { // drawn in a fixed order
+			if rapid.Bool().Draw(t, "report "+string(name)) {
+				patch.Resources[name] = node.Status.Capacity[name].DeepCopy()
+			}
+		}
+		if rapid.Bool().Draw(t, "taints") {
+			patch.ReplaceTaints = true
+			patch.Taints = gen.UniqueTaints(3).Draw(t, "plugin taints")
+		}
+		ping.Reply = patch
+	}
+	if rapid.IntRange(0, 3).Draw(t, "held") == 0 {
+		ping.Held = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(rapid.SampledFrom([]string{"0", "2", "-1"}).Draw(t, "held cpu"))}
+	}
+	return ping
+}
+
+// checkerFor returns the checker Apply builds for node and ping.
+func checkerFor(node *corev1.Node, ping Ping, opts Options) checker {
+	check := checker{in: node, ping: ping, opts: opts, patch: ping.Reply}
+	if check.patch == nil || !ping.Reached() {
+		check.patch = &noNews
+	}
+	return check
+}
+
+// TestPropertyUnchangedMeansNoChange: whenever the checker says a ping
+// leaves the node as it is, the merge in full, bypassing the early return,
+// reports no change and builds a node equal to the input. Each node is
+// tried as drawn, and after the ping with the same ping and a later one
+// (where the checker says "unchanged" most often).
+func TestPropertyUnchangedMeansNoChange(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		opts := agreementOptions(t)
+		node := agreementNode(t, opts)
+		ping := agreementPing(t, node)
+		steady := Apply(node, ping, opts).Node
+		later := ping
+		if !later.At.IsZero() {
+			later.At = later.At.Add(time.Duration(rapid.IntRange(1, 120).Draw(t, "later")) * time.Second)
+		}
+		for _, c := range []struct {
+			in   *corev1.Node
+			ping Ping
+		}{{node, ping}, {steady, ping}, {steady, later}} {
+			in := c.in
+			check := checkerFor(in, c.ping, opts)
+			if !check.unchanged() {
+				continue
+			}
+			a := &applier{checker: check}
+			out := a.build(true)
+			if changes := a.diff(out); len(changes) != 0 {
+				t.Fatalf("the checker says unchanged, the full merge changes %v", changes)
+			}
+			if diff := cmp.Diff(in, out, sameSpelling); diff != "" {
+				t.Fatalf("the checker says unchanged, the full merge builds another node (-in +out):\n%s", diff)
+			}
+		}
+	})
+}
+
+// TestPropertyChangesAgreeWithPatches: the changes are empty exactly when
+// both patches are nil, and NeedsTaintsPatch and NeedsStatusPatch report
+// whether each is not nil.
+func TestPropertyChangesAgreeWithPatches(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		opts := agreementOptions(t)
+		node := agreementNode(t, opts)
+		for step := range 2 { // as drawn, then once more after the first ping
+			ping := agreementPing(t, node)
+			res := Apply(node, ping, opts)
+			taints, status := TaintsPatch(node, res.Node, opts), StatusPatch(node, res.Node)
+			if (len(res.Changes) == 0) != (taints == nil && status == nil) {
+				t.Fatalf("step %d: changes %v, but taints patch %s and status patch %s", step, res.Changes, taints, status)
+			}
+			if res.NeedsTaintsPatch() != (taints != nil) {
+				t.Fatalf("step %d: NeedsTaintsPatch %v, taints patch %s; changes %v", step, res.NeedsTaintsPatch(), taints, res.Changes)
+			}
+			if res.NeedsStatusPatch() != (status != nil) {
+				t.Fatalf("step %d: NeedsStatusPatch %v, status patch %s; changes %v", step, res.NeedsStatusPatch(), status, res.Changes)
+			}
+			node = res.Node
+		}
+	})
+}

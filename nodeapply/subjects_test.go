@@ -1,0 +1,50 @@
+package nodeapply
+
+import (
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/pingnode/pingnode/pingstatus"
+)
+
+// subjectOfPath is what the path of a change or an Apply warning says it
+// is about.
+func subjectOfPath(path string) pingstatus.Subject {
+	for _, p := range []struct {
+		prefix  string
+		subject pingstatus.Subject
+	}{
+		{"status.capacity", pingstatus.SubjectResource}, {"status.allocatable", pingstatus.SubjectResource},
+		{"patch.resources", pingstatus.SubjectResource}, {"ping.held", pingstatus.SubjectResource},
+		{"spec.taints", pingstatus.SubjectTaint}, {"patch.taints", pingstatus.SubjectTaint},
+		{"status.conditions", pingstatus.SubjectCondition}, {"ping.at", pingstatus.SubjectCondition},
+		{"metadata.annotations", pingstatus.SubjectAnnotation},
+	} {
+		if strings.HasPrefix(path, p.prefix) {
+			return p.subject
+		}
+	}
+	return pingstatus.SubjectReply
+}
+
+// TestPropertySubjects: every change and every warning of Apply is about
+// what its path names.
+func TestPropertySubjects(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		opts := agreementOptions(t)
+		node := agreementNode(t, opts)
+		res := Apply(node, agreementPing(t, node), opts)
+		for _, c := range res.Changes {
+			if want := subjectOfPath(c.Path); c.Subject != want || want == pingstatus.SubjectReply {
+				t.Fatalf("change %q is about %v, its path says %v", c, c.Subject, want)
+			}
+		}
+		for _, w := range res.Warnings {
+			if want := subjectOfPath(w.Path); w.Subject != want {
+				t.Fatalf("warning %q is about %v, its path says %v", w, w.Subject, want)
+			}
+		}
+	})
+}
