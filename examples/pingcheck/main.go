@@ -43,7 +43,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	pingclient "github.com/pingnode/pingnode/examples/internal/ping"
+	"github.com/pingnode/pingnode/examples/internal/pingclient"
 	"github.com/pingnode/pingnode/nodeapply"
 	"github.com/pingnode/pingnode/pingstatus"
 )

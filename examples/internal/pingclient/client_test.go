@@ -1,4 +1,4 @@
-package ping
+package pingclient
 
 import (
 	"context"

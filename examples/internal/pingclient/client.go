@@ -1,9 +1,9 @@
-// Package ping asks a plugin's status endpoint once, as a provider does,
+// Package pingclient asks a plugin's status endpoint once, as a provider does,
 // and turns what happened into a [nodeapply.Ping]: the reply's bytes, or a
 // short failure that stays the same while the plugin fails the same way.
 // The Virtual Kubelet example and pingcheck share it, so that a plugin
 // author sees exactly what the provider would.
-package ping
+package pingclient
 
 import (
 	"context"
@@ -27,7 +27,9 @@ type Client struct {
 	// Timeout bounds one ping, from sending the request to the last byte
 	// of the reply.
 	Timeout time.Duration
-	// HTTP is the client to use; nil means a new one per Client.
+	// HTTP is the client to use; nil means http.DefaultClient, shared
+	// with everything else in the process that uses it (Timeout still
+	// bounds each ping).
 	HTTP *http.Client
 	// Now is the clock, for tests; nil means time.Now.
 	Now func() time.Time
