@@ -58,8 +58,9 @@ func (f *fakePlugin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // startProvider runs a provider for a node of this name against a fake
 // plugin that first answers "ok", until the test ends; then it deletes the
-// node. Each change edits the configuration first.
-func startProvider(t *testing.T, name string, heartbeat time.Duration, change ...func(*Config)) (*Provider, *fakePlugin) {
+// node. statusReport is how often the status of a steady node is written.
+// Each change edits the configuration first.
+func startProvider(t *testing.T, name string, statusReport time.Duration, change ...func(*Config)) (*Provider, *fakePlugin) {
 	t.Helper()
 	plugin := &fakePlugin{}
 	plugin.reply(http.StatusOK, "ok", 0)
@@ -67,12 +68,12 @@ func startProvider(t *testing.T, name string, heartbeat time.Duration, change ..
 	plugin.server = server
 	cfg := Config{
 		Static: StaticNode(name), StaticKeys: []string{StaticTaintKey}, PluginURL: server.URL + "/status",
-		Interval: 50 * time.Millisecond, Timeout: 500 * time.Millisecond, Heartbeat: heartbeat,
+		Interval: 50 * time.Millisecond, Timeout: 500 * time.Millisecond, StatusReport: statusReport,
 	}
 	for _, c := range change {
 		c(&cfg)
 	}
-	p := NewProvider(cfg, client.CoreV1(), slog.New(slog.NewTextHandler(t.Output(), nil)))
+	p := NewProvider(cfg, client, slog.New(slog.NewTextHandler(t.Output(), nil)))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- p.Run(ctx) }()
@@ -287,8 +288,8 @@ func TestBadReplies(t *testing.T) {
 	})
 }
 
-// TestSteadyState: identical replies make no write. The node controller's
-// own heartbeat runs once an hour here, so within the test any change of
+// TestSteadyState: identical replies make no write. The status report
+// runs once an hour here, so within the test any change of
 // the node's resourceVersion would be a write of the provider's; the
 // provider's own write counter is checked too.
 func TestSteadyState(t *testing.T) {

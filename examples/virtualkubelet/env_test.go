@@ -25,11 +25,12 @@ var client kubernetes.Interface
 var testenvBin string
 
 // env is the running test environment, in envDir, its API server on
-// envHost; restartEnv replaces it.
+// envHost, its kubeconfig at envKubeconfig; restartEnv replaces it.
 var (
-	env     *exec.Cmd
-	envDir  string
-	envHost string
+	env           *exec.Cmd
+	envDir        string
+	envHost       string
+	envKubeconfig string
 )
 
 // TestMain starts the test environment (a real etcd, kube-apiserver,
@@ -42,6 +43,10 @@ func TestMain(m *testing.M) {
 }
 
 func testMain(m *testing.M) int {
+	if os.Getenv(providerProcessEnv) != "" { // re-executed as the provider
+		main()
+		return 0
+	}
 	// The environment dies with this process even if it is killed: the
 	// death signal is tied to the thread that started it, so keep it.
 	runtime.LockOSThread()
@@ -77,6 +82,7 @@ func testMain(m *testing.M) int {
 	defer func() { stopEnv(env) }()
 	fmt.Printf("etcd, kube-apiserver, kube-scheduler and kube-controller-manager ready in %s\n", time.Since(start).Round(time.Millisecond))
 
+	envKubeconfig = kubeconfig
 	config, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -155,7 +161,13 @@ func tail(s string, lines int) string {
 // test with its last word after 20 seconds.
 func eventually(t *testing.T, what string, check func(ctx context.Context) (bool, string)) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	within(t, 20*time.Second, what, check)
+}
+
+// within is eventually with another limit.
+func within(t testing.TB, limit time.Duration, what string, check func(ctx context.Context) (bool, string)) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	last := ""
 	for {
@@ -166,7 +178,7 @@ func eventually(t *testing.T, what string, check func(ctx context.Context) (bool
 		last = why
 		select {
 		case <-ctx.Done():
-			t.Fatalf("%s: not after 20s: %s", what, last)
+			t.Fatalf("%s: not after %s: %s", what, limit, last)
 		case <-time.After(50 * time.Millisecond):
 		}
 	}

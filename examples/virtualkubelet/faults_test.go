@@ -12,6 +12,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/pingnode/pingnode/nodeapply"
 )
@@ -93,13 +94,30 @@ func noWriteErrors(t *testing.T, p *Provider) {
 func TestConflictRetried(t *testing.T) {
 	const name = "vk-conflict"
 	p, plugin := startProvider(t, name, time.Hour)
+	// The node settles first (the first status write, the controller's
+	// not-ready taint lifted), so the administrator's own write in the
+	// hook races with nothing else.
+	schedulable(t, name)
 	var once sync.Once
 	raced := make(chan struct{})
 	p.mu.Lock()
 	p.BeforeTaintsPatch = func(ctx context.Context) {
 		once.Do(func() {
-			addAdminTaint(ctx, t, name)
-			close(raced)
+			defer close(raced)
+			// In the provider's goroutine: an error, never Fatal, and
+			// kubectl's own retry should another write come between.
+			err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+				node, err := client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+				if err != nil {
+					return err
+				}
+				node.Spec.Taints = append(node.Spec.Taints, corev1.Taint{Key: "admin.example.org/hold", Value: "yes", Effect: corev1.TaintEffectNoExecute})
+				_, err = client.CoreV1().Nodes().Update(ctx, node, metav1.UpdateOptions{})
+				return err
+			})
+			if err != nil {
+				t.Errorf("the administrator's taint: %v", err)
+			}
 		})
 	}
 	p.mu.Unlock()
@@ -209,10 +227,10 @@ func TestRestartWhileEmpty(t *testing.T) {
 	defer server.Close()
 	cfg := Config{
 		Static: StaticNode(name), StaticKeys: []string{StaticTaintKey}, PluginURL: server.URL,
-		Interval: 50 * time.Millisecond, Timeout: 500 * time.Millisecond, Heartbeat: time.Hour,
+		Interval: 50 * time.Millisecond, Timeout: 500 * time.Millisecond, StatusReport: time.Hour,
 	}
 	run := func() (*Provider, func()) {
-		p := NewProvider(cfg, client.CoreV1(), slog.New(slog.NewTextHandler(t.Output(), nil)))
+		p := NewProvider(cfg, client, slog.New(slog.NewTextHandler(t.Output(), nil)))
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		go func() { done <- p.Run(ctx) }()

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"context"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	resourcehelper "k8s.io/component-helpers/resource"
 )
 
@@ -19,11 +17,10 @@ import (
 // not have, for one interval. That errs to the safe side: a pod that
 // started just before the ping but after the backend took its figures is
 // missed once, and the node says a little less than it could.
-func heldBy(pods []corev1.Pod, at time.Time) corev1.ResourceList {
+func heldBy(pods []*corev1.Pod, at time.Time) corev1.ResourceList {
 	held := corev1.ResourceList{}
 	count := int64(0)
-	for i := range pods {
-		pod := &pods[i]
+	for _, pod := range pods {
 		if pod.Status.Phase != corev1.PodRunning || pod.Status.StartTime == nil || !pod.Status.StartTime.Time.Before(at) {
 			continue
 		}
@@ -38,12 +35,9 @@ func heldBy(pods []corev1.Pod, at time.Time) corev1.ResourceList {
 	return held
 }
 
-// held lists the pods bound to the node and sums what they hold at the
-// time of the ping.
-func (p *Provider) held(ctx context.Context, at time.Time) (corev1.ResourceList, error) {
-	list, err := p.pods.List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + p.cfg.Static.Name})
-	if err != nil {
-		return nil, err
-	}
-	return heldBy(list.Items, at), nil
+// held sums what the pods bound to the node hold at the time of the ping,
+// as the pod cache has them. A pod whose start the cache has not seen yet
+// is missed for one ping: the safe side, as above.
+func (p *Provider) held(at time.Time) corev1.ResourceList {
+	return heldBy(p.caches.boundPods(), at)
 }

@@ -21,10 +21,10 @@ func TestHeldBy(t *testing.T) {
 		return corev1.ResourceRequirements{Requests: list}
 	}
 	always := corev1.ContainerRestartPolicyAlways
-	pod := func(phase corev1.PodPhase, start *metav1.Time, spec corev1.PodSpec) corev1.Pod {
-		return corev1.Pod{Spec: spec, Status: corev1.PodStatus{Phase: phase, StartTime: start}}
+	pod := func(phase corev1.PodPhase, start *metav1.Time, spec corev1.PodSpec) *corev1.Pod {
+		return &corev1.Pod{Spec: spec, Status: corev1.PodStatus{Phase: phase, StartTime: start}}
 	}
-	pods := []corev1.Pod{
+	pods := []*corev1.Pod{
 		// Two containers: their requests add up.
 		pod(corev1.PodRunning, started(-time.Minute), corev1.PodSpec{Containers: []corev1.Container{
 			{Resources: requests("cpu", "2", "memory", "4Gi")}, {Resources: requests("cpu", "500m", "nvidia.com/gpu", "1")},

@@ -3,15 +3,22 @@
 // capacity, allocatable and taints true to the plugin's replies.
 //
 //	go run . -kubeconfig /tmp/pingnode-env/kubeconfig -plugin http://127.0.0.1:4000/status
+//
+// One process can run a fleet of virtual nodes, each with its own node
+// controller, Lease and plugin URL, to measure what many cost:
+//
+//	go run . -kubeconfig /tmp/pingnode-env/kubeconfig -nodes 100 -node 'pingnode-virtual-{i}' -plugin 'http://127.0.0.1:4000/status/{i}'
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
@@ -51,7 +58,8 @@ func StaticNode(name string) *corev1.Node {
 			Capacity:    capacity,
 			Allocatable: capacity.DeepCopy(),
 			// No conditions: the first ping, right after registration,
-			// sets Ready and the connectivity condition with true times.
+			// sets Ready, the connectivity condition and the three
+			// pressure conditions, with true times.
 			NodeInfo: corev1.NodeSystemInfo{OperatingSystem: "linux", Architecture: "virtual-kubelet", KubeletVersion: "v1.37.2"},
 		},
 	}
@@ -59,37 +67,66 @@ func StaticNode(name string) *corev1.Node {
 
 func main() {
 	kubeconfig := flag.String("kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig of the cluster")
+	nodes := flag.Int("nodes", 1, "how many virtual nodes to run, each with its own node controller, Lease and plugin URL: "+Index+" in -node (required with more than one) and in -plugin is the node's index, from 0")
 	name := flag.String("node", "pingnode-virtual", "node name")
 	plugin := flag.String("plugin", "http://127.0.0.1:4000/status", "the plugin's status URL")
 	interval := flag.Duration("interval", 5*time.Second, "how often to ping the plugin")
 	timeout := flag.Duration("timeout", 3*time.Second, "how long one ping may take")
-	heartbeat := flag.Duration("heartbeat", 10*time.Second, "the node controller's status interval")
+	statusReport := flag.Duration("status-report", DefaultStatusReport, "how often the status of a steady node is written (a change is written at once); the first report after a start or a change moves by a random shift of up to half of it")
+	leaseDuration := flag.Duration("lease-duration", DefaultLeaseDuration, "the duration of the node's Lease in kube-node-lease, whole seconds")
+	leaseRenew := flag.Duration("lease-renew", 0, "how often the Lease is renewed (0: a quarter of -lease-duration)")
 	compat := flag.Bool("compat", false, "interLink 0.6.2's taint rule: replace every taint but the protected ones")
 	grace := flag.Duration("grace", nodeapply.DefaultGrace, "how long the plugin may fail to answer before the node is not Ready")
+	connectivity := flag.String("connectivity-condition", string(nodeapply.DefaultConnectivityCondition), "the type of the condition that says whether the plugin answered its last ping")
 	countHeld := flag.Bool("held", true, "read the plugin's figures as available now, and add what this node's running pods hold")
 	flag.Parse()
 
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	if err := run(*kubeconfig, Config{
-		Static: StaticNode(*name), StaticKeys: []string{StaticTaintKey}, PluginURL: *plugin,
-		Interval: *interval, Timeout: *timeout, Heartbeat: *heartbeat, Compat: *compat, Grace: *grace, CountHeld: *countHeld,
-	}, log); err != nil {
+	configs, err := Fleet(*nodes, *name, *plugin, Config{
+		StaticKeys: []string{StaticTaintKey}, Interval: *interval, Timeout: *timeout,
+		StatusReport: *statusReport, LeaseDuration: *leaseDuration, LeaseRenew: *leaseRenew,
+		Compat: *compat, Grace: *grace, ConnectivityCondition: corev1.NodeConditionType(*connectivity), CountHeld: *countHeld,
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	if err := run(*kubeconfig, configs, log); err != nil {
 		log.Error("provider stopped", "error", err)
 		os.Exit(1)
 	}
 }
 
-func run(kubeconfig string, cfg Config, log *slog.Logger) error {
+// run runs a provider for each configuration until SIGINT or SIGTERM, or
+// until one of them fails, which stops them all. Each node has its own
+// client, so its own rate limit, as a kubelet has; client-go shares the
+// connections of clients with the same configuration.
+func run(kubeconfig string, configs []Config, log *slog.Logger) error {
 	restConfig, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return fmt.Errorf("kubeconfig: %w", err)
 	}
-	client, err := kubernetes.NewForConfig(restConfig)
-	if err != nil {
-		return err
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	log.Info("provider starting", "node", cfg.Static.Name, "plugin", cfg.PluginURL)
-	return NewProvider(cfg, client.CoreV1(), log).Run(ctx)
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var wg sync.WaitGroup
+	for _, cfg := range configs {
+		client, err := kubernetes.NewForConfig(restConfig)
+		if err != nil {
+			return err
+		}
+		nodeLog := log.With("node", cfg.Static.Name)
+		nodeLog.Info("provider starting", "plugin", cfg.PluginURL)
+		wg.Go(func() {
+			if err := NewProvider(cfg, client, nodeLog).Run(ctx); err != nil && ctx.Err() == nil {
+				cancel(fmt.Errorf("node %s: %w", cfg.Static.Name, err))
+			}
+		})
+	}
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil && ctx.Err() != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return nil
 }

@@ -15,17 +15,22 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/tools/record"
 
-	"github.com/pingnode/pingnode/examples/internal/ping"
+	"github.com/pingnode/pingnode/examples/internal/pingclient"
 	"github.com/pingnode/pingnode/nodeapply"
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
 // FieldManager names this provider's writes in the node's managedFields.
 const FieldManager = "pingnode-provider"
+
+// DefaultLeaseDuration is the duration of the node's Lease, the kubelet's;
+// the Lease is renewed every quarter of it (10 s), as the kubelet does.
+const DefaultLeaseDuration = 40 * time.Second
 
 // Config is what the provider is told at start.
 type Config struct {
@@ -39,13 +44,23 @@ type Config struct {
 	PluginURL string
 	// Interval is how often the plugin is pinged; Timeout bounds one ping.
 	Interval, Timeout time.Duration
-	// Heartbeat is the node controller's own status interval.
-	Heartbeat time.Duration
+	// StatusReport is how often the status of a steady node is written
+	// (see report.go); zero means [DefaultStatusReport]. A change is
+	// written at once.
+	StatusReport time.Duration
+	// LeaseDuration is the duration of the node's Lease in kube-node-lease
+	// (whole seconds); zero means [DefaultLeaseDuration]. LeaseRenew is how
+	// often it is renewed; zero means a quarter of the duration.
+	LeaseDuration, LeaseRenew time.Duration
 	// Compat is interLink 0.6.2's taint rule.
 	Compat bool
 	// Grace is how long the plugin may fail to answer before Ready turns
 	// False; zero means nodeapply.DefaultGrace.
 	Grace time.Duration
+	// ConnectivityCondition is the type of the condition that says whether
+	// the plugin answered its last ping; empty means
+	// nodeapply.DefaultConnectivityCondition.
+	ConnectivityCondition corev1.NodeConditionType
 	// CountHeld reads the plugin's figures as what the backend has
 	// available now, and adds what this node's running pods hold (see
 	// heldBy). Off, the figures are written as they are (interLink's
@@ -54,35 +69,111 @@ type Config struct {
 	CountHeld bool
 }
 
+func (c *Config) statusReport() time.Duration {
+	if c.StatusReport <= 0 {
+		return DefaultStatusReport
+	}
+	return c.StatusReport
+}
+
+// lease returns the Lease's duration in seconds and its renew interval.
+func (c *Config) lease() (int32, time.Duration, error) {
+	duration := c.LeaseDuration
+	if duration == 0 {
+		duration = DefaultLeaseDuration
+	}
+	seconds := int32(duration / time.Second)
+	if seconds < 1 || duration%time.Second != 0 {
+		return 0, 0, fmt.Errorf("lease duration %s: want whole seconds, at least one", duration)
+	}
+	renew := c.LeaseRenew
+	if renew == 0 {
+		renew = duration / 4
+	}
+	if renew <= 0 || renew >= duration {
+		return 0, 0, fmt.Errorf("lease renew interval %s: want more than zero and less than the duration %s", renew, duration)
+	}
+	return seconds, renew, nil
+}
+
+// options are the options of pingstatus.Parse and nodeapply.Apply, both
+// built here from the configuration, so that what the two must agree on
+// (the protected keys) is said once.
+type options struct {
+	parse pingstatus.Options
+	apply nodeapply.Options
+}
+
+func (c *Config) options() options {
+	return options{
+		parse: pingstatus.Options{ProtectedKeys: c.StaticKeys},
+		apply: nodeapply.Options{
+			ProtectedKeys:         c.StaticKeys,
+			ReplaceAllTaints:      c.Compat,
+			Grace:                 c.Grace,
+			ConnectivityCondition: c.ConnectivityCondition,
+			// MemoryPressure, DiskPressure and PIDPressure False, with true
+			// transition times: after an outage, when the node lifecycle
+			// controller set them Unknown, the next ping restores them.
+			PressureConditions: true,
+		},
+	}
+}
+
+// connectivity is the type of the connectivity condition in use.
+func (o *options) connectivity() corev1.NodeConditionType {
+	if o.apply.ConnectivityCondition == "" {
+		return nodeapply.DefaultConnectivityCondition
+	}
+	return o.apply.ConnectivityCondition
+}
+
 // Provider pings a plugin and keeps a virtual node true to its replies and
 // to whether it answers: it hands status changes (resources, conditions)
 // to the Virtual Kubelet node controller and sends the taints patch
-// itself, since the node controller sends no spec.
+// itself, since the node controller sends no spec. The node controller
+// also renews the node's Lease, by which the node lifecycle controller
+// judges that the provider lives; the conditions say whether the plugin
+// does.
 //
-// Each ping is applied to the node as stored, read at every ping (one GET
-// an interval: cheap at interLink's 30 s), so what an administrator or a
-// controller changed meanwhile is seen at once, and drift (the plugin's
-// taint deleted by hand) is corrected at the next ping. The node last
-// handed to the node controller stands in for the stored one until the
-// stored one moves past the version it was built on, so that a write still
-// on its way is not made twice.
+// Each ping is applied to the node as cached (an informer on this node
+// alone: no read of the API server at a ping), so what an administrator or
+// a controller changed meanwhile is seen within moments, and drift (the
+// plugin's taint deleted by hand) is corrected at the next ping. Writes
+// carry preconditions: the taints patch the resourceVersion of the node it
+// was computed from, so a cache that lags costs a conflict, a read of the
+// node as stored and a retry, never a lost taint.
+//
+// A cache lags the provider's own writes too. So that a write on its way
+// is not made twice, the node last written (or handed to the node
+// controller) stands in for the cached one while the cache shows a version
+// the provider knows to be older than that write: the one the write was
+// built on, any the provider read on the way, and the result of its own
+// taints patch when the status is still to come. A cache shows versions in
+// order, so any other version is newer and holds the write, or another
+// writer's change, which the next Apply sees.
 type Provider struct {
-	cfg   Config
-	nodes corev1client.NodeInterface
-	pods  corev1client.PodInterface
-	log   *slog.Logger
+	cfg    Config
+	opts   options
+	client kubernetes.Interface
+	nodes  corev1client.NodeInterface
+	log    *slog.Logger
 	// eventSink is where the node's events go.
 	eventSink corev1client.EventInterface
-	ping      *ping.Client
+	pinger    *pingclient.Client
 
 	mu     sync.Mutex
 	notify func(*corev1.Node) // the node controller's, once it runs
 
-	// pending is the node last handed to the node controller, built on the
-	// stored node of resourceVersion pendingBase. Only the ping loop
-	// touches them.
-	pending     *corev1.Node
-	pendingBase string
+	// Only the ping loop touches what follows, once Run has started it.
+	caches *caches
+	// pending is the node as last written or handed to the node
+	// controller; it stands in for the cached node while the cache shows
+	// one of the versions in older.
+	pending *corev1.Node
+	older   map[string]bool
+	// reportDue is when a steady node's status is next written.
+	reportDue time.Time
 
 	// events records Kubernetes events on the node, once Run starts.
 	events *nodeEvents
@@ -94,26 +185,20 @@ type Provider struct {
 	// Counters, for logs and tests.
 	Pings       atomic.Int64 // plugin pings
 	Failures    atomic.Int64 // pings the plugin did not answer
-	Writes      atomic.Int64 // nodes handed to the node controller, and taints patches sent
+	Writes      atomic.Int64 // changes handed to the node controller, and taints patches sent
+	Reports     atomic.Int64 // a steady node handed to the node controller for its status report
 	WriteErrors atomic.Int64 // writes the API server refused (a conflict, retried, is not one)
 	Conflicts   atomic.Int64 // taints patches that conflicted and were retried
 }
 
 // NewProvider returns a provider for cfg that talks to the API server
-// through core.
-func NewProvider(cfg Config, core corev1client.CoreV1Interface, log *slog.Logger) *Provider {
+// through client.
+func NewProvider(cfg Config, client kubernetes.Interface, log *slog.Logger) *Provider {
 	return &Provider{
-		cfg: cfg, nodes: core.Nodes(), pods: core.Pods(metav1.NamespaceAll), eventSink: core.Events(metav1.NamespaceAll), log: log,
-		ping: &ping.Client{URL: cfg.PluginURL, Timeout: cfg.Timeout, HTTP: &http.Client{}},
+		cfg: cfg, opts: cfg.options(), client: client, nodes: client.CoreV1().Nodes(),
+		eventSink: client.CoreV1().Events(metav1.NamespaceAll), log: log,
+		pinger: &pingclient.Client{URL: cfg.PluginURL, Timeout: cfg.Timeout, HTTP: &http.Client{}},
 	}
-}
-
-func (p *Provider) applyOptions() nodeapply.Options {
-	return nodeapply.Options{ProtectedKeys: p.cfg.StaticKeys, ReplaceAllTaints: p.cfg.Compat, Grace: p.cfg.Grace}
-}
-
-func (p *Provider) parseOptions() pingstatus.Options {
-	return pingstatus.Options{ProtectedKeys: p.cfg.StaticKeys}
 }
 
 // Ping is the node controller's liveness check of the provider itself.
@@ -126,19 +211,41 @@ func (p *Provider) NotifyNodeStatus(_ context.Context, cb func(*corev1.Node)) {
 	p.notify = cb
 }
 
+func (p *Provider) notifier() func(*corev1.Node) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.notify
+}
+
 // Run registers the node, then pings the plugin every interval until ctx
 // ends.
 func (p *Provider) Run(ctx context.Context) error {
+	leaseSeconds, renew, err := p.cfg.lease()
+	if err != nil {
+		return err
+	}
 	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
 	broadcaster.StartRecordingToSink(&corev1client.EventSinkImpl{Interface: p.eventSink})
 	defer broadcaster.Shutdown()
 	p.events = newNodeEvents(broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: FieldManager, Host: p.cfg.Static.Name}), p.cfg.Static.Name)
+
+	caches, err := startCaches(ctx, p.client, p.cfg.Static.Name, p.cfg.CountHeld)
+	if err != nil {
+		return err
+	}
+	defer caches.stop()
+	p.caches = caches
 	registration, err := p.registration(ctx)
 	if err != nil {
 		return err
 	}
 	controller, err := node.NewNodeController(p, registration, p.nodes,
-		node.WithNodePingInterval(p.cfg.Heartbeat),
+		// The Lease, renewed as the kubelet does, with the node as its
+		// owner; its first renewal waits for the node to be registered.
+		node.WithNodeEnableLeaseV1WithRenewInterval(p.client.CoordinationV1().Leases(corev1.NamespaceNodeLease), leaseSeconds, renew),
+		// The provider hands the node on at each status report itself,
+		// with jitter (report.go); this is a backstop it always beats.
+		node.WithNodeStatusUpdateInterval(2*p.cfg.statusReport()),
 		node.WithNodeStatusUpdateErrorHandler(func(ctx context.Context, err error) error {
 			if apierrors.IsNotFound(err) { // deleted by someone: register it again
 				p.log.Warn("the node is gone; registering it again")
@@ -162,6 +269,7 @@ func (p *Provider) Run(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+	p.reportAfter(time.Now(), true) // the controller has just written the status
 	ticker := time.NewTicker(p.cfg.Interval)
 	defer ticker.Stop()
 	for {
@@ -181,7 +289,8 @@ func (p *Provider) Run(ctx context.Context) error {
 // controller's first write replaces the stored status with this one, and
 // its later writes remove what it wrote before and this one lacks, so
 // starting from the static node would drop the plugin's last resources,
-// the conditions and the ownership annotation.
+// the conditions and the ownership annotation. It reads the node as
+// stored, once.
 func (p *Provider) registration(ctx context.Context) (*corev1.Node, error) {
 	node := p.cfg.Static.DeepCopy()
 	stored, err := p.nodes.Get(ctx, node.Name, metav1.GetOptions{})
@@ -205,24 +314,21 @@ func (p *Provider) registration(ctx context.Context) (*corev1.Node, error) {
 	return node, nil
 }
 
-// PingOnce asks the plugin once, applies the outcome to the stored node,
-// and writes what changed.
+// PingOnce asks the plugin once, applies the outcome to the node, and
+// writes what changed. When nothing conflicts, it reads the node once,
+// from the cache, and calls Apply once.
 func (p *Provider) PingOnce(ctx context.Context) {
 	p.Pings.Add(1)
-	ping := p.ping.Ping(ctx)
+	ping := p.pinger.Ping(ctx)
 	if ctx.Err() != nil {
 		return // stopping: the failure is ours, not the plugin's
 	}
 	var warnings []pingstatus.Warning
 	if ping.Reached() {
-		patch, w := pingstatus.Parse(ping.Body, p.parseOptions())
+		patch, w := pingstatus.Parse(ping.Body, p.opts.parse)
 		ping.Reply, warnings = &patch, w
 		if p.cfg.CountHeld {
-			held, err := p.held(ctx, ping.At)
-			if err != nil {
-				p.log.Error("listing the node's pods; the reply's figures used alone", "error", err)
-			}
-			ping.Held = held
+			ping.Held = p.held(ping.At)
 		}
 	} else {
 		p.Failures.Add(1)
@@ -233,58 +339,87 @@ func (p *Provider) PingOnce(ctx context.Context) {
 		p.log.Error("reading the node", "error", err)
 		return
 	}
-	res := nodeapply.Apply(base, ping, p.applyOptions())
+	res := nodeapply.Apply(base, ping, p.opts.apply)
 	warnings = append(warnings, res.Warnings...)
 	for _, w := range warnings {
 		p.log.Warn("plugin reply", "path", w.Path, "problem", w.Message)
 	}
 	p.events.warnings(warnings)
 	if len(res.Changes) == 0 {
+		p.reportIfDue(base, time.Now())
 		return
 	}
 	p.logChanges(res.Changes)
-	p.events.transitions(res.Changes, res.Node, nodeapply.DefaultConnectivityCondition)
-	if nodeapply.TaintsPatch(base, res.Node, p.applyOptions()) != nil {
-		stored, err := p.deliverTaints(ctx, ping)
+	p.events.transitions(res.Changes, res.Node, p.opts.connectivity())
+	older := []string{base.ResourceVersion}
+	next := res.Node
+	if body := nodeapply.TaintsPatch(base, next, p.opts.apply); body != nil {
+		stored, built, seen, err := p.deliverTaints(ctx, ping, base, next, body)
 		if err != nil {
 			p.log.Error("taints not delivered; the next ping tries again", "error", err)
 			return
 		}
-		base = stored
-		res = nodeapply.Apply(stored, ping, p.applyOptions())
+		older = append(older, seen...)
+		// The node as stored now, with the status of the node the
+		// delivered patch was computed from (the patch's precondition
+		// makes stored exactly that node's spec and metadata).
+		base, next = stored, stored.DeepCopy()
+		next.Status = *built.Status.DeepCopy()
+		next.Annotations = built.Annotations
 	}
-	if nodeapply.StatusPatch(base, res.Node) == nil {
+	if nodeapply.StatusPatch(base, next) == nil {
+		p.setPending(next, older) // only the taints: nothing more is on its way
 		return
 	}
-	p.mu.Lock()
-	notify := p.notify
-	p.mu.Unlock()
-	if notify != nil {
-		p.Writes.Add(1)
-		p.pending, p.pendingBase = res.Node, base.ResourceVersion
-		notify(res.Node.DeepCopy()) // the node controller sends status, labels and annotations
+	notify := p.notifier()
+	if notify == nil {
+		return
+	}
+	p.Writes.Add(1)
+	p.setPending(next, append(older, base.ResourceVersion))
+	p.reportAfter(time.Now(), true)
+	notify(next.DeepCopy()) // the node controller sends status, labels and annotations
+}
+
+// setPending makes node stand in for the cached node while the cache
+// shows one of the versions in older (or one already known older).
+func (p *Provider) setPending(node *corev1.Node, older []string) {
+	if p.pending == nil {
+		p.older = map[string]bool{}
+	}
+	p.pending = node
+	for _, rv := range older {
+		p.older[rv] = true
 	}
 }
 
-// current returns the node to apply the next ping to: the stored node, or
-// the node last handed to the node controller while the stored node has
-// not moved past the version that one was built on. A node deleted by
-// someone is registered again, as the static configuration has it; the
-// ping then brings back what the plugin reports.
+// current returns the node to apply the next ping to: the cached node,
+// or the node last written while the cache has not caught up with it. A
+// node deleted by someone is registered again, as the static
+// configuration has it; the ping then brings back what the plugin
+// reports. Only a node missing from the cache costs a read of the API
+// server.
 func (p *Provider) current(ctx context.Context) (*corev1.Node, error) {
-	stored, err := p.nodes.Get(ctx, p.cfg.Static.Name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) { // deleted by someone: register it again
-		p.log.Warn("the node is gone; registering it again")
-		stored, err = p.nodes.Create(ctx, p.cfg.Static, metav1.CreateOptions{FieldManager: FieldManager})
+	cached, err := p.caches.node.Get(p.cfg.Static.Name)
+	if apierrors.IsNotFound(err) {
+		// Deleted by someone, or registered too recently for the cache:
+		// the API server says which.
+		p.pending, p.older = nil, nil
+		stored, err := p.nodes.Get(ctx, p.cfg.Static.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			p.log.Warn("the node is gone; registering it again")
+			stored, err = p.nodes.Create(ctx, p.cfg.Static, metav1.CreateOptions{FieldManager: FieldManager})
+		}
+		return stored, err
 	}
 	if err != nil {
 		return nil, err
 	}
-	if p.pending != nil && stored.ResourceVersion == p.pendingBase {
+	if p.pending != nil && p.older[cached.ResourceVersion] {
 		return p.pending, nil
 	}
-	p.pending = nil
-	return stored, nil
+	p.pending, p.older = nil, nil
+	return cached, nil
 }
 
 // logChanges logs every change, and the conditions' transitions apart, at
@@ -302,39 +437,43 @@ func (p *Provider) logChanges(changes []nodeapply.Change) {
 	}
 }
 
-// deliverTaints applies the ping to the stored node and sends the taints
-// patch, with the stored node's resourceVersion as a precondition. On a
-// conflict (someone changed the node meanwhile) it reads the node again
-// and retries. It returns the node as stored after the patch.
-func (p *Provider) deliverTaints(ctx context.Context, ping nodeapply.Ping) (*corev1.Node, error) {
+// deliverTaints sends the taints patch body, computed from base to built,
+// with base's resourceVersion as a precondition. On a conflict (someone
+// changed the node since base, or the cache lagged) it reads the node as
+// stored, applies the ping to it again, and retries. It returns the node
+// as stored after the patch, the node the delivered patch was computed
+// to, and the versions it read on the way (all older than the patch).
+func (p *Provider) deliverTaints(ctx context.Context, ping nodeapply.Ping, base, built *corev1.Node, body []byte) (stored, _ *corev1.Node, seen []string, err error) {
 	const attempts = 5
 	for range attempts {
-		server, err := p.nodes.Get(ctx, p.cfg.Static.Name, metav1.GetOptions{})
-		if err != nil {
-			return nil, err
-		}
-		res := nodeapply.Apply(server, ping, p.applyOptions())
-		body := nodeapply.TaintsPatch(server, res.Node, p.applyOptions())
-		if body == nil {
-			return server, nil // stored as the plugin wants already
-		}
-		p.mu.Lock()
-		hook := p.BeforeTaintsPatch
-		p.mu.Unlock()
-		if hook != nil {
+		if hook := p.beforeTaintsPatch(); hook != nil {
 			hook(ctx)
 		}
 		p.Writes.Add(1)
-		stored, err := p.nodes.Patch(ctx, server.Name, types.StrategicMergePatchType, body, metav1.PatchOptions{FieldManager: FieldManager})
+		stored, err := p.nodes.Patch(ctx, base.Name, types.StrategicMergePatchType, body, metav1.PatchOptions{FieldManager: FieldManager})
 		if err == nil {
-			return stored, nil
+			return stored, built, seen, nil
 		}
 		if !apierrors.IsConflict(err) {
 			p.WriteErrors.Add(1)
-			return nil, err
+			return nil, nil, nil, err
 		}
 		p.Conflicts.Add(1)
 		p.log.Info("taints patch conflicted with another write; reading the node again")
+		if base, err = p.nodes.Get(ctx, base.Name, metav1.GetOptions{}); err != nil {
+			return nil, nil, nil, err
+		}
+		seen = append(seen, base.ResourceVersion)
+		built = nodeapply.Apply(base, ping, p.opts.apply).Node
+		if body = nodeapply.TaintsPatch(base, built, p.opts.apply); body == nil {
+			return base, built, seen, nil // stored as the plugin wants already
+		}
 	}
-	return nil, fmt.Errorf("taints patch still conflicting after %d attempts", attempts)
+	return nil, nil, nil, fmt.Errorf("taints patch still conflicting after %d attempts", attempts)
+}
+
+func (p *Provider) beforeTaintsPatch() func(context.Context) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.BeforeTaintsPatch
 }

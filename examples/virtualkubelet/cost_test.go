@@ -1,0 +1,240 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/pingnode/pingnode/nodeapply"
+)
+
+// These tests count what a virtual node costs the control plane with the
+// API server's own apiserver_request_total, and show liveness by Lease.
+
+// nodeWrites sums the writes of node objects, status or not.
+func (r requests) nodeWrites() float64 {
+	n := 0.0
+	for _, verb := range []string{"PATCH", "PUT", "APPLY", "POST"} {
+		n += r.api[verb+" nodes"] + r.api[verb+" nodes/status"]
+	}
+	return n
+}
+
+// leaseWrites sums the writes of Leases.
+func (r requests) leaseWrites() float64 {
+	return r.api["PUT leases"] + r.api["PATCH leases"] + r.api["POST leases"] + r.api["APPLY leases"]
+}
+
+// nodeLease reads the node's Lease.
+func nodeLease(ctx context.Context, name string) (*coordinationv1.Lease, error) {
+	return client.CoordinationV1().Leases(corev1.NamespaceNodeLease).Get(ctx, name, metav1.GetOptions{})
+}
+
+// pressureConditions are the conditions a kubelet reports about its node's
+// pressure, which the provider owns too.
+var pressureConditions = []corev1.NodeConditionType{corev1.NodeMemoryPressure, corev1.NodeDiskPressure, corev1.NodePIDPressure}
+
+// allConditionsSet reports whether the node has Ready and the connectivity
+// condition True, and the three pressure conditions False.
+func allConditionsSet(node *corev1.Node) (bool, string) {
+	for _, c := range []corev1.NodeConditionType{corev1.NodeReady, nodeapply.DefaultConnectivityCondition} {
+		if ok, why := conditionIs(node, c, corev1.ConditionTrue); !ok {
+			return false, why
+		}
+	}
+	for _, c := range pressureConditions {
+		if ok, why := conditionIs(node, c, corev1.ConditionFalse); !ok {
+			return false, why
+		}
+	}
+	return true, ""
+}
+
+// TestSteadyCost: one node, a steady plugin, pinged every 100 ms, for three
+// status report periods (5 minutes shrunk to 10 s, so the window stands for
+// 15 minutes of a real node; the Lease keeps the kubelet's 40 s, renewed
+// every 10 s). Counted by the API server: the node is written at most twice
+// a period (the status report, and one more if a jittered report falls in
+// the same period), the Lease is renewed, the node is never read at a
+// ping (the node controller's read before each of its writes is all), no
+// pod is listed, and pingnode itself reports no change.
+func TestSteadyCost(t *testing.T) {
+	const (
+		name   = "vk-steady-cost"
+		report = 10 * time.Second
+		window = 3 * report
+	)
+	p, plugin := startProvider(t, name, report, func(c *Config) { c.Interval = 100 * time.Millisecond; c.CountHeld = true })
+	plugin.reply(http.StatusOK, goodReply, 0)
+	schedulable(t, name)
+	eventually(t, "the good reply and every condition stored", func(ctx context.Context) (bool, string) {
+		if ok, why := nothingLost(ctx, t, name, false); !ok {
+			return false, why
+		}
+		return allConditionsSet(stored(ctx, t, name))
+	})
+	time.Sleep(time.Second) // writes on their way land
+	lease, err := nodeLease(t.Context(), name)
+	if err != nil {
+		t.Fatalf("the node's Lease: %v", err)
+	}
+	// The API server renews a Lease of its own too: this node's renewals
+	// are counted on a watch of its Lease.
+	renewals, err := client.CoordinationV1().Leases(corev1.NamespaceNodeLease).Watch(t.Context(), metav1.ListOptions{
+		FieldSelector: "metadata.name=" + name, ResourceVersion: lease.ResourceVersion,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer renewals.Stop()
+	before, writes, reports, pings := mustReadRequests(t), p.Writes.Load(), p.Reports.Load(), p.Pings.Load()
+	renewed := 0
+	for end := time.After(window); end != nil; {
+		select {
+		case ev := <-renewals.ResultChan():
+			if ev.Type == watch.Modified {
+				renewed++
+			}
+		case <-end:
+			end = nil
+		}
+	}
+	d := mustReadRequests(t).since(before)
+	pinged := p.Pings.Load() - pings
+	t.Logf("%s, %d pings, %d status reports, %d renewals of the Lease; counted by the API server:%s", window, pinged, p.Reports.Load()-reports, renewed, d)
+
+	periods := float64(window / report)
+	if n := d.nodeWrites(); n > 2*periods || n < 1 {
+		t.Errorf("%g node writes in %g status report periods: want at least one, and at most two a period", n, periods)
+	}
+	if renewed < 2 || float64(renewed) > d.leaseWrites() {
+		t.Errorf("the Lease renewed %d times in %s (%g Lease writes in all): want it every 10s", renewed, window, d.leaseWrites())
+	}
+	// The node controller reads the node (a quorum GET) before each status
+	// write it makes; the provider reads it from its cache.
+	if gets, statusWrites := d.api["GET nodes"], d.api["PATCH nodes/status"]; gets > statusWrites {
+		t.Errorf("%g node GETs for %g status writes and %d pings: want none at a ping", gets, statusWrites, pinged)
+	}
+	if n := d.api["LIST pods"]; n != 0 {
+		t.Errorf("%g pod LISTs: want the pods read from the cache", n)
+	}
+	if n := p.Writes.Load() - writes; n != 0 {
+		t.Errorf("pingnode reported %d changes of a steady node", n)
+	}
+	if pinged < 100 {
+		t.Errorf("only %d pings", pinged)
+	}
+	noWriteErrors(t, p)
+}
+
+// nodeMonitorGrace is the node lifecycle controller's
+// node-monitor-grace-period, its default, which testenv keeps.
+const nodeMonitorGrace = 50 * time.Second
+
+// conditionsBrief are a node's conditions as type: status reason message,
+// the times left out.
+func conditionsBrief(node *corev1.Node) map[corev1.NodeConditionType]string {
+	out := map[corev1.NodeConditionType]string{}
+	for _, c := range node.Status.Conditions {
+		out[c.Type] = string(c.Status) + " " + c.Reason + " " + c.Message
+	}
+	return out
+}
+
+// TestProviderKilled: the provider's process is SIGKILLed. The node
+// lifecycle controller, which judges the provider by the node's Lease,
+// marks the node Unknown one grace period after the last renewal and
+// taints it unreachable. A new provider process restores Ready and every
+// other condition (the pressure conditions too, which the controller left
+// Unknown) to what they were before the outage, and the controller lifts
+// its taints; nothing else is lost.
+func TestProviderKilled(t *testing.T) {
+	const name = "vk-killed"
+	plugin := &fakePlugin{}
+	plugin.reply(http.StatusOK, goodReply, 0)
+	server := httptest.NewServer(plugin)
+	defer server.Close()
+	t.Cleanup(func() { _ = client.CoreV1().Nodes().Delete(context.Background(), name, metav1.DeleteOptions{}) })
+	args := []string{"-node", name, "-plugin", server.URL + "/status", "-interval", "100ms", "-timeout", "500ms"}
+
+	first := startProviderProcess(t, args...)
+	within(t, time.Minute, "the node registered, Ready, with the good reply", func(ctx context.Context) (bool, string) {
+		if _, err := client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{}); err != nil {
+			return false, err.Error()
+		}
+		if ok, why := nothingLost(ctx, t, name, false); !ok {
+			return false, why
+		}
+		return allConditionsSet(stored(ctx, t, name))
+	})
+	schedulable(t, name)
+	addAdminTaint(t.Context(), t, name)
+	eventually(t, "the administrator's taint stored", func(ctx context.Context) (bool, string) { return nothingLost(ctx, t, name, true) })
+	node := stored(t.Context(), t, name)
+	lease, err := nodeLease(t.Context(), name)
+	if err != nil {
+		t.Fatalf("the node's Lease: %v", err)
+	}
+	if owners := lease.OwnerReferences; len(owners) != 1 || owners[0].Kind != "Node" || owners[0].Name != name || owners[0].UID != node.UID {
+		t.Errorf("the Lease's owners: %+v, want the node", owners)
+	}
+	if d := lease.Spec.LeaseDurationSeconds; d == nil || *d != 40 {
+		t.Errorf("lease duration %v, want 40 s", d)
+	}
+	before := conditionsBrief(node)
+
+	first.kill(t)
+	lease, err = nodeLease(t.Context(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lastRenewal := lease.Spec.RenewTime.Time
+	t.Logf("killed; the last renewal at %s", lastRenewal.Format(time.RFC3339Nano))
+	within(t, nodeMonitorGrace+30*time.Second, "Unknown and unreachable", func(ctx context.Context) (bool, string) {
+		node := stored(ctx, t, name)
+		if ok, why := conditionIs(node, corev1.NodeReady, corev1.ConditionUnknown); !ok {
+			return false, why
+		}
+		taints := allTaints(node)
+		return taints[corev1.TaintNodeUnreachable+":NoSchedule"], "taints " + strings.Join(keys(taints), ", ")
+	})
+	node = stored(t.Context(), t, name)
+	unknownAt := conditionNamed(node, corev1.NodeReady).LastTransitionTime.Time
+	// Times are kept to the second; the controller looks every second.
+	if after := unknownAt.Sub(lastRenewal); after < nodeMonitorGrace-time.Second || after > nodeMonitorGrace+5*time.Second {
+		t.Errorf("Ready Unknown %s after the last renewal, want the grace %s", after, nodeMonitorGrace)
+	}
+	t.Logf("during the outage: %v", conditionsBrief(node))
+
+	startProviderProcess(t, args...)
+	within(t, time.Minute, "every condition as before the outage, no controller taint, nothing lost", func(ctx context.Context) (bool, string) {
+		node := stored(ctx, t, name)
+		now := conditionsBrief(node)
+		for typ, was := range before {
+			if now[typ] != was {
+				return false, string(typ) + ": " + now[typ] + ", was " + was
+			}
+		}
+		for _, taint := range node.Spec.Taints {
+			if strings.HasPrefix(taint.Key, "node.kubernetes.io/") {
+				return false, "taint " + taint.ToString()
+			}
+		}
+		return nothingLost(ctx, t, name, true)
+	})
+	renewed, err := nodeLease(t.Context(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !renewed.Spec.RenewTime.After(lastRenewal) {
+		t.Errorf("the Lease was not renewed after the restart")
+	}
+}

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// providerProcessEnv, set, makes the test binary run the provider's main
+// instead of the tests (see testMain).
+const providerProcessEnv = "PINGNODE_E2E_PROVIDER_PROCESS"
+
+// providerProcess is the provider's main, with its flags, in a child
+// process: this test binary, re-executed. It is the provider as an
+// operator runs it, so that a test can SIGKILL it (nothing of it runs
+// after that: no deferred call, no last write) and a benchmark can count
+// its CPU time apart from the simulated plugin's and its own.
+type providerProcess struct {
+	cmd  *exec.Cmd
+	log  string
+	done chan struct{} // closed when the process has ended
+}
+
+// startProviderProcess starts the provider with args, against the test
+// environment; it is killed when the test ends, if still running.
+func startProviderProcess(tb testing.TB, args ...string) *providerProcess {
+	tb.Helper()
+	log, err := os.CreateTemp(tb.TempDir(), "provider-*.log")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], append([]string{"-kubeconfig", envKubeconfig}, args...)...)
+	cmd.Env = append(os.Environ(), providerProcessEnv+"=1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	p := &providerProcess{cmd: cmd, log: log.Name(), done: make(chan struct{})}
+	go func() {
+		_ = cmd.Wait() // how it ended shows in its log
+		_ = log.Close()
+		close(p.done)
+	}()
+	tb.Cleanup(func() {
+		if tb.Failed() {
+			tb.Logf("the provider's log, last lines:\n%s", p.tail(30))
+		}
+		p.kill(tb)
+	})
+	return p
+}
+
+// tail is the end of the provider's log.
+func (p *providerProcess) tail(lines int) string {
+	log, _ := os.ReadFile(p.log)
+	return tail(string(log), lines)
+}
+
+// kill SIGKILLs the provider and waits until it is gone.
+func (p *providerProcess) kill(tb testing.TB) {
+	tb.Helper()
+	_ = p.cmd.Process.Signal(syscall.SIGKILL) // fails only if it has ended
+	select {
+	case <-p.done:
+	case <-time.After(10 * time.Second):
+		tb.Errorf("provider %d still running 10s after SIGKILL", p.cmd.Process.Pid)
+	}
+}
+
+// cpuSeconds is the CPU time the provider has used so far, user and
+// system, from /proc.
+func (p *providerProcess) cpuSeconds() (float64, error) {
+	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.cmd.Process.Pid), "stat"))
+	if err != nil {
+		return 0, err
+	}
+	// The command's name, in parentheses, may hold spaces: count the
+	// fields after it. utime and stime are fields 14 and 15 of the line.
+	_, after, ok := strings.Cut(string(stat), ") ")
+	fields := strings.Fields(after)
+	if !ok || len(fields) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: %q", p.cmd.Process.Pid, stat)
+	}
+	ticks := 0.0
+	for _, f := range fields[11:13] {
+		n, err := strconv.ParseFloat(f, 64)
+		if err != nil {
+			return 0, err
+		}
+		ticks += n
+	}
+	return ticks / clockTicks, nil
+}
+
+// clockTicks is the unit of /proc's times, USER_HZ, 100 on Linux.
+const clockTicks = 100
