@@ -1,29 +1,26 @@
 package main
 
 import (
-	"strings"
+	"unicode"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
 
 	"github.com/pingnode/pingnode/internal/text"
-	"github.com/pingnode/pingnode/nodeapply"
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
 // Event reasons. Ready's transitions use the kubelet's reasons, so that
 // tools that watch for them keep working.
 const (
-	ReasonNodeReady           = "NodeReady"
-	ReasonNodeNotReady        = "NodeNotReady"
-	ReasonPingFailed          = "PluginPingFailed"
-	ReasonPingSucceeded       = "PluginPingSucceeded"
-	ReasonResourceRefused     = "PluginResourceRefused"
-	ReasonTaintRefused        = "PluginTaintRefused"
-	ReasonReplyRefused        = "PluginReplyRefused"
-	ReasonHeldRefused         = "HeldResourcesRefused"
-	ReasonNodeRepaired        = "NodeRepaired"
+	ReasonNodeReady     = "NodeReady"
+	ReasonNodeNotReady  = "NodeNotReady"
+	ReasonPingFailed    = "PluginPingFailed"
+	ReasonPingSucceeded = "PluginPingSucceeded"
+	// ReasonResourceRefused is the reason of a refused quantity, one of
+	// the reasons warningReason gives.
+	ReasonResourceRefused     = "ResourceRefused"
 	maxEventMessageCharacters = 1024
 )
 
@@ -42,54 +39,42 @@ func newNodeEvents(recorder record.EventRecorder, name string) *nodeEvents {
 	return &nodeEvents{recorder: recorder, node: &corev1.ObjectReference{Kind: "Node", Name: name, UID: types.UID(name)}}
 }
 
-// warnings records a Warning event for each thing refused or repaired; the
-// message is the JSON path and what was done.
+// warnings records a Warning event for each thing refused, repaired or
+// ignored; the message is the JSON path and what was done.
 func (e *nodeEvents) warnings(warnings []pingstatus.Warning) {
 	if e == nil {
 		return
 	}
 	for _, w := range warnings {
-		e.recorder.Event(e.node, corev1.EventTypeWarning, warningReason(w.Path), bound(w.String()))
+		e.recorder.Event(e.node, corev1.EventTypeWarning, warningReason(w), bound(w.String()))
 	}
 }
 
-// warningReason names the kind of problem from where it is.
-func warningReason(path string) string {
-	switch {
-	case strings.HasPrefix(path, "resources"), strings.HasPrefix(path, "patch.resources"):
-		return ReasonResourceRefused
-	case strings.HasPrefix(path, "taints"), strings.HasPrefix(path, "patch.taints"):
-		return ReasonTaintRefused
-	case strings.HasPrefix(path, "ping.held"):
-		return ReasonHeldRefused
-	case strings.HasPrefix(path, "spec."), strings.HasPrefix(path, "status."), strings.HasPrefix(path, "metadata."):
-		return ReasonNodeRepaired
-	}
-	return ReasonReplyRefused
+// warningReason names a warning by what it is about and what was done:
+// ResourceRefused, TaintRepaired, ReplyIgnored, and so on, a small fixed set.
+func warningReason(w pingstatus.Warning) string {
+	return title(w.Subject.String()) + title(w.Action.String())
 }
 
-// transitions records the conditions' transitions among changes: Ready's
-// as the kubelet does (Normal NodeReady, NodeNotReady), the connectivity
-// condition's as Warning PluginPingFailed and Normal PluginPingSucceeded.
-func (e *nodeEvents) transitions(changes []nodeapply.Change, node *corev1.Node, connectivity corev1.NodeConditionType) {
+func title(s string) string {
+	if s == "" {
+		return s
+	}
+	return string(unicode.ToUpper(rune(s[0]))) + s[1:]
+}
+
+// transitions records the transitions of Ready and of the connectivity
+// condition from old to new: Ready's as the kubelet does (Normal NodeReady,
+// NodeNotReady), the connectivity condition's as Warning PluginPingFailed
+// and Normal PluginPingSucceeded.
+func (e *nodeEvents) transitions(old, new *corev1.Node, connectivity corev1.NodeConditionType) {
 	if e == nil {
 		return
 	}
-	for _, c := range changes {
-		var t corev1.NodeConditionType
-		switch c.Path {
-		case "status.conditions[" + string(corev1.NodeReady) + "].status", "status.conditions[" + string(corev1.NodeReady) + "]":
-			t = corev1.NodeReady
-		case "status.conditions[" + string(connectivity) + "].status", "status.conditions[" + string(connectivity) + "]":
-			t = connectivity
-		default:
-			continue
-		}
-		cond := conditionNamed(node, t)
-		if cond == nil {
-			continue
-		}
+	for _, t := range []corev1.NodeConditionType{corev1.NodeReady, connectivity} {
+		cond := transitioned(old, new, t)
 		switch {
+		case cond == nil:
 		case t == corev1.NodeReady && cond.Status == corev1.ConditionTrue:
 			e.recorder.Eventf(e.node, corev1.EventTypeNormal, ReasonNodeReady, "Node %s status is now: NodeReady", e.node.Name)
 		case t == corev1.NodeReady:
@@ -100,6 +85,19 @@ func (e *nodeEvents) transitions(changes []nodeapply.Change, node *corev1.Node, 
 			e.recorder.Event(e.node, corev1.EventTypeWarning, ReasonPingFailed, bound(cond.Message))
 		}
 	}
+}
+
+// transitioned returns new's condition of type t if it is new or its
+// status differs from old's, and nil otherwise.
+func transitioned(old, new *corev1.Node, t corev1.NodeConditionType) *corev1.NodeCondition {
+	now := conditionNamed(new, t)
+	if now == nil {
+		return nil
+	}
+	if was := conditionNamed(old, t); was != nil && was.Status == now.Status {
+		return nil
+	}
+	return now
 }
 
 func conditionNamed(node *corev1.Node, t corev1.NodeConditionType) *corev1.NodeCondition {

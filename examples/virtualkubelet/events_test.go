@@ -11,6 +11,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/pingnode/pingnode/pingstatus"
 )
 
 // nodeEventsOf lists the events on the node, as kubectl describe node
@@ -122,4 +124,24 @@ func TestReachabilityEvents(t *testing.T) {
 		ready := eventsWith(events, ReasonNodeReady)
 		return len(eventsWith(events, ReasonPingSucceeded)) >= 1 && len(ready) == 1 && ready[0].Count == 2, describe(events)
 	})
+}
+
+// TestWarningReason: an event's reason comes from what a warning is about
+// and what was done, never from its path.
+func TestWarningReason(t *testing.T) {
+	tests := []struct {
+		w    pingstatus.Warning
+		want string
+	}{
+		{pingstatus.Warning{Path: "resources.cpu", Subject: pingstatus.SubjectResource, Action: pingstatus.Refused}, ReasonResourceRefused},
+		{pingstatus.Warning{Path: "ping.held[cpu]", Subject: pingstatus.SubjectResource, Action: pingstatus.Refused}, ReasonResourceRefused},
+		{pingstatus.Warning{Path: "spec.taints[a.io/x:NoSchedule]", Subject: pingstatus.SubjectTaint, Action: pingstatus.Repaired}, "TaintRepaired"},
+		{pingstatus.Warning{Subject: pingstatus.SubjectReply, Action: pingstatus.Ignored}, "ReplyIgnored"},
+		{pingstatus.Warning{Path: "metadata.annotations[pingnode.io/plugin-taints]", Subject: pingstatus.SubjectAnnotation, Action: pingstatus.Ignored}, "AnnotationIgnored"},
+	}
+	for _, tt := range tests {
+		if got := warningReason(tt.w); got != tt.want {
+			t.Errorf("warningReason(%q) = %q, want %q", tt.w.String(), got, tt.want)
+		}
+	}
 }

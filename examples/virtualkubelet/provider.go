@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -342,15 +341,15 @@ func (p *Provider) PingOnce(ctx context.Context) {
 	res := nodeapply.Apply(base, ping, p.opts.apply)
 	warnings = append(warnings, res.Warnings...)
 	for _, w := range warnings {
-		p.log.Warn("plugin reply", "path", w.Path, "problem", w.Message)
+		p.log.Warn("plugin reply", "subject", w.Subject, "action", w.Action, "path", w.Path, "problem", w.Message)
 	}
 	p.events.warnings(warnings)
 	if len(res.Changes) == 0 {
 		p.reportIfDue(base, time.Now())
 		return
 	}
-	p.logChanges(res.Changes)
-	p.events.transitions(res.Changes, res.Node, p.opts.connectivity())
+	p.logChanges(base, res)
+	p.events.transitions(base, res.Node, p.opts.connectivity())
 	older := []string{base.ResourceVersion}
 	next := res.Node
 	if body := nodeapply.TaintsPatch(base, next, p.opts.apply); body != nil {
@@ -423,17 +422,27 @@ func (p *Provider) current(ctx context.Context) (*corev1.Node, error) {
 }
 
 // logChanges logs every change, and the conditions' transitions apart, at
-// the level an operator wants them.
-func (p *Provider) logChanges(changes []nodeapply.Change) {
-	for _, c := range changes {
-		p.log.Info("node change", "path", c.Path, "op", c.Op.String(), "old", c.Old, "new", c.New)
-		if strings.HasPrefix(c.Path, "status.conditions[") && (strings.HasSuffix(c.Path, "].status") || c.Op == nodeapply.Added) {
-			level := slog.LevelInfo
-			if !strings.HasPrefix(c.New, string(corev1.ConditionTrue)) {
-				level = slog.LevelWarn
-			}
-			p.log.Log(context.Background(), level, "node condition transition", "condition", c.Path, "from", c.Old, "to", c.New)
+// the level an operator wants them: a warning when Ready or the
+// connectivity condition is no longer True.
+func (p *Provider) logChanges(base *corev1.Node, res nodeapply.Result) {
+	for _, c := range res.Changes {
+		p.log.Info("node change", "subject", c.Subject, "path", c.Path, "op", c.Op.String(), "old", c.Old, "new", c.New)
+	}
+	for i := range res.Node.Status.Conditions {
+		t := res.Node.Status.Conditions[i].Type
+		now := transitioned(base, res.Node, t)
+		if now == nil {
+			continue
 		}
+		from := corev1.ConditionStatus("")
+		if was := conditionNamed(base, t); was != nil {
+			from = was.Status
+		}
+		level := slog.LevelInfo
+		if (t == corev1.NodeReady || t == p.opts.connectivity()) && now.Status != corev1.ConditionTrue {
+			level = slog.LevelWarn
+		}
+		p.log.Log(context.Background(), level, "node condition transition", "condition", t, "from", from, "to", now.Status, "reason", now.Reason)
 	}
 }
 
