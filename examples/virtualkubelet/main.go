@@ -8,6 +8,14 @@
 // controller, Lease and plugin URL, to measure what many cost:
 //
 //	go run . -kubeconfig /tmp/pingnode-env/kubeconfig -nodes 100 -node 'pingnode-virtual-{i}' -plugin 'http://127.0.0.1:4000/status/{i}'
+//
+// Several replicas can run for the same nodes: with -leader-elect they
+// elect a leader with a Lease (see leader.go), and only the leader runs
+// the node controllers and pings. With -metrics-addr, each serves its
+// Prometheus metrics (see metrics.go):
+//
+//	go run . -kubeconfig /tmp/pingnode-env/kubeconfig -leader-elect -leader-elect-id a -metrics-addr 127.0.0.1:9101
+//	go run . -kubeconfig /tmp/pingnode-env/kubeconfig -leader-elect -leader-elect-id b -metrics-addr 127.0.0.1:9102
 package main
 
 import (
@@ -18,6 +26,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -26,6 +35,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/pingnode/pingnode/nodeapply"
@@ -79,6 +89,14 @@ func main() {
 	grace := flag.Duration("grace", nodeapply.DefaultGrace, "how long the plugin may fail to answer before the node is not Ready")
 	connectivity := flag.String("connectivity-condition", string(nodeapply.DefaultConnectivityCondition), "the type of the condition that says whether the plugin answered its last ping")
 	countHeld := flag.Bool("held", true, "read the plugin's figures as available now, and add what this node's running pods hold")
+	metricsAddr := flag.String("metrics-addr", "", "the address to serve Prometheus metrics on, at /metrics (host:port); empty: none")
+	leaderElect := flag.Bool("leader-elect", false, "elect a leader among replicas with a Lease: only the leader runs the node controllers and pings")
+	electNamespace := flag.String("leader-elect-namespace", metav1.NamespaceDefault, "the namespace of the leader election Lease")
+	electName := flag.String("leader-elect-name", "", "the name of the leader election Lease (empty: pingnode- and the -node pattern, "+Index+" read as fleet)")
+	electID := flag.String("leader-elect-id", DefaultIdentity(), "this replica's identity in the Lease")
+	electLease := flag.Duration("leader-elect-lease-duration", DefaultElectionLease, "how long a standby waits after the leader's last renewal before it takes over")
+	electRenew := flag.Duration("leader-elect-renew-deadline", DefaultElectionRenewDeadline, "how long the leader tries to renew before it stops (it exits); less than the lease duration")
+	electRetry := flag.Duration("leader-elect-retry-period", DefaultElectionRetry, "how often the leader renews and a standby tries to take over")
 	flag.Parse()
 
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
@@ -91,23 +109,64 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	if err := run(*kubeconfig, configs, log); err != nil {
+	var election *Election
+	if *leaderElect {
+		lease := *electName
+		if lease == "" {
+			lease = "pingnode-" + strings.ReplaceAll(*name, Index, "fleet")
+		}
+		election = &Election{
+			Namespace: *electNamespace, Name: lease, Identity: *electID,
+			LeaseDuration: *electLease, RenewDeadline: *electRenew, RetryPeriod: *electRetry,
+		}
+	}
+	if err := run(*kubeconfig, *metricsAddr, election, configs, log); err != nil {
 		log.Error("provider stopped", "error", err)
 		os.Exit(1)
 	}
 }
 
-// run runs a provider for each configuration until SIGINT or SIGTERM, or
-// until one of them fails, which stops them all. Each node has its own
-// client, so its own rate limit, as a kubelet has; client-go shares the
-// connections of clients with the same configuration.
-func run(kubeconfig string, configs []Config, log *slog.Logger) error {
+// run runs the providers until SIGINT or SIGTERM, or until one of them
+// fails (see runProviders). With an election, it runs them only while
+// this replica leads. With a metrics address, the providers' metrics are
+// served there.
+func run(kubeconfig, metricsAddr string, election *Election, configs []Config, log *slog.Logger) error {
 	restConfig, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return fmt.Errorf("kubeconfig: %w", err)
 	}
+	reg, metrics := NewRegistry()
+	for i := range configs {
+		configs[i].Metrics = metrics
+	}
+	if metricsAddr != "" {
+		server, addr, err := serveMetrics(metricsAddr, reg, log)
+		if err != nil {
+			return fmt.Errorf("-metrics-addr: %w", err)
+		}
+		defer func() { _ = server.Close() }()
+		log.Info("serving metrics", "url", "http://"+addr+"/metrics")
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	work := func(ctx context.Context) error { return runProviders(ctx, restConfig, configs, log) }
+	if election == nil {
+		metrics.SetLeader(true) // the only replica
+		return work(ctx)
+	}
+	client, err := kubernetes.NewForConfig(restConfig)
+	if err != nil {
+		return err
+	}
+	lost := func() { os.Exit(1) } // at once: no write after the renew deadline
+	return lead(ctx, client, *election, metrics, log, lost, work)
+}
+
+// runProviders runs a provider for each configuration until ctx ends, or
+// until one of them fails, which stops them all. Each node has its own
+// client, so its own rate limit, as a kubelet has; client-go shares the
+// connections of clients with the same configuration.
+func runProviders(ctx context.Context, restConfig *rest.Config, configs []Config, log *slog.Logger) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var wg sync.WaitGroup

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/virtual-kubelet/virtual-kubelet/node"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -66,6 +67,9 @@ type Config struct {
 	// rule), for a plugin that reports the total the backend gives the
 	// node.
 	CountHeld bool
+	// Metrics are where the provider counts its pings and writes; nil
+	// counts them in metrics that no registry serves.
+	Metrics *Metrics
 }
 
 func (c *Config) statusReport() time.Duration {
@@ -176,6 +180,14 @@ type Provider struct {
 
 	// events records Kubernetes events on the node, once Run starts.
 	events *nodeEvents
+	// metrics are the node's Prometheus metrics; advertised is the
+	// allocatable list their gauges show.
+	metrics    nodeMetrics
+	advertised corev1.ResourceList
+
+	// BeforePing, when set, runs before each ping, in the ping loop: a
+	// hook for tests that step the provider one ping at a time.
+	BeforePing func(ctx context.Context)
 
 	// BeforeTaintsPatch, when set, runs between the provider's read of the
 	// node and its taints patch: a hook for tests of conflicts.
@@ -193,10 +205,15 @@ type Provider struct {
 // NewProvider returns a provider for cfg that talks to the API server
 // through client.
 func NewProvider(cfg Config, client kubernetes.Interface, log *slog.Logger) *Provider {
+	metrics := cfg.Metrics
+	if metrics == nil {
+		metrics = NewMetrics(prometheus.NewRegistry())
+	}
 	return &Provider{
 		cfg: cfg, opts: cfg.options(), client: client, nodes: client.CoreV1().Nodes(),
 		eventSink: client.CoreV1().Events(metav1.NamespaceAll), log: log,
-		pinger: &pingclient.Client{URL: cfg.PluginURL, Timeout: cfg.Timeout, HTTP: &http.Client{}},
+		pinger:  &pingclient.Client{URL: cfg.PluginURL, Timeout: cfg.Timeout, HTTP: &http.Client{}},
+		metrics: metrics.forNode(cfg.Static.Name),
 	}
 }
 
@@ -254,6 +271,7 @@ func (p *Provider) Run(ctx context.Context) error {
 				}
 			}
 			p.WriteErrors.Add(1)
+			p.metrics.writeError(kindStatus)
 			p.log.Error("node status update refused", "error", err)
 			return err
 		}))
@@ -269,6 +287,7 @@ func (p *Provider) Run(ctx context.Context) error {
 		return ctx.Err()
 	}
 	p.reportAfter(time.Now(), true) // the controller has just written the status
+	p.advertised = p.metrics.advertise(p.advertised, registration.Status.Allocatable)
 	ticker := time.NewTicker(p.cfg.Interval)
 	defer ticker.Stop()
 	for {
@@ -317,11 +336,19 @@ func (p *Provider) registration(ctx context.Context) (*corev1.Node, error) {
 // writes what changed. When nothing conflicts, it reads the node once,
 // from the cache, and calls Apply once.
 func (p *Provider) PingOnce(ctx context.Context) {
+	if hook := p.beforePing(); hook != nil {
+		hook(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+	}
 	p.Pings.Add(1)
+	start := time.Now()
 	ping := p.pinger.Ping(ctx)
 	if ctx.Err() != nil {
 		return // stopping: the failure is ours, not the plugin's
 	}
+	p.metrics.ping(ping.Reached(), ping.At, time.Since(start))
 	var warnings []pingstatus.Warning
 	if ping.Reached() {
 		patch, w := pingstatus.Parse(ping.Body, p.opts.parse)
@@ -344,12 +371,14 @@ func (p *Provider) PingOnce(ctx context.Context) {
 		p.log.Warn("plugin reply", "subject", w.Subject, "action", w.Action, "path", w.Path, "problem", w.Message)
 	}
 	p.events.warnings(warnings)
+	p.metrics.warnings(warnings)
 	if len(res.Changes) == 0 {
 		p.reportIfDue(base, time.Now())
 		return
 	}
 	p.logChanges(base, res)
 	p.events.transitions(base, res.Node, p.opts.connectivity())
+	p.metrics.transition(base, res.Node, p.opts.connectivity())
 	older := []string{base.ResourceVersion}
 	next := res.Node
 	if body := nodeapply.TaintsPatch(base, next, p.opts.apply); body != nil {
@@ -375,6 +404,8 @@ func (p *Provider) PingOnce(ctx context.Context) {
 		return
 	}
 	p.Writes.Add(1)
+	p.metrics.write(kindStatus)
+	p.advertised = p.metrics.advertise(p.advertised, next.Status.Allocatable)
 	p.setPending(next, append(older, base.ResourceVersion))
 	p.reportAfter(time.Now(), true)
 	notify(next.DeepCopy()) // the node controller sends status, labels and annotations
@@ -459,15 +490,18 @@ func (p *Provider) deliverTaints(ctx context.Context, ping nodeapply.Ping, base,
 			hook(ctx)
 		}
 		p.Writes.Add(1)
+		p.metrics.write(kindTaints)
 		stored, err := p.nodes.Patch(ctx, base.Name, types.StrategicMergePatchType, body, metav1.PatchOptions{FieldManager: FieldManager})
 		if err == nil {
 			return stored, built, seen, nil
 		}
 		if !apierrors.IsConflict(err) {
 			p.WriteErrors.Add(1)
+			p.metrics.writeError(kindTaints)
 			return nil, nil, nil, err
 		}
 		p.Conflicts.Add(1)
+		p.metrics.conflict(kindTaints)
 		p.log.Info("taints patch conflicted with another write; reading the node again")
 		if base, err = p.nodes.Get(ctx, base.Name, metav1.GetOptions{}); err != nil {
 			return nil, nil, nil, err
@@ -479,6 +513,12 @@ func (p *Provider) deliverTaints(ctx context.Context, ping nodeapply.Ping, base,
 		}
 	}
 	return nil, nil, nil, fmt.Errorf("taints patch still conflicting after %d attempts", attempts)
+}
+
+func (p *Provider) beforePing() func(context.Context) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.BeforePing
 }
 
 func (p *Provider) beforeTaintsPatch() func(context.Context) {

@@ -51,6 +51,7 @@ func (p *Provider) reportIfDue(node *corev1.Node, now time.Time) {
 		return
 	}
 	p.Reports.Add(1)
+	p.metrics.write(kindReport)
 	p.reportAfter(now, false)
 	notify(node.DeepCopy()) // the controller changes the node it is given
 }

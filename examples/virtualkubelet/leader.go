@@ -1,0 +1,166 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync/atomic"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/leaderelection"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+)
+
+// Election is how replicas of the provider elect the one that runs the
+// node controllers and pings: client-go's leader election with a Lease.
+// The timings default to kube-controller-manager's.
+type Election struct {
+	// Namespace and Name are the Lease's.
+	Namespace, Name string
+	// Identity names this replica in the Lease (holderIdentity).
+	Identity string
+	// LeaseDuration is how long a standby waits after the last renewal
+	// it saw before it takes the lease; RenewDeadline is how long the
+	// leader tries to renew before it gives up, and stops writing;
+	// RetryPeriod is how often both try.
+	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
+}
+
+// Kube-controller-manager's leader election timings.
+const (
+	DefaultElectionLease         = 15 * time.Second
+	DefaultElectionRenewDeadline = 10 * time.Second
+	DefaultElectionRetry         = 2 * time.Second
+)
+
+// DefaultIdentity is the host name and the process id, unique among
+// replicas on one host and across hosts.
+func DefaultIdentity() string {
+	host, err := os.Hostname()
+	if err != nil {
+		host = "unknown"
+	}
+	return fmt.Sprintf("%s_%d", host, os.Getpid())
+}
+
+// renewWatch is the Lease lock, with the time of its last successful
+// write (an acquisition or a renewal) kept for the watchdog.
+type renewWatch struct {
+	resourcelock.Interface
+	renewed atomic.Int64 // unix nanoseconds
+}
+
+func (r *renewWatch) Create(ctx context.Context, ler resourcelock.LeaderElectionRecord) error {
+	err := r.Interface.Create(ctx, ler)
+	if err == nil {
+		r.renewed.Store(time.Now().UnixNano())
+	}
+	return err
+}
+
+func (r *renewWatch) Update(ctx context.Context, ler resourcelock.LeaderElectionRecord) error {
+	err := r.Interface.Update(ctx, ler)
+	if err == nil {
+		r.renewed.Store(time.Now().UnixNano())
+	}
+	return err
+}
+
+// lead waits until this replica holds the Lease, then runs work until ctx
+// ends or work fails, and releases the Lease once work has returned.
+// Standing by, it writes nothing but its attempts to take the Lease.
+//
+// A leader that cannot renew the Lease within the renew deadline calls
+// lost at once, from a watchdog, while work may still run: lost must stop
+// every write (main exits the process). The deadline is shorter than the
+// lease, so the leader stops before a standby can take over. client-go's
+// own elector would only cancel work's context after trying to release
+// the Lease, which takes up to one more renew deadline.
+func lead(ctx context.Context, client kubernetes.Interface, e Election, metrics *Metrics, log *slog.Logger, lost func(), work func(context.Context) error) error {
+	lock := &renewWatch{Interface: &resourcelock.LeaseLock{
+		LeaseMeta:  metav1.ObjectMeta{Namespace: e.Namespace, Name: e.Name},
+		Client:     client.CoordinationV1(),
+		LockConfig: resourcelock.ResourceLockConfig{Identity: e.Identity},
+	}}
+	// The elector's context ends when work has returned, or on ctx's end
+	// before this replica leads; then it releases the Lease if held.
+	electing, stopElecting := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopElecting()
+	started, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			select {
+			case <-started: // work stops, then stops the elector
+			default:
+				stopElecting()
+			}
+		case <-electing.Done():
+		}
+	}()
+	var workErr error
+	elector, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
+		Lock: lock, Name: e.Name,
+		LeaseDuration: e.LeaseDuration, RenewDeadline: e.RenewDeadline, RetryPeriod: e.RetryPeriod,
+		ReleaseOnCancel: true,
+		Callbacks: leaderelection.LeaderCallbacks{
+			OnStartedLeading: func(leading context.Context) {
+				close(started)
+				defer close(finished)
+				defer stopElecting()
+				metrics.SetLeader(true)
+				log.Info("leading", "lease", e.Namespace+"/"+e.Name, "identity", e.Identity)
+				working, stopWork := context.WithCancel(leading)
+				defer stopWork()
+				stopOnEnd := context.AfterFunc(ctx, stopWork)
+				defer stopOnEnd()
+				go watchRenewals(working, lock, e, log, lost)
+				workErr = work(working)
+			},
+			OnStoppedLeading: func() {
+				metrics.SetLeader(false)
+				if electing.Err() == nil { // the elector gave up renewing
+					log.Error("leader election lost", "identity", e.Identity)
+					lost()
+				}
+			},
+			OnNewLeader: func(identity string) {
+				if identity != e.Identity {
+					log.Info("standing by", "leader", identity)
+				}
+			},
+		},
+	})
+	if err != nil {
+		return err
+	}
+	metrics.SetLeader(false)
+	elector.Run(electing)
+	if lock.renewed.Load() != 0 { // it led: work runs, or ran
+		<-finished // work's context ended with the elector's run
+	}
+	return workErr
+}
+
+// watchRenewals calls lost when the lease has not been renewed for the
+// renew deadline, until ctx ends.
+func watchRenewals(ctx context.Context, lock *renewWatch, e Election, log *slog.Logger, lost func()) {
+	ticker := time.NewTicker(max(e.RetryPeriod/4, 10*time.Millisecond))
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-ticker.C:
+			since := now.Sub(time.Unix(0, lock.renewed.Load()))
+			if since >= e.RenewDeadline && ctx.Err() == nil {
+				log.Error("the lease was not renewed within the renew deadline; stopping at once", "since", since, "identity", e.Identity)
+				lost()
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,244 @@
+package main
+
+import (
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/pingnode/pingnode/pingstatus"
+)
+
+// Label values of the provider's metrics: each label takes a small fixed
+// set of values, or a node's name, or a resource the node holds; never a
+// string from a plugin's reply but a resource name the node stores.
+const (
+	outcomeAnswered = "answered" // the plugin answered the ping (HTTP 200)
+	outcomeFailed   = "failed"   // it did not: transport error, timeout, other status
+
+	kindTaints = "taints" // a taints patch sent to the API server
+	kindStatus = "status" // a changed status handed to the node controller
+	kindReport = "report" // a steady node's status handed on for its periodic report
+
+	toReachable   = "reachable"   // the connectivity condition turned True
+	toUnreachable = "unreachable" // it turned False
+)
+
+// Metrics are the provider's Prometheus metrics, shared by the nodes of
+// one process: every per-node series carries the node's name. Build them
+// with [NewMetrics] on a registry of the caller's; nothing is registered
+// in client_golang's global default registry.
+type Metrics struct {
+	pings        *prometheus.CounterVec   // node, outcome
+	pingDuration *prometheus.HistogramVec // node, outcome
+	lastSuccess  *prometheus.GaugeVec     // node
+	transitions  *prometheus.CounterVec   // node, to
+	writes       *prometheus.CounterVec   // node, kind
+	conflicts    *prometheus.CounterVec   // node, kind
+	writeErrors  *prometheus.CounterVec   // node, kind
+	warnings     *prometheus.CounterVec   // node, subject, action
+	allocatable  *prometheus.GaugeVec     // node, resource, unit
+	leader       prometheus.Gauge
+}
+
+// NewMetrics creates the provider's metrics and registers them with reg.
+func NewMetrics(reg prometheus.Registerer) *Metrics {
+	m := &Metrics{
+		pings: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "pingnode_pings_total",
+			Help: "Pings of the plugin, by outcome: answered (HTTP 200) or failed (transport error, timeout, other HTTP status).",
+		}, []string{"node", "outcome"}),
+		pingDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "pingnode_ping_duration_seconds",
+			Help:    "How long a ping of the plugin took, from the request to the reply read or the failure, by outcome.",
+			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+		}, []string{"node", "outcome"}),
+		lastSuccess: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "pingnode_last_successful_ping_timestamp_seconds",
+			Help: "When the plugin last answered a ping, in seconds since the Unix epoch; absent until it first answers.",
+		}, []string{"node"}),
+		transitions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "pingnode_reachability_transitions_total",
+			Help: "Transitions of the node's connectivity condition, to reachable (True) or unreachable (False); the condition's first setting on a new node is not one.",
+		}, []string{"node", "to"}),
+		writes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "pingnode_node_writes_total",
+			Help: "Writes of the node by the provider, by kind: taints (a taints patch sent, each attempt), status (a changed status handed to the node controller), report (a steady status handed on for its periodic report).",
+		}, []string{"node", "kind"}),
+		conflicts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "pingnode_node_write_conflicts_total",
+			Help: "Writes of the node that conflicted with another write (a resourceVersion precondition failed) and were retried, by kind.",
+		}, []string{"node", "kind"}),
+		writeErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "pingnode_node_write_errors_total",
+			Help: "Writes of the node the API server refused, by kind; a conflict that was retried is not one.",
+		}, []string{"node", "kind"}),
+		warnings: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "pingnode_warnings_total",
+			Help: "Parts of the plugin's replies, or of the pings, that were refused, repaired or ignored, by subject (reply, resource, taint, condition, annotation) and action (refused, repaired, ignored).",
+		}, []string{"node", "subject", "action"}),
+		allocatable: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "pingnode_node_allocatable",
+			Help: "What the node advertises as allocatable, by resource, in the unit the unit label names: core (cpu), byte (memory, ephemeral-storage, hugepages-*), integer (pods, extended resources).",
+		}, []string{"node", "resource", "unit"}),
+		leader: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "pingnode_leader",
+			Help: "1 when this replica leads (runs the node controllers and pings), 0 when it stands by.",
+		}),
+	}
+	reg.MustRegister(m.pings, m.pingDuration, m.lastSuccess, m.transitions, m.writes,
+		m.conflicts, m.writeErrors, m.warnings, m.allocatable, m.leader)
+	return m
+}
+
+// NewRegistry returns a registry with the provider's metrics and the Go
+// runtime's and the process's, as a /metrics endpoint serves them.
+func NewRegistry() (*prometheus.Registry, *Metrics) {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return reg, NewMetrics(reg)
+}
+
+// SetLeader records whether this replica leads.
+func (m *Metrics) SetLeader(leads bool) {
+	v := 0.0
+	if leads {
+		v = 1
+	}
+	m.leader.Set(v)
+}
+
+// nodeMetrics are the metrics of one node.
+type nodeMetrics struct {
+	m    *Metrics
+	node string
+}
+
+// forNode returns the metrics of the node, and creates its series that
+// take a fixed set of labels at zero, so that a rate over them is defined
+// from the start.
+func (m *Metrics) forNode(node string) nodeMetrics {
+	for _, o := range []string{outcomeAnswered, outcomeFailed} {
+		m.pings.WithLabelValues(node, o)
+	}
+	for _, to := range []string{toReachable, toUnreachable} {
+		m.transitions.WithLabelValues(node, to)
+	}
+	for _, k := range []string{kindTaints, kindStatus, kindReport} {
+		m.writes.WithLabelValues(node, k)
+	}
+	for _, k := range []string{kindTaints, kindStatus} {
+		m.writeErrors.WithLabelValues(node, k)
+	}
+	m.conflicts.WithLabelValues(node, kindTaints)
+	for s := pingstatus.SubjectReply; s <= pingstatus.SubjectAnnotation; s++ {
+		for a := pingstatus.Refused; a <= pingstatus.Ignored; a++ {
+			m.warnings.WithLabelValues(node, s.String(), a.String())
+		}
+	}
+	return nodeMetrics{m: m, node: node}
+}
+
+// ping records a ping that took d: answered at, or failed.
+func (n nodeMetrics) ping(answered bool, at time.Time, d time.Duration) {
+	outcome := outcomeFailed
+	if answered {
+		outcome = outcomeAnswered
+		n.m.lastSuccess.WithLabelValues(n.node).Set(float64(at.UnixNano()) / 1e9)
+	}
+	n.m.pings.WithLabelValues(n.node, outcome).Inc()
+	n.m.pingDuration.WithLabelValues(n.node, outcome).Observe(d.Seconds())
+}
+
+func (n nodeMetrics) write(kind string)      { n.m.writes.WithLabelValues(n.node, kind).Inc() }
+func (n nodeMetrics) conflict(kind string)   { n.m.conflicts.WithLabelValues(n.node, kind).Inc() }
+func (n nodeMetrics) writeError(kind string) { n.m.writeErrors.WithLabelValues(n.node, kind).Inc() }
+
+// warnings counts the warnings by their subject and action, never by path.
+func (n nodeMetrics) warnings(warnings []pingstatus.Warning) {
+	for _, w := range warnings {
+		n.m.warnings.WithLabelValues(n.node, w.Subject.String(), w.Action.String()).Inc()
+	}
+}
+
+// transition counts a transition of the connectivity condition from old
+// to new, if there is one: a condition that was absent (a new node) has
+// none.
+func (n nodeMetrics) transition(old, new *corev1.Node, connectivity corev1.NodeConditionType) {
+	if conditionNamed(old, connectivity) == nil {
+		return
+	}
+	cond := transitioned(old, new, connectivity)
+	switch {
+	case cond == nil:
+	case cond.Status == corev1.ConditionTrue:
+		n.m.transitions.WithLabelValues(n.node, toReachable).Inc()
+	case cond.Status == corev1.ConditionFalse:
+		n.m.transitions.WithLabelValues(n.node, toUnreachable).Inc()
+	}
+}
+
+// advertise sets the allocatable gauges to list, what the node
+// advertises, if it differs from was, what they show now; it removes the
+// gauges of resources the node no longer has. It returns what they show.
+func (n nodeMetrics) advertise(was, list corev1.ResourceList) corev1.ResourceList {
+	if sameQuantities(was, list) {
+		return was
+	}
+	n.m.allocatable.DeletePartialMatch(prometheus.Labels{"node": n.node})
+	for name, q := range list {
+		n.m.allocatable.WithLabelValues(n.node, string(name), unitOf(name)).Set(q.AsApproximateFloat64())
+	}
+	return list.DeepCopy()
+}
+
+func sameQuantities(a, b corev1.ResourceList) bool {
+	if a == nil || len(a) != len(b) {
+		return false
+	}
+	for name, q := range a {
+		if other, ok := b[name]; !ok || q.Cmp(other) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// unitOf is the unit of a resource's quantity as a float: cores for cpu,
+// bytes for memory and storage, a count for the rest.
+func unitOf(name corev1.ResourceName) string {
+	switch {
+	case name == corev1.ResourceCPU:
+		return "core"
+	case name == corev1.ResourceMemory, name == corev1.ResourceEphemeralStorage, name == corev1.ResourceStorage,
+		strings.HasPrefix(string(name), corev1.ResourceHugePagesPrefix):
+		return "byte"
+	}
+	return "integer"
+}
+
+// serveMetrics serves reg's metrics at /metrics on addr until the server
+// is closed; it returns the server and the address it listens on (addr
+// may end in :0).
+func serveMetrics(addr string, reg *prometheus.Registry, log *slog.Logger) (*http.Server, string, error) {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, "", err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+	server := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := server.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("metrics server stopped", "error", err)
+		}
+	}()
+	return server, l.Addr().String(), nil
+}
