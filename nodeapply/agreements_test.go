@@ -33,12 +33,13 @@ var sameSpelling = cmp.Comparer(func(a, b resource.Quantity) bool { return a.Cmp
 // agreementOptions draws options of every kind.
 func agreementOptions(t *rapid.T) Options {
 	opts := Options{
-		ProtectedKeys:          rapid.SliceOfN(rapid.SampledFrom(gen.SharedKeys), 0, 1).Draw(t, "protected"),
-		ReplaceAllTaints:       rapid.IntRange(0, 3).Draw(t, "compat") == 0,
-		ConnectivityCondition:  rapid.SampledFrom([]corev1.NodeConditionType{"", "example.com/Connectivity"}).Draw(t, "connectivity"),
-		Grace:                  rapid.SampledFrom([]time.Duration{0, -1, 10 * time.Second}).Draw(t, "grace"),
-		PressureConditions:     rapid.Bool().Draw(t, "pressure"),
-		PingResponseAnnotation: rapid.Bool().Draw(t, "ping-response annotation"),
+		Reply:                 pingstatus.Options{ProtectedKeys: rapid.SliceOfN(rapid.SampledFrom(gen.SharedKeys), 0, 1).Draw(t, "protected")},
+		ReplaceAllTaints:      rapid.IntRange(0, 3).Draw(t, "compat") == 0,
+		ConnectivityCondition: rapid.SampledFrom([]corev1.NodeConditionType{"", "example.com/Connectivity"}).Draw(t, "connectivity"),
+		Grace:                 rapid.SampledFrom([]time.Duration{0, 10 * time.Second}).Draw(t, "grace"),
+		NoGrace:               rapid.IntRange(0, 3).Draw(t, "no grace") == 0,
+		PressureConditions:    rapid.Bool().Draw(t, "pressure"),
+		KeepPingResponse:      rapid.Bool().Draw(t, "ping-response annotation"),
 	}
 	if rapid.Bool().Draw(t, "heartbeats") {
 		opts.HeartbeatInterval = time.Minute
@@ -60,7 +61,7 @@ func agreementNode(t *rapid.T, opts Options) *corev1.Node {
 				entries = append(entries, taint.Key+":"+string(taint.Effect))
 			}
 		}
-		node.Annotations = map[string]string{opts.annotation(): strings.Join(entries, ",")}
+		node.Annotations = map[string]string{opts.ownership(): strings.Join(entries, ",")}
 	}
 	if rapid.IntRange(0, 4).Draw(t, "broken") == 0 {
 		if node.Status.Capacity == nil {
@@ -161,7 +162,7 @@ func TestPropertyChangesAgreeWithPatches(t *testing.T) {
 		for step := range 2 { // as drawn, then once more after the first ping
 			ping := agreementPing(t, node)
 			res := Apply(node, ping, opts)
-			taints, status := TaintsPatch(node, res.Node, opts), StatusPatch(node, res.Node)
+			taints, status := res.TaintsPatch(), res.StatusPatch()
 			if (len(res.Changes) == 0) != (taints == nil && status == nil) {
 				t.Fatalf("step %d: changes %v, but taints patch %s and status patch %s", step, res.Changes, taints, status)
 			}

@@ -12,123 +12,17 @@ import (
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
-// OwnershipAnnotation is the annotation in which Apply records the taints
-// the plugin set, so that it removes only those, across provider restarts.
-const OwnershipAnnotation = "pingnode.io/plugin-taints"
-
-// DefaultProtectedKey is the taint key of interLink's provider, which Apply
-// never touches.
-const DefaultProtectedKey = pingstatus.DefaultProtectedKey
-
-// Options change how [Apply] merges. The zero value is the safe default.
-type Options struct {
-	// ProtectedKeys are taint keys, besides [DefaultProtectedKey], that
-	// belong to the provider (its static configuration, say). Apply never
-	// adds, changes or removes a taint with one of them. Give the same list
-	// to [pingstatus.Options.ProtectedKeys].
-	ProtectedKeys []string
-	// Annotation is the ownership annotation's key; empty means
-	// [OwnershipAnnotation].
-	Annotation string
-	// ReplaceAllTaints is interLink 0.6.2's rule: when the patch carries
-	// taints, every taint but the protected ones is replaced by the plugin's
-	// list, including an administrator's and the Kubernetes controllers'.
-	// The default removes only the taints the plugin set.
-	ReplaceAllTaints bool
-
-	// ConnectivityCondition is the type of the condition that says whether
-	// the last ping was answered; empty means
-	// [DefaultConnectivityCondition], interLink's, so that dashboards and
-	// alerts built on it keep working.
-	ConnectivityCondition corev1.NodeConditionType
-	// Grace is how long the plugin may fail to answer before Ready turns
-	// False. Zero means [DefaultGrace]; a negative Grace turns Ready False
-	// at the first failed ping, as interLink 0.6.2 does.
-	Grace time.Duration
-	// HeartbeatInterval, when positive, refreshes the lastHeartbeatTime of
-	// the conditions Apply sets when it is older than this, as the kubelet does.
-	// Leave it zero under the Virtual Kubelet node controller, which
-	// refreshes every heartbeat itself on its own interval: then a
-	// condition's heartbeat moves only when the condition changes, and a
-	// steady node is never rewritten.
-	HeartbeatInterval time.Duration
-	// PressureConditions also makes every ping with a time ([Ping.At]),
-	// answered or failed, set the three conditions a kubelet reports
-	// about its node's pressure, MemoryPressure, DiskPressure and
-	// PIDPressure, to False with the reason [ReasonVirtualNode]: a
-	// virtual node has no memory, disk or process table of its own, and
-	// the backend manages its pressure itself. Without it, a node whose
-	// provider was gone for longer than the node monitor grace keeps
-	// them Unknown, as the node lifecycle controller left them, for
-	// good. They follow the rules of Ready and the connectivity
-	// condition: lastTransitionTime moves only when the status does, and
-	// a steady node is not rewritten. Off, Apply leaves them alone.
-	PressureConditions bool
-	// PingResponseAnnotation also keeps interLink's
-	// [PingResponseAnnotation]: the reply's body, cleaned and cut to
-	// [MaxPingResponseBytes], emptied when a ping fails. It costs a write
-	// each time the body changes (a plugin that puts a time or a counter
-	// in its reply makes every ping a write), so it is off by default.
-	PingResponseAnnotation bool
-}
-
-func (o *Options) connectivity() corev1.NodeConditionType {
-	if o.ConnectivityCondition == "" {
-		return DefaultConnectivityCondition
-	}
-	return o.ConnectivityCondition
-}
-
-func (o *Options) grace() time.Duration {
-	if o.Grace == 0 {
-		return DefaultGrace
-	}
-	return o.Grace
-}
-
-func (o *Options) annotation() string {
-	if o.Annotation == "" {
-		return OwnershipAnnotation
-	}
-	return o.Annotation
-}
-
-func (o *Options) protected(key string) bool { return kuberules.IsProtectedKey(key, o.ProtectedKeys) }
-
-// Result is what [Apply] returns.
-type Result struct {
-	// Node is the node after the patch. When Changes is empty it is the
-	// input node itself, not a copy: treat it as read-only. Otherwise it is
-	// a new node that shares no memory with the input.
-	Node *corev1.Node
-	// Changes lists what changed, sorted by path. It is empty exactly when
-	// Node is semantically equal to the input: then there is nothing to
-	// send to the API server.
-	Changes []Change
-	// Warnings are what Apply refused or repaired, sorted by path.
-	Warnings []pingstatus.Warning
-
-	taintsPatch, statusPatch bool
-}
-
-// NeedsTaintsPatch reports whether the taints or the ownership annotation
-// changed: whether [TaintsPatch] of the input node and Node, with the same
-// options, is not nil.
-func (r Result) NeedsTaintsPatch() bool { return r.taintsPatch }
-
-// NeedsStatusPatch reports whether capacity, allocatable, a condition or
-// the ping-response annotation changed: whether [StatusPatch] of the input
-// node and Node is not nil.
-func (r Result) NeedsStatusPatch() bool { return r.statusPatch }
-
 // Apply merges one ping into node and returns the node after it, with the
 // changes and warnings. It never modifies node or anything in ping. A nil
-// node is treated as an empty one.
+// node is read as an empty one.
 //
 // A ping that changes nothing (the plugin answered as before: the same
 // resources, the same taints in the same order) costs no copy and no
 // allocation: Apply returns node itself with no changes.
 func Apply(node *corev1.Node, ping Ping, opts Options) Result {
+	if node == nil {
+		node = &corev1.Node{}
+	}
 	// The check runs on a value that stays on the stack: the applier
 	// escapes (its closures outlive calls), so it is built only when needed.
 	check := checker{in: node, ping: ping, opts: opts, patch: ping.Reply}
@@ -136,7 +30,7 @@ func Apply(node *corev1.Node, ping Ping, opts Options) Result {
 		check.patch = &noNews
 	}
 	if check.unchanged() {
-		return Result{Node: node}
+		return check.result(node, nil)
 	}
 	a := &applier{checker: check}
 	return a.apply()
@@ -190,15 +84,9 @@ func (a *checker) unchanged() bool {
 	}
 	a.sameConditions = a.conditionsUnchanged()
 	a.sameAnnotation = a.pingResponseUnchanged()
-	if a.in == nil {
-		a.valid = true
-		a.sameResources = len(a.patch.Resources) == 0
-		a.sameTaints = !a.patch.ReplaceTaints
-	} else {
-		a.valid = kuberules.NodeProblems(a.in) == nil // if not, apply repairs it
-		a.sameResources = a.resourcesUnchanged()
-		a.sameTaints = !a.patch.ReplaceTaints || a.taintsUnchanged()
-	}
+	a.valid = kuberules.NodeProblems(a.in) == nil // if not, apply repairs it
+	a.sameResources = a.resourcesUnchanged()
+	a.sameTaints = !a.patch.ReplaceTaints || a.taintsUnchanged()
 	return a.valid && a.sameResources && a.sameTaints && a.sameConditions && a.sameAnnotation &&
 		!a.ignoredReply() && !a.failedWithoutTime()
 }
@@ -264,7 +152,7 @@ func resourceProblem(name corev1.ResourceName, q resource.Quantity) string {
 // order, exactly the patch's, and the ownership annotation lists them.
 func (a *checker) taintsUnchanged() bool {
 	want := a.patch.Taints
-	annotation, present := a.in.Annotations[a.opts.annotation()]
+	annotation, present := a.in.Annotations[a.opts.ownership()]
 	if present && annotation == "" {
 		return false // apply removes the empty annotation
 	}
@@ -320,25 +208,27 @@ func (a *applier) apply() Result {
 	out := a.build(false)
 	changes := a.diff(out)
 	if len(changes) == 0 {
-		return Result{Node: a.in, Warnings: a.warnings}
+		return a.result(a.in, a.warnings)
 	}
-	return Result{Node: out, Changes: changes, Warnings: a.warnings, taintsPatch: a.taintsChanged, statusPatch: a.statusChanged}
+	r := a.result(out, a.warnings)
+	r.Changes, r.taintsPatch, r.statusPatch = changes, a.taintsChanged, a.statusChanged
+	return r
+}
+
+// result is a Result with node and warnings, and no changes.
+func (a *checker) result(node *corev1.Node, warnings []pingstatus.Warning) Result {
+	return Result{Node: node, Warnings: warnings, in: a.in, ownership: a.opts.ownership()}
 }
 
 // build returns a copy of the input with the ping merged into the parts
 // that the checker did not find unchanged, or with everything, into every
 // part (the merge in full, which the checker's verdict must agree with).
 func (a *applier) build(everything bool) *corev1.Node {
-	var out *corev1.Node
-	if a.in == nil {
-		out = &corev1.Node{}
-	} else {
-		out = a.in.DeepCopy()
-	}
+	out := a.in.DeepCopy()
 	a.touchedResources = everything || !a.valid || !a.sameResources
 	a.touchedTaints = everything || !a.valid || !a.sameTaints
 	a.touchedConditions = everything || !a.sameConditions
-	a.touchedAnnotation = everything && a.opts.PingResponseAnnotation || !a.sameAnnotation
+	a.touchedAnnotation = everything && a.opts.KeepPingResponse || !a.sameAnnotation
 	if a.ignoredReply() {
 		a.warn(pingstatus.SubjectReply, pingstatus.Ignored, "ping.reply", "the ping failed; its reply is ignored")
 	}

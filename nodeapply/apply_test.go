@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/pingnode/pingnode/internal/golden"
@@ -57,7 +58,7 @@ var goldenCases = []struct {
 	{"taints-empty-keeps-foreign", "node-with-plugin-taints.json", "taints-empty.json", nodeapply.Options{}},
 	{"taints-empty-compat", "node-with-plugin-taints.json", "taints-empty.json", nodeapply.Options{ReplaceAllTaints: true}},
 	{"taints-null-no-change", "node-with-plugin-taints.json", "taints-null.json", nodeapply.Options{}},
-	{"static-protected-by-option", "node-with-plugin-taints.json", "foreign-collision.json", nodeapply.Options{ProtectedKeys: []string{"site.example.com/static"}}},
+	{"static-protected-by-option", "node-with-plugin-taints.json", "foreign-collision.json", nodeapply.Options{Reply: pingstatus.Options{ProtectedKeys: []string{"site.example.com/static"}}}},
 	{"foreign-collision", "node-with-plugin-taints.json", "foreign-collision.json", nodeapply.Options{}},
 	{"duplicates", "interlink-node.json", "taint-duplicates.json", nodeapply.Options{}},
 	{"bad-value-keeps-taint", "node-with-plugin-taints.json", "plugin-taint-bad-value.json", nodeapply.Options{}},
@@ -89,7 +90,7 @@ func TestGolden(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			node := readNode(t, tc.node)
 			before := node.DeepCopy()
-			patch, parseWarnings := pingstatus.Parse(readReply(t, tc.reply), pingstatus.Options{ProtectedKeys: tc.opts.ProtectedKeys})
+			patch, parseWarnings := pingstatus.Parse(readReply(t, tc.reply), tc.opts.Reply)
 			res := nodeapply.Apply(node, nodeapply.Ping{Reply: &patch}, tc.opts)
 
 			var b strings.Builder
@@ -137,7 +138,7 @@ func section[T fmt.Stringer](b *strings.Builder, title string, items []T) {
 func TestTimeAddedKeptWhenValueChanges(t *testing.T) {
 	added := metav1.NewTime(time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC))
 	node := &corev1.Node{
-		ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{nodeapply.OwnershipAnnotation: "a.io/drain:NoExecute"}},
+		ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{nodeapply.DefaultOwnershipAnnotation: "a.io/drain:NoExecute"}},
 		Spec:       corev1.NodeSpec{Taints: []corev1.Taint{{Key: "a.io/drain", Value: "soon", Effect: corev1.TaintEffectNoExecute, TimeAdded: &added}}},
 	}
 	patch := &pingstatus.NodePatch{ReplaceTaints: true, Taints: []corev1.Taint{
@@ -157,15 +158,18 @@ func TestTimeAddedKeptWhenValueChanges(t *testing.T) {
 	}
 }
 
-// TestNilNodeAndPatch pins down that a nil node is an empty one and a nil
-// patch changes nothing.
+// TestNilNodeAndPatch pins down that a nil node is read as an empty one,
+// so that Result.Node is never nil, and a nil patch changes nothing.
 func TestNilNodeAndPatch(t *testing.T) {
-	if res := nodeapply.Apply(nil, nodeapply.Ping{}, nodeapply.Options{}); res.Node != nil || res.Changes != nil || res.Warnings != nil {
-		t.Errorf("Apply(nil, nil) = %+v, want nothing", res)
-	}
 	empty, _ := pingstatus.Parse([]byte("ok"), pingstatus.Options{})
-	if res := nodeapply.Apply(nil, nodeapply.Ping{Reply: &empty}, nodeapply.Options{}); res.Node != nil || len(res.Changes) != 0 {
-		t.Errorf("Apply(nil, legacy) = %+v, want nothing", res)
+	for _, ping := range []nodeapply.Ping{{}, {Reply: &empty}} {
+		res := nodeapply.Apply(nil, ping, nodeapply.Options{})
+		if res.Node == nil || !equality.Semantic.DeepEqual(res.Node, &corev1.Node{}) || len(res.Changes) != 0 || res.Warnings != nil {
+			t.Errorf("Apply(nil, %+v) = %+v, want an empty node and nothing else", ping, res)
+		}
+		if res.TaintsPatch() != nil || res.StatusPatch() != nil {
+			t.Errorf("Apply(nil, %+v): patches %s and %s, want none", ping, res.TaintsPatch(), res.StatusPatch())
+		}
 	}
 	node := readNode(t, "interlink-node.json")
 	if res := nodeapply.Apply(node, nodeapply.Ping{}, nodeapply.Options{}); res.Node != node || len(res.Changes) != 0 {

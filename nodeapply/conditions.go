@@ -90,18 +90,14 @@ func (a *checker) reachabilityWants() (ready, conn conditionWant) {
 
 	// The run of failures began when the connectivity condition turned
 	// False, or begins now.
-	var conditions []corev1.NodeCondition
-	if a.in != nil {
-		conditions = a.in.Status.Conditions
-	}
+	conditions := a.in.Status.Conditions
 	start := at
 	if i := findCondition(conditions, conn.typ); i >= 0 && conditions[i].Status == corev1.ConditionFalse {
 		start = conditions[i].LastTransitionTime.Time
 	}
 	lasted := max(at.Sub(start), 0) // a clock that went back counts as no time
-	grace := a.opts.grace()
 	switch {
-	case grace < 0 || lasted >= grace:
+	case a.opts.NoGrace || lasted >= a.opts.grace():
 		ready.status, ready.reason, ready.keepMessage = corev1.ConditionFalse, ReasonPluginUnreachable, true
 		ready.prefix, ready.since, ready.detail = messageUnreachable, start, detail
 	case findCondition(conditions, corev1.NodeReady) < 0:
@@ -147,10 +143,7 @@ func (a *checker) conditionsUnchanged() bool {
 	if a.at.IsZero() {
 		return true
 	}
-	var conditions []corev1.NodeCondition
-	if a.in != nil {
-		conditions = a.in.Status.Conditions
-	}
+	conditions := a.in.Status.Conditions
 	for k := range a.wantCount() {
 		w := a.want(k)
 		i := findCondition(conditions, w.typ)

@@ -22,8 +22,9 @@ func conditionOptionsGen() *rapid.Generator[nodeapply.Options] {
 	return rapid.Custom(func(t *rapid.T) nodeapply.Options {
 		opts := optionsGen(true).Draw(t, "taint options")
 		opts.Grace = rapid.SampledFrom([]time.Duration{0, -1, 10 * time.Second, 50 * time.Second, 5 * time.Minute}).Draw(t, "grace")
+		opts.NoGrace = rapid.IntRange(0, 4).Draw(t, "no grace") == 0
 		opts.ConnectivityCondition = rapid.SampledFrom([]corev1.NodeConditionType{"", "example.com/Connectivity"}).Draw(t, "connectivity type")
-		opts.PingResponseAnnotation = rapid.Bool().Draw(t, "ping-response annotation")
+		opts.KeepPingResponse = rapid.Bool().Draw(t, "ping-response annotation")
 		opts.PressureConditions = rapid.Bool().Draw(t, "pressure conditions")
 		if rapid.Bool().Draw(t, "heartbeats") {
 			opts.HeartbeatInterval = time.Minute
@@ -40,7 +41,10 @@ func connectivityType(opts nodeapply.Options) corev1.NodeConditionType {
 }
 
 func graceOf(opts nodeapply.Options) time.Duration {
-	if opts.Grace == 0 {
+	switch {
+	case opts.NoGrace:
+		return -1 // at once, even on a clock that went back
+	case opts.Grace <= 0:
 		return nodeapply.DefaultGrace
 	}
 	return opts.Grace
@@ -192,7 +196,7 @@ func TestPropertyReachabilityLaws(t *testing.T) {
 			if again := nodeapply.Apply(out, ping, opts); len(again.Changes) != 0 {
 				t.Fatalf("ping %d: the same ping again changes %v", step, again.Changes)
 			}
-			if ping.Reached() && opts.HeartbeatInterval == 0 && !opts.PingResponseAnnotation {
+			if ping.Reached() && opts.HeartbeatInterval == 0 && !opts.KeepPingResponse {
 				later := nodeapply.Ping{At: sec.Add(time.Duration(rapid.IntRange(0, 3600).Draw(t, "steady later")) * time.Second)}
 				if steady := nodeapply.Apply(out, later, opts); len(steady.Changes) != 0 {
 					t.Fatalf("ping %d: a later answered ping with no news changes %v", step, steady.Changes)

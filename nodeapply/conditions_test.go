@@ -87,7 +87,7 @@ var sequenceCases = []struct {
 		ok(0), fail(100*time.Second, "HTTP 500"), fail(40*time.Second, "HTTP 500"),
 		fail(149*time.Second, "HTTP 500"), fail(150*time.Second, "HTTP 500"), ok(20 * time.Second),
 	}},
-	{"no-grace", "interlink-node.json", nodeapply.Options{Grace: -1}, []step{ok(0), fail(30*time.Second, "HTTP 500")}},
+	{"no-grace", "interlink-node.json", nodeapply.Options{NoGrace: true}, []step{ok(0), fail(30*time.Second, "HTTP 500")}},
 	{"custom-type-and-grace", "interlink-node.json", nodeapply.Options{ConnectivityCondition: "example.com/PluginConnectivity", Grace: 10 * time.Second}, []step{
 		ok(0), fail(5*time.Second, "HTTP 500"), fail(15*time.Second, "HTTP 500"),
 	}},
@@ -101,11 +101,11 @@ var sequenceCases = []struct {
 	{"unsafe-failure-text", "interlink-node.json", nodeapply.Options{}, []step{
 		fail(0, "HTTP 500: <html>\n\t<body>\x00\xff"+strings.Repeat("é", 100)+"</body>"),
 	}},
-	{"compat-annotation", "interlink-node.json", nodeapply.Options{PingResponseAnnotation: true}, []step{
+	{"compat-annotation", "interlink-node.json", nodeapply.Options{KeepPingResponse: true}, []step{
 		{at: 0, body: `{"status":"ok"}`}, {at: 30 * time.Second, body: `{"status":"ok"}`},
 		fail(60*time.Second, "HTTP 500"), {at: 90 * time.Second, body: "ok"},
 	}},
-	{"compat-annotation-oversized", "interlink-node.json", nodeapply.Options{PingResponseAnnotation: true}, []step{
+	{"compat-annotation-oversized", "interlink-node.json", nodeapply.Options{KeepPingResponse: true}, []step{
 		{at: 0, body: `{"status":"ok","message":"` + strings.Repeat("ü", 400) + `"}`},
 	}},
 	// A 64-cpu backend whose pods for this node hold 32 cpus reports 32
@@ -153,7 +153,7 @@ var sequenceCases = []struct {
 	// Without the option the pressure conditions are left as the node
 	// lifecycle controller set them.
 	{"pressure-option-off", "lifecycle-unknown-node.json", nodeapply.Options{}, []step{ok(0)}},
-	{"compat-annotation-not-utf8", "interlink-node.json", nodeapply.Options{PingResponseAnnotation: true}, []step{
+	{"compat-annotation-not-utf8", "interlink-node.json", nodeapply.Options{KeepPingResponse: true}, []step{
 		{at: 0, body: "{\"status\":\"ok\",\n\"message\":\"caf\xe9 \x1b[31mred\x1b[0m\"}\r\n"},
 	}},
 }
@@ -213,7 +213,7 @@ func TestSequences(t *testing.T) {
 				if s.held != nil || strings.Contains(s.body, "resources") {
 					fmt.Fprintf(&b, "capacity: %s\nallocatable: %s\n", listText(res.Node.Status.Capacity), listText(res.Node.Status.Allocatable))
 				}
-				statusPatch := nodeapply.StatusPatch(node, res.Node)
+				statusPatch := res.StatusPatch()
 				fmt.Fprintf(&b, "status patch: %s\n", orNone(statusPatch))
 				// Conditions merge by type; where a new one lands is the
 				// merge's business.

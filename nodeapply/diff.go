@@ -16,13 +16,10 @@ import (
 // taints patch, the rest in the status patch.
 func (a *applier) diff(out *corev1.Node) []Change {
 	in := a.in
-	if in == nil {
-		in = &corev1.Node{}
-	}
 	var changes []Change
 	if a.touchedTaints {
 		changes = diffTaints(changes, in.Spec.Taints, out.Spec.Taints)
-		key := a.opts.annotation()
+		key := a.opts.ownership()
 		old, hadOld := in.Annotations[key]
 		now, hasNew := out.Annotations[key]
 		if c, ok := compareAnnotation("metadata.annotations["+key+"]", old, hadOld, now, hasNew); ok {

@@ -33,7 +33,8 @@
 //  3. What the patch does not name is left as it is: resources it omits,
 //     and all taints when it carries no taints list.
 //  4. The plugin owns only the taints it set. Apply records them in the
-//     node's [OwnershipAnnotation] (key:Effect entries, comma-separated), so
+//     node's ownership annotation ([DefaultOwnershipAnnotation], or
+//     [Options.OwnershipAnnotation]; key:Effect entries, comma-separated), so
 //     the rule survives provider restarts and Apply stays a function of
 //     (node, ping). A taint counts as the plugin's while the annotation
 //     lists its key and effect.
@@ -46,10 +47,10 @@
 //  6. Taints the plugin did not set are never touched: an administrator's,
 //     the Kubernetes controllers' (node.kubernetes.io/* and the like), the
 //     provider's static configuration's, and those with a protected key
-//     ([DefaultProtectedKey], [Options.ProtectedKeys]). A listed taint equal
-//     to one of those in key and effect is already satisfied and does not
-//     become the plugin's; if its value differs, the other one stays and a
-//     warning says so.
+//     ([DefaultProtectedKey], and the ProtectedKeys of [Options.Reply]). A
+//     listed taint equal to one of those in key and effect is already
+//     satisfied and does not become the plugin's; if its value differs, the
+//     other one stays and a warning says so.
 //  7. With [Options.ReplaceAllTaints] the rule is interLink 0.6.2's instead:
 //     every taint but the protected ones is replaced by the plugin's list.
 //  8. The changes list one entry per changed path, sorted by path, with old
@@ -58,8 +59,9 @@
 //     changed ([Change.Subject]: a resource, a taint, a condition or an
 //     annotation). The list is empty exactly when the returned node is
 //     semantically equal to the input (quantities by value, taints as a
-//     set), and so exactly when both [TaintsPatch] and [StatusPatch] are
-//     nil: an empty list means there is nothing to send.
+//     set), and so exactly when both [Result.TaintsPatch] and
+//     [Result.StatusPatch] are nil: an empty list means there is nothing to
+//     send.
 //     [Result.NeedsTaintsPatch] and [Result.NeedsStatusPatch] say which
 //     patch is needed without building it.
 //  9. Each ping with a time ([Ping.At]) sets two conditions: Ready, and the
@@ -80,7 +82,8 @@
 //     of failures began at that condition's lastTransitionTime. Ready turns
 //     False (PluginUnreachable, its message saying since when) only at a
 //     failed ping at least the grace ([Options.Grace], [DefaultGrace]
-//     50 s) after the run began, so one lost ping never stops scheduling;
+//     50 s; at the first with [Options.NoGrace]) after the run began, so
+//     one lost ping never stops scheduling;
 //     before that, Ready stays as it is, or is Unknown (PluginNotReached) on
 //     a node that had no Ready. A ping time before the run's start counts as
 //     no time passed: a clock that steps back delays Ready False by the
@@ -101,7 +104,7 @@
 //     then MemoryPressure, DiskPressure and PIDPressure.
 //  15. Text taken from the plugin (the failure; the reply's body in
 //     interLink's [PingResponseAnnotation], kept only with
-//     [Options.PingResponseAnnotation] and emptied when a ping fails) is
+//     [Options.KeepPingResponse] and emptied when a ping fails) is
 //     cut at a character boundary ([MaxFailureBytes],
 //     [MaxPingResponseBytes]) with a "…" marker, and control characters and
 //     invalid UTF-8 are replaced.

@@ -38,7 +38,7 @@ func ExampleApply() {
 			fmt.Println("  ", c)
 		}
 		if len(res.Changes) > 0 {
-			node = res.Node // and send it: see TaintsPatch and StatusPatch
+			node = res.Node // and send res.TaintsPatch() and res.StatusPatch()
 		}
 	}
 	// Output:
@@ -56,7 +56,7 @@ func ExampleApply() {
 func ExampleApply_taintsEmpty() {
 	node := &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{
-			nodeapply.OwnershipAnnotation: "vendor.io/maintenance:NoSchedule",
+			nodeapply.DefaultOwnershipAnnotation: "vendor.io/maintenance:NoSchedule",
 		}},
 		Spec: corev1.NodeSpec{Taints: []corev1.Taint{
 			{Key: nodeapply.DefaultProtectedKey, Value: "true", Effect: corev1.TaintEffectNoSchedule},

@@ -39,7 +39,7 @@ func FuzzParseApply(f *testing.F) {
 		if seconds != 0 {
 			ping.At = base.Add(time.Duration(seconds) * time.Second)
 		}
-		opts := nodeapply.Options{ReplaceAllTaints: compat, PingResponseAnnotation: compat}
+		opts := nodeapply.Options{ReplaceAllTaints: compat, KeepPingResponse: compat}
 		for i, original := range nodes {
 			node := original.DeepCopy()
 			res := nodeapply.Apply(node, ping, opts)

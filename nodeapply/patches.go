@@ -10,30 +10,29 @@ import (
 // The Virtual Kubelet node controller sends only status, labels and
 // annotations once a node is registered (it patches the status subresource,
 // which drops spec), so taints that a provider sets on its node object never
-// reach the API server. These functions give the bytes a provider sends
-// with its own client instead.
+// reach the API server. A [Result] gives the bytes a provider sends with
+// its own client instead. Each patch is computed from the input and the
+// output node alone; [Result.NeedsTaintsPatch] and
+// [Result.NeedsStatusPatch] say the same without building it.
 
-// TaintsPatch returns the patch that brings the node object from old to
-// new in spec.taints and the ownership annotation, or nil when neither
-// differs. Send it to the node itself (no subresource) as a strategic merge
-// patch (types.StrategicMergePatchType); it is also a valid JSON merge
-// patch.
+// TaintsPatch returns the patch that brings the node object from the
+// input of Apply to r.Node in spec.taints and the ownership annotation, or
+// nil when neither differs. Send it to the node itself (no subresource) as
+// a strategic merge patch (types.StrategicMergePatchType); it is also a
+// valid JSON merge patch.
 //
 // spec.taints is an atomic list, so the patch carries the whole new list.
-// It also carries old's metadata.resourceVersion, as Kubernetes' own
-// PatchNodeTaints does: if anyone changed the node since old was read (an
-// administrator's kubectl taint, say), the API server answers 409 Conflict
-// instead of overwriting their change. The provider then reads the node
-// again, applies the patch again, and retries. When old has no
-// resourceVersion, the patch has no precondition.
-func TaintsPatch(old, new *corev1.Node, opts Options) []byte {
-	if old == nil {
-		old = &corev1.Node{}
-	}
-	key := opts.annotation()
+// It also carries the input's metadata.resourceVersion, as Kubernetes' own
+// PatchNodeTaints does: if anyone changed the node since it was read (an
+// administrator's kubectl taint, say), the API server answers 409
+// Conflict instead of overwriting their change. The provider then reads
+// the node again, applies the ping again, and sends that result's patch.
+// When the input has no resourceVersion, the patch has no precondition.
+func (r Result) TaintsPatch() []byte {
+	old, key := r.in, r.ownership
 	oldValue, hadOld := old.Annotations[key]
-	newValue, hasNew := new.Annotations[key]
-	if len(diffTaints(nil, old.Spec.Taints, new.Spec.Taints)) == 0 && oldValue == newValue && hadOld == hasNew {
+	newValue, hasNew := r.Node.Annotations[key]
+	if len(diffTaints(nil, old.Spec.Taints, r.Node.Spec.Taints)) == 0 && oldValue == newValue && hadOld == hasNew {
 		return nil
 	}
 	var p struct {
@@ -50,27 +49,24 @@ func TaintsPatch(old, new *corev1.Node, opts Options) []byte {
 	if hasNew {
 		p.Metadata.Annotations[key] = &newValue
 	}
-	p.Spec.Taints = new.Spec.Taints
+	p.Spec.Taints = r.Node.Spec.Taints
 	if p.Spec.Taints == nil {
 		p.Spec.Taints = []corev1.Taint{}
 	}
 	return mustMarshal(p)
 }
 
-// StatusPatch returns the patch that brings the node's status from old to
-// new: status.capacity and status.allocatable, the conditions, and
-// interLink's [PingResponseAnnotation]; nil when none differs. Send it to
-// the node's status subresource as a strategic merge patch
-// (types.StrategicMergePatchType). It names only what changed: a resource
-// that changed (null for one removed), and each condition that changed,
-// whole (conditions merge by type, so those that others write are left
-// alone). A provider that runs the Virtual Kubelet node controller does
-// not need it: it hands the new node to the controller, which sends the
+// StatusPatch returns the patch that brings the node's status from the
+// input of Apply to r.Node: status.capacity and status.allocatable, the
+// conditions, and interLink's [PingResponseAnnotation]; nil when none
+// differs. Send it to the node's status subresource as a strategic merge
+// patch (types.StrategicMergePatchType). It names only what changed: a
+// resource that changed, and each condition that changed, whole (conditions merge by type, so those that others write are
+// left alone). A provider that runs the Virtual Kubelet node controller
+// does not need it: it hands r.Node to the controller, which sends the
 // status itself.
-func StatusPatch(old, new *corev1.Node) []byte {
-	if old == nil {
-		old = &corev1.Node{}
-	}
+func (r Result) StatusPatch() []byte {
+	old, new := r.in, r.Node
 	capacity := resourcesPatch(old.Status.Capacity, new.Status.Capacity)
 	allocatable := resourcesPatch(old.Status.Allocatable, new.Status.Allocatable)
 	conditions := conditionsPatch(old.Status.Conditions, new.Status.Conditions)
@@ -115,8 +111,9 @@ func conditionsPatch(old, new []corev1.NodeCondition) []corev1.NodeCondition {
 	return p
 }
 
-// resourcesPatch returns the entries of new that differ from old by value,
-// and null for those new lacks; nil when there are none.
+// resourcesPatch returns the entries of new that differ from old by value;
+// nil when there are none. Apply never removes a resource, so new has
+// every name old has.
 func resourcesPatch(old, new corev1.ResourceList) map[corev1.ResourceName]*resource.Quantity {
 	var p map[corev1.ResourceName]*resource.Quantity
 	set := func(name corev1.ResourceName, q *resource.Quantity) {
@@ -129,11 +126,6 @@ func resourcesPatch(old, new corev1.ResourceList) map[corev1.ResourceName]*resou
 		if !holds(old, name, q) {
 			q := q.DeepCopy()
 			set(name, &q)
-		}
-	}
-	for name := range old {
-		if _, ok := new[name]; !ok {
-			set(name, nil)
 		}
 	}
 	return p

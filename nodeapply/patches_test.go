@@ -23,10 +23,10 @@ func TestPatches(t *testing.T) {
 	for _, tc := range goldenCases {
 		t.Run(tc.name, func(t *testing.T) {
 			old := readNode(t, tc.node)
-			patch, _ := pingstatus.Parse(readReply(t, tc.reply), pingstatus.Options{ProtectedKeys: tc.opts.ProtectedKeys})
+			patch, _ := pingstatus.Parse(readReply(t, tc.reply), tc.opts.Reply)
 			res := nodeapply.Apply(old, nodeapply.Ping{Reply: &patch}, tc.opts)
-			taints := nodeapply.TaintsPatch(old, res.Node, tc.opts)
-			status := nodeapply.StatusPatch(old, res.Node)
+			taints := res.TaintsPatch()
+			status := res.StatusPatch()
 			golden.Check(t, filepath.Join("testdata", tc.name+".patches.golden"),
 				fmt.Appendf(nil, "taints patch: %s\nstatus patch: %s\n", orNone(taints), orNone(status)))
 
@@ -102,19 +102,4 @@ func jsonHas(t *testing.T, b []byte, path ...string) bool {
 		}
 	}
 	return true
-}
-
-// TestPatchesRemoveAResource covers what Apply never does but a provider's
-// own edit may: a resource gone from capacity becomes null in the patch.
-func TestPatchesRemoveAResource(t *testing.T) {
-	old := readNode(t, "node-with-plugin-taints.json")
-	updated := old.DeepCopy()
-	delete(updated.Status.Capacity, "nvidia.com/gpu")
-	want := `{"status":{"capacity":{"nvidia.com/gpu":null}}}`
-	if got := string(nodeapply.StatusPatch(old, updated)); got != want {
-		t.Errorf("StatusPatch = %s, want %s", got, want)
-	}
-	if got := applyPatch(t, old, nodeapply.StatusPatch(old, updated)); cmp.Diff(updated.Status.Capacity, got.Status.Capacity, equateQuantities) != "" {
-		t.Errorf("capacity after the patch = %v", got.Status.Capacity)
-	}
 }

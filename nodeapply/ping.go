@@ -28,8 +28,7 @@ type Ping struct {
 	// conditions alone: only the reply is merged (a checker looking at a
 	// saved reply, say).
 	At time.Time
-	// Body is the reply's bytes, used only by
-	// [Options.PingResponseAnnotation].
+	// Body is the reply's bytes, used only by [Options.KeepPingResponse].
 	Body []byte
 	// Held is what the provider's own pods hold on the backend: the sum of
 	// the requests of the pods bound to this node that the backend was
@@ -86,7 +85,7 @@ const (
 	MaxFailureBytes = 128
 
 	// PingResponseAnnotation is interLink's annotation with the body of
-	// the last reply, written only with [Options.PingResponseAnnotation].
+	// the last reply, written only with [Options.KeepPingResponse].
 	PingResponseAnnotation = "interlink.virtual-kubelet.io/ping-response"
 	// MaxPingResponseBytes bounds that annotation's value.
 	MaxPingResponseBytes = 512

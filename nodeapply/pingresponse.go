@@ -18,11 +18,8 @@ func (a *checker) pingResponse() string {
 // pingResponseUnchanged reports whether the annotation is as the ping
 // asks, or not asked for.
 func (a *checker) pingResponseUnchanged() bool {
-	if !a.opts.PingResponseAnnotation {
+	if !a.opts.KeepPingResponse {
 		return true
-	}
-	if a.in == nil {
-		return false
 	}
 	v, ok := a.in.Annotations[PingResponseAnnotation]
 	return ok && v == a.pingResponse()

@@ -76,7 +76,7 @@ func validPatch(t *rapid.T) *pingstatus.NodePatch {
 func optionsGen(compatMayBe bool) *rapid.Generator[nodeapply.Options] {
 	return rapid.Custom(func(t *rapid.T) nodeapply.Options {
 		return nodeapply.Options{
-			ProtectedKeys:    rapid.SliceOfN(rapid.SampledFrom(gen.SharedKeys), 0, 1).Draw(t, "protected"),
+			Reply:            pingstatus.Options{ProtectedKeys: rapid.SliceOfN(rapid.SampledFrom(gen.SharedKeys), 0, 1).Draw(t, "protected")},
 			ReplaceAllTaints: compatMayBe && rapid.Bool().Draw(t, "compat"),
 		}
 	})
@@ -200,7 +200,7 @@ func TestPropertyForeignAndProtectedTaintsSurvive(t *testing.T) {
 		res := nodeapply.Apply(node, nodeapply.Ping{Reply: patchGen().Draw(t, "patch")}, opts)
 		for _, taint := range node.Spec.Taints {
 			id := kuberules.IDOf(&taint)
-			protected := kuberules.IsProtectedKey(taint.Key, opts.ProtectedKeys) || kuberules.IsReservedKey(taint.Key)
+			protected := kuberules.IsProtectedKey(taint.Key, opts.Reply.ProtectedKeys) || kuberules.IsReservedKey(taint.Key)
 			if owned[id] && !protected {
 				continue // the plugin's: may change
 			}
@@ -233,7 +233,7 @@ func TestPropertyOmittedFieldsNeverChange(t *testing.T) {
 			if !reflect.DeepEqual(node.Spec.Taints, res.Node.Spec.Taints) {
 				t.Fatalf("taints changed without a taints list: %v -> %v", node.Spec.Taints, res.Node.Spec.Taints)
 			}
-			if node.Annotations[nodeapply.OwnershipAnnotation] != res.Node.Annotations[nodeapply.OwnershipAnnotation] {
+			if node.Annotations[nodeapply.DefaultOwnershipAnnotation] != res.Node.Annotations[nodeapply.DefaultOwnershipAnnotation] {
 				t.Fatal("the ownership annotation changed without a taints list")
 			}
 		}
@@ -315,8 +315,8 @@ func semanticallyEqual(a, b *corev1.Node) bool {
 			return false
 		}
 	}
-	va, oka := a.Annotations[nodeapply.OwnershipAnnotation]
-	vb, okb := b.Annotations[nodeapply.OwnershipAnnotation]
+	va, oka := a.Annotations[nodeapply.DefaultOwnershipAnnotation]
+	vb, okb := b.Annotations[nodeapply.DefaultOwnershipAnnotation]
 	return va == vb && oka == okb
 }
 
@@ -334,7 +334,7 @@ func hasTaint(node *corev1.Node, want corev1.Taint) bool {
 func ownedIDs(node *corev1.Node) map[kuberules.TaintID]bool {
 	owned := map[kuberules.TaintID]bool{}
 	for _, t := range node.Spec.Taints {
-		for _, entry := range splitOwned(node.Annotations[nodeapply.OwnershipAnnotation]) {
+		for _, entry := range splitOwned(node.Annotations[nodeapply.DefaultOwnershipAnnotation]) {
 			if entry == kuberules.IDOf(&t).String() {
 				owned[kuberules.IDOf(&t)] = true
 			}
@@ -395,7 +395,7 @@ func TestPropertyPatchIsApplied(t *testing.T) {
 			}
 		}
 		for _, w := range patch.Taints {
-			if kuberules.IsProtectedKey(w.Key, opts.ProtectedKeys) {
+			if kuberules.IsProtectedKey(w.Key, opts.Reply.ProtectedKeys) {
 				continue
 			}
 			found := false

@@ -27,7 +27,7 @@ type cluster struct {
 }
 
 func (c *cluster) init(t *rapid.T) {
-	c.opts = nodeapply.Options{ProtectedKeys: []string{"site.example.com/static"}}
+	c.opts = nodeapply.Options{Reply: pingstatus.Options{ProtectedKeys: []string{"site.example.com/static"}}}
 	c.node = gen.Node().Draw(t, "node")
 	c.node.Spec.Taints = append(c.node.Spec.Taints, corev1.Taint{Key: "site.example.com/static", Value: "gpu", Effect: corev1.TaintEffectNoSchedule})
 	c.admin = map[kuberules.TaintID]string{}
@@ -40,11 +40,11 @@ func (c *cluster) init(t *rapid.T) {
 func (c *cluster) Ping(t *rapid.T) {
 	var patch *pingstatus.NodePatch
 	if rapid.IntRange(0, 2).Draw(t, "parsed") == 0 {
-		p, _ := pingstatus.Parse(gen.ReplyBody().Draw(t, "body"), pingstatus.Options{ProtectedKeys: c.opts.ProtectedKeys})
+		p, _ := pingstatus.Parse(gen.ReplyBody().Draw(t, "body"), c.opts.Reply)
 		patch = &p
 	} else {
 		patch = validPatch(t)
-		patch.Taints = dropProtected(patch.Taints, c.opts.ProtectedKeys)
+		patch.Taints = dropProtected(patch.Taints, c.opts.Reply.ProtectedKeys)
 	}
 	res := nodeapply.Apply(c.node, nodeapply.Ping{Reply: patch}, c.opts)
 	if again := nodeapply.Apply(res.Node, nodeapply.Ping{Reply: patch}, c.opts); len(again.Changes) != 0 {
@@ -56,7 +56,7 @@ func (c *cluster) Ping(t *rapid.T) {
 		c.everWanted = append(c.everWanted, patch.Taints...)
 		// After a taints list, the annotation names exactly the taints it
 		// owns on the node: no stale entry from a taint an admin removed.
-		entries := splitOwned(c.node.Annotations[nodeapply.OwnershipAnnotation])
+		entries := splitOwned(c.node.Annotations[nodeapply.DefaultOwnershipAnnotation])
 		if len(entries) != len(ownedIDs(c.node)) {
 			t.Fatalf("the ownership annotation %q names taints that are not on the node %v", entries, c.node.Spec.Taints)
 		}
@@ -81,7 +81,7 @@ func (c *cluster) AdminAddsTaint(t *rapid.T) {
 			t.Skip("the node has this taint already")
 		}
 	}
-	if slices.Contains(splitOwned(c.node.Annotations[nodeapply.OwnershipAnnotation]), kuberules.IDOf(&taint).String()) {
+	if slices.Contains(splitOwned(c.node.Annotations[nodeapply.DefaultOwnershipAnnotation]), kuberules.IDOf(&taint).String()) {
 		// The administrator removed the plugin's taint and sets it again
 		// before the next ping: by the documented rule it stays the
 		// plugin's, since nothing on the node tells the two apart.

@@ -67,7 +67,7 @@ func (a *applier) previouslyOwned(out *corev1.Node) func(*corev1.Taint) bool {
 	if a.opts.ReplaceAllTaints {
 		return func(t *corev1.Taint) bool { return !a.opts.protected(t.Key) }
 	}
-	key := a.opts.annotation()
+	key := a.opts.ownership()
 	set, invalid := ownedSet(out.Annotations[key])
 	for _, entry := range invalid {
 		a.warn(pingstatus.SubjectAnnotation, pingstatus.Ignored, "metadata.annotations["+key+"]", "entry "+strconv.Quote(entry)+" is not key:Effect; ignored")
@@ -81,7 +81,7 @@ func (a *applier) previouslyOwned(out *corev1.Node) func(*corev1.Taint) bool {
 // keys the plugin may use, unique by key and effect (the last one kept).
 // pingstatus already guarantees all this; a hand-built patch may not.
 func (a *applier) pluginTaints() kuberules.UniqueTaints {
-	check := kuberules.TaintCheck{Protected: a.opts.ProtectedKeys}
+	check := kuberules.TaintCheck{Protected: a.opts.Reply.ProtectedKeys}
 	unique := kuberules.NewUniqueTaints(len(a.patch.Taints))
 	for i, t := range a.patch.Taints {
 		path := func() string { return "patch.taints[" + strconv.Itoa(i) + "]" }
@@ -104,7 +104,7 @@ func (a *applier) pluginTaints() kuberules.UniqueTaints {
 // recordOwned writes the ownership annotation for the taints that mine
 // marks as the plugin's, or removes it when there are none.
 func (a *applier) recordOwned(out *corev1.Node, mine []bool) {
-	key := a.opts.annotation()
+	key := a.opts.ownership()
 	value := formatOwned(out.Spec.Taints, mine)
 	if value == "" {
 		delete(out.Annotations, key)

@@ -24,7 +24,8 @@ type Options struct {
 	// belong to the provider: a plugin entry with one of them is dropped.
 	ProtectedKeys []string
 	// MaxBodyBytes is the largest reply accepted; a larger one is ignored
-	// whole. Zero or less means [DefaultMaxBodyBytes].
+	// whole. Zero or less means [DefaultMaxBodyBytes]. A provider reads at
+	// most [Options.ReadLimit] bytes of a reply.
 	MaxBodyBytes int
 	// MaxAccelerators is the most accelerator entries accepted; a longer
 	// list is ignored whole. Zero or less means [DefaultMaxAccelerators].
@@ -33,6 +34,12 @@ type Options struct {
 	// ignored whole. Zero or less means [DefaultMaxTaints].
 	MaxTaints int
 }
+
+// ReadLimit is how many bytes of a reply a provider reads: one more than
+// MaxBodyBytes, so that Parse can tell a reply over the limit (and ignore
+// it, with a warning) from one at the limit. Read with
+// io.LimitReader(body, opts.ReadLimit()).
+func (o Options) ReadLimit() int64 { return int64(o.maxBodyBytes()) + 1 }
 
 func (o Options) maxBodyBytes() int    { return orDefault(o.MaxBodyBytes, DefaultMaxBodyBytes) }
 func (o Options) maxAccelerators() int { return orDefault(o.MaxAccelerators, DefaultMaxAccelerators) }

@@ -2,6 +2,8 @@ package pingstatus
 
 import (
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/pingnode/pingnode/internal/enum"
 )
 
 // Kind says what sort of reply a body was.
@@ -21,40 +23,41 @@ const (
 var kindNames = [...]string{"legacy", "structured", "unusable"}
 
 // String returns "legacy", "structured" or "unusable".
-func (k Kind) String() string { return enumName(kindNames[:], int(k), "Kind") }
+func (k Kind) String() string { return enum.Name(kindNames[:], int(k), "Kind") }
 
 // MarshalText returns the kind as [Kind.String] writes it, so that a
 // [NodePatch] marshals as JSON with "structured" rather than 1.
-func (k Kind) MarshalText() ([]byte, error) { return marshalEnum(k, k >= Legacy && k <= Unusable) }
+func (k Kind) MarshalText() ([]byte, error) { return enum.Marshal(k, k >= Legacy && k <= Unusable) }
 
 // UnmarshalText reads what MarshalText writes.
-func (k *Kind) UnmarshalText(b []byte) error { return unmarshalEnum(k, b, Legacy, Unusable) }
+func (k *Kind) UnmarshalText(b []byte) error { return enum.Unmarshal(k, b, Legacy, Unusable) }
 
 // NodePatch is what a reply asks of the node, with every entry already
-// valid by Kubernetes' rules. The zero NodePatch changes nothing.
+// valid by Kubernetes' rules. The zero NodePatch changes nothing. Its JSON
+// form names its fields as the reply does, in lowerCamelCase.
 type NodePatch struct {
 	// Kind says what sort of reply this came from.
-	Kind Kind
+	Kind Kind `json:"kind"`
 	// Status is the reply's status text, for logs.
-	Status string
+	Status string `json:"status,omitempty"`
 	// Resources holds the accepted quantities: cpu, memory, pods and
 	// extended resources. A resource that is absent is no news.
-	Resources corev1.ResourceList
+	Resources corev1.ResourceList `json:"resources,omitempty"`
 	// ReplaceTaints reports whether the reply carried a taints list. When
 	// true, Taints (possibly empty) is the plugin's whole list; when false,
 	// the node's taints are left alone.
-	ReplaceTaints bool
+	ReplaceTaints bool `json:"replaceTaints"`
 	// Taints is the plugin's list, unique by key and effect, with valid
 	// keys, values and effects, and no reserved or protected keys.
-	Taints []corev1.Taint
+	Taints []corev1.Taint `json:"taints,omitempty"`
 	// KeptTaintKeys are keys of taint entries refused for a bad value. The
 	// plugin still means a taint with that key, so nodeapply keeps the
 	// plugin's current taints with these keys instead of removing them.
-	KeptTaintKeys []string
+	KeptTaintKeys []string `json:"keptTaintKeys,omitempty"`
 	// Basis is what the resources' figures are, as the reply says: what
 	// the backend has available now, or the total it gives the node. ""
 	// when the reply does not say.
-	Basis Basis
+	Basis Basis `json:"basis,omitempty"`
 }
 
 // Basis says what a reply's resource figures are.

@@ -1,6 +1,6 @@
 package pingstatus
 
-import "fmt"
+import "github.com/pingnode/pingnode/internal/enum"
 
 // Warning is a problem found in a reply (or, from nodeapply, in a ping or
 // a node), and what was done about it. A caller that sorts or counts
@@ -9,13 +9,13 @@ import "fmt"
 type Warning struct {
 	// Path is the JSON path of what it is about, like "taints[2].effect";
 	// empty for the reply as a whole.
-	Path string
+	Path string `json:"path,omitempty"`
 	// Message says what was wrong and what was done instead.
-	Message string
+	Message string `json:"message"`
 	// Subject is what part of the node the warning is about.
-	Subject Subject
+	Subject Subject `json:"subject"`
 	// Action is what was done about it.
-	Action Action
+	Action Action `json:"action"`
 }
 
 // String returns "path: message", or the message alone for the whole reply.
@@ -48,16 +48,16 @@ const (
 var subjectNames = [...]string{"reply", "resource", "taint", "condition", "annotation"}
 
 // String returns "reply", "resource", "taint", "condition" or "annotation".
-func (s Subject) String() string { return enumName(subjectNames[:], int(s), "Subject") }
+func (s Subject) String() string { return enum.Name(subjectNames[:], int(s), "Subject") }
 
 // MarshalText returns the subject as [Subject.String] writes it.
 func (s Subject) MarshalText() ([]byte, error) {
-	return marshalEnum(s, s >= SubjectReply && s <= SubjectAnnotation)
+	return enum.Marshal(s, s >= SubjectReply && s <= SubjectAnnotation)
 }
 
 // UnmarshalText reads what MarshalText writes.
 func (s *Subject) UnmarshalText(b []byte) error {
-	return unmarshalEnum(s, b, SubjectReply, SubjectAnnotation)
+	return enum.Unmarshal(s, b, SubjectReply, SubjectAnnotation)
 }
 
 // Action is what was done about what a [Warning] reports.
@@ -80,41 +80,10 @@ const (
 var actionNames = [...]string{"refused", "repaired", "ignored"}
 
 // String returns "refused", "repaired" or "ignored".
-func (a Action) String() string { return enumName(actionNames[:], int(a), "Action") }
+func (a Action) String() string { return enum.Name(actionNames[:], int(a), "Action") }
 
 // MarshalText returns the action as [Action.String] writes it.
-func (a Action) MarshalText() ([]byte, error) { return marshalEnum(a, a >= Refused && a <= Ignored) }
+func (a Action) MarshalText() ([]byte, error) { return enum.Marshal(a, a >= Refused && a <= Ignored) }
 
 // UnmarshalText reads what MarshalText writes.
-func (a *Action) UnmarshalText(b []byte) error { return unmarshalEnum(a, b, Refused, Ignored) }
-
-func enumName(names []string, i int, typ string) string {
-	if i < 0 || i >= len(names) {
-		return typ + "(?)"
-	}
-	return names[i]
-}
-
-// marshalEnum returns v's String as text, or an error when v is not one of
-// its type's values.
-func marshalEnum(v fmt.Stringer, known bool) ([]byte, error) {
-	if !known {
-		return nil, fmt.Errorf("pingstatus: cannot marshal %s", v)
-	}
-	return []byte(v.String()), nil
-}
-
-// unmarshalEnum sets *v to the value from first to last whose String is
-// text.
-func unmarshalEnum[T interface {
-	~int
-	fmt.Stringer
-}](v *T, text []byte, first, last T) error {
-	for x := first; x <= last; x++ {
-		if x.String() == string(text) {
-			*v = x
-			return nil
-		}
-	}
-	return fmt.Errorf("pingstatus: %q is not a %T", text, *v)
-}
+func (a *Action) UnmarshalText(b []byte) error { return enum.Unmarshal(a, b, Refused, Ignored) }

@@ -71,7 +71,7 @@ func TestEnumsMarshalAsText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"Kind":"structured","Warning":{"Path":"taints[0].effect","Message":"missing; NoSchedule used","Subject":"taint","Action":"repaired"}}`
+	want := `{"Kind":"structured","Warning":{"path":"taints[0].effect","message":"missing; NoSchedule used","subject":"taint","action":"repaired"}}`
 	if diff := cmp.Diff(want, string(b)); diff != "" {
 		t.Errorf("JSON (-want +got):\n%s", diff)
 	}

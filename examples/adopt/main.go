@@ -88,18 +88,18 @@ func Step(ctx context.Context, client kubernetes.Interface, name string, ping no
 	if err != nil {
 		return nodeapply.Result{}, err
 	}
-	patch, _ := pingstatus.Parse(ping.Body, pingstatus.Options{ProtectedKeys: opts.ProtectedKeys})
+	patch, _ := pingstatus.Parse(ping.Body, opts.Reply)
 	ping.Reply = &patch
 	res := nodeapply.Apply(node, ping, opts)
 	if len(res.Changes) == 0 {
 		return res, nil
 	}
-	if p := nodeapply.TaintsPatch(node, res.Node, opts); p != nil {
+	if p := res.TaintsPatch(); p != nil {
 		if _, err := nodes.Patch(ctx, name, types.StrategicMergePatchType, p, metav1.PatchOptions{}); err != nil {
 			return res, fmt.Errorf("taints patch: %w", err)
 		}
 	}
-	if p := nodeapply.StatusPatch(node, res.Node); p != nil {
+	if p := res.StatusPatch(); p != nil {
 		if _, err := nodes.Patch(ctx, name, types.StrategicMergePatchType, p, metav1.PatchOptions{}, "status"); err != nil {
 			return res, fmt.Errorf("status patch: %w", err)
 		}

@@ -74,7 +74,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	compat := flags.Bool("compat", false, "interLink 0.6.2's taint rule: replace every taint but the protected ones")
 	at := flags.String("at", "", "the ping's time (RFC 3339): the conditions follow the ping")
 	failed := flags.String("failed", "", "the plugin did not answer, for this reason (\"HTTP 503\", \"timeout after 10s\"); needs -at, reads no reply")
-	grace := flags.Duration("grace", nodeapply.DefaultGrace, "how long the plugin may fail to answer before Ready turns False")
+	grace := flags.Duration("grace", nodeapply.DefaultGrace, "how long the plugin may fail to answer before Ready turns False (0: at the first failed ping)")
 	pluginURL := flags.String("url", "", "ping this plugin status endpoint, as the provider does, instead of reading a reply")
 	timeout := flags.Duration("timeout", 10*time.Second, "with -url: how long one ping may take")
 	watchMode := flags.Bool("watch", false, "with -url: ping every -interval and print what each ping changes")
@@ -98,6 +98,18 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		ping.At = t
 	}
+	var keys []string
+	if *protected != "" {
+		keys = strings.Split(*protected, ",")
+	}
+	if *grace < 0 {
+		fmt.Fprintln(stderr, "pingcheck: -grace: want 0 (at the first failed ping) or more")
+		return exitUsage
+	}
+	opts := nodeapply.Options{
+		Reply:            pingstatus.Options{AllowZero: *allowZero, ProtectedKeys: keys},
+		ReplaceAllTaints: *compat, Grace: *grace, NoGrace: *grace == 0,
+	}
 	name := "-"
 	if flags.NArg() == 1 {
 		name = flags.Arg(0)
@@ -105,7 +117,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var body []byte
 	if *failed == "" && !live {
 		var err error
-		if body, err = readInput(name, stdin); err != nil {
+		if body, err = readInput(name, stdin, opts.Reply.ReadLimit()); err != nil {
 			fmt.Fprintln(stderr, "pingcheck:", err)
 			return exitUsage
 		}
@@ -119,21 +131,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 
-	var keys []string
-	if *protected != "" {
-		keys = strings.Split(*protected, ",")
-	}
-	parseOpts := pingstatus.Options{AllowZero: *allowZero, ProtectedKeys: keys}
-	applyOpts := nodeapply.Options{ProtectedKeys: keys, ReplaceAllTaints: *compat, Grace: *grace}
 	if live {
 		client := &pingclient.Client{URL: *pluginURL, Timeout: *timeout, HTTP: &http.Client{}}
 		if *watchMode {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 			defer stop()
-			return watch(ctx, stdout, client, node, *interval, *count, parseOpts, applyOpts)
+			return watch(ctx, stdout, client, node, *interval, *count, opts)
 		}
-		p, warnings := outcome(client.Ping(context.Background()), parseOpts)
-		res := nodeapply.Apply(node, p, applyOpts)
+		p, warnings := outcome(client.Ping(context.Background()), opts.Reply)
+		res := nodeapply.Apply(node, p, opts)
 		warnings = append(warnings, res.Warnings...)
 		report(stdout, *pluginURL, len(p.Body), &p, warnings, res.Changes)
 		if *strict && (len(warnings) > 0 || !p.Reached()) {
@@ -144,10 +150,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var patch pingstatus.NodePatch
 	var warnings []pingstatus.Warning
 	if ping.Reached() {
-		patch, warnings = pingstatus.Parse(body, parseOpts)
+		patch, warnings = pingstatus.Parse(body, opts.Reply)
 		ping.Reply, ping.Body = &patch, body
 	}
-	res := nodeapply.Apply(node, ping, applyOpts)
+	res := nodeapply.Apply(node, ping, opts)
 	warnings = append(warnings, res.Warnings...)
 
 	if *output == "json" {
@@ -183,15 +189,15 @@ func outcome(p nodeapply.Ping, opts pingstatus.Options) (nodeapply.Ping, []pings
 // provider would, and prints a line for each ping with what it changed
 // and what was refused. It stops when ctx ends or after count pings.
 func watch(ctx context.Context, w io.Writer, client *pingclient.Client, node *corev1.Node, interval time.Duration, count int,
-	parseOpts pingstatus.Options, applyOpts nodeapply.Options) int {
+	opts nodeapply.Options) int {
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()
 	for n := 1; ; n++ {
-		p, warnings := outcome(client.Ping(ctx), parseOpts)
+		p, warnings := outcome(client.Ping(ctx), opts.Reply)
 		if ctx.Err() != nil {
 			return exitOK
 		}
-		res := nodeapply.Apply(node, p, applyOpts)
+		res := nodeapply.Apply(node, p, opts)
 		warnings = append(warnings, res.Warnings...)
 		what := fmt.Sprintf("answered, %d bytes", len(p.Body))
 		if !p.Reached() {
@@ -216,10 +222,8 @@ func watch(ctx context.Context, w io.Writer, client *pingclient.Client, node *co
 	}
 }
 
-func readInput(name string, stdin io.Reader) ([]byte, error) {
-	// A provider reads at most the body limit; one byte more tells that the
-	// reply is over it.
-	limit := int64(pingstatus.DefaultMaxBodyBytes) + 1
+// readInput reads at most limit bytes of the reply, as a provider does.
+func readInput(name string, stdin io.Reader, limit int64) ([]byte, error) {
 	if name == "-" {
 		return io.ReadAll(io.LimitReader(stdin, limit))
 	}

@@ -35,7 +35,7 @@ func TestGolden(t *testing.T) {
 		{"bad-flag", []string{"-o", "yaml", "../../testdata/replies/slurm.json"}, ""},
 		{"answered-at", []string{"-node", "../../testdata/nodes/interlink-node.json", "-at", "2026-11-30T12:00:00Z", "../../testdata/replies/slurm.json"}, ""},
 		{"failed", []string{"-node", "../../testdata/nodes/node-with-plugin-taints.json", "-at", "2026-11-30T12:00:00Z", "-failed", "HTTP 503 Service Unavailable"}, ""},
-		{"failed-no-grace", []string{"-node", "../../testdata/nodes/node-with-plugin-taints.json", "-grace", "-1s", "-at", "2026-11-30T12:00:00Z", "-failed", "timeout after 10s"}, ""},
+		{"failed-no-grace", []string{"-node", "../../testdata/nodes/node-with-plugin-taints.json", "-grace", "0", "-at", "2026-11-30T12:00:00Z", "-failed", "timeout after 10s"}, ""},
 		{"failed-needs-at", []string{"-failed", "HTTP 503"}, ""},
 	}
 	for _, tt := range tests {

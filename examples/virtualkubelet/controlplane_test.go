@@ -48,7 +48,7 @@ func TestNotReadyTaints(t *testing.T) {
 	if taints := allTaints(node); !taints["node.kubernetes.io/not-ready:NoSchedule"] || !taints["node.kubernetes.io/not-ready:NoExecute"] {
 		t.Errorf("the not-ready taints went while the plugin still fails: %v", keys(taints))
 	}
-	if owned := node.Annotations[nodeapply.OwnershipAnnotation]; strings.Contains(owned, "node.kubernetes.io") {
+	if owned := node.Annotations[nodeapply.DefaultOwnershipAnnotation]; strings.Contains(owned, "node.kubernetes.io") {
 		t.Errorf("pingnode took over a controller's taint: %q", owned)
 	}
 	if got, _, _ := placement(t.Context(), "while-not-ready"); got != "" {

@@ -62,7 +62,7 @@ func nothingLost(ctx context.Context, t *testing.T, name string, admin bool) (bo
 			return false, "taints " + strings.Join(keys(taints), ", ") + ": no " + w
 		}
 	}
-	if got := node.Annotations[nodeapply.OwnershipAnnotation]; got != "vendor.example.com/maintenance:NoSchedule" {
+	if got := node.Annotations[nodeapply.DefaultOwnershipAnnotation]; got != "vendor.example.com/maintenance:NoSchedule" {
 		return false, "ownership annotation " + got
 	}
 	return true, ""
@@ -260,7 +260,7 @@ func TestRestartWhileEmpty(t *testing.T) {
 		if got := taintSet(node); !equalSets(got, want) {
 			return false, "taints " + strings.Join(keys(got), ", ")
 		}
-		if v, ok := node.Annotations[nodeapply.OwnershipAnnotation]; ok {
+		if v, ok := node.Annotations[nodeapply.DefaultOwnershipAnnotation]; ok {
 			return false, "ownership annotation still " + v
 		}
 		return true, ""

@@ -99,29 +99,22 @@ func (c *Config) lease() (int32, time.Duration, error) {
 	return seconds, renew, nil
 }
 
-// options are the options of pingstatus.Parse and nodeapply.Apply, both
-// built here from the configuration, so that what the two must agree on
-// (the protected keys) is said once.
-type options struct {
-	parse pingstatus.Options
-	apply nodeapply.Options
+// options are the library's options, built here from the configuration:
+// the reply's (the protected keys among them) are part of them.
+func (c *Config) options() options {
+	return options{nodeapply.Options{
+		Reply:                 pingstatus.Options{ProtectedKeys: c.StaticKeys},
+		ReplaceAllTaints:      c.Compat,
+		Grace:                 c.Grace,
+		ConnectivityCondition: c.ConnectivityCondition,
+		// MemoryPressure, DiskPressure and PIDPressure False, with true
+		// transition times: after an outage, when the node lifecycle
+		// controller set them Unknown, the next ping restores them.
+		PressureConditions: true,
+	}}
 }
 
-func (c *Config) options() options {
-	return options{
-		parse: pingstatus.Options{ProtectedKeys: c.StaticKeys},
-		apply: nodeapply.Options{
-			ProtectedKeys:         c.StaticKeys,
-			ReplaceAllTaints:      c.Compat,
-			Grace:                 c.Grace,
-			ConnectivityCondition: c.ConnectivityCondition,
-			// MemoryPressure, DiskPressure and PIDPressure False, with true
-			// transition times: after an outage, when the node lifecycle
-			// controller set them Unknown, the next ping restores them.
-			PressureConditions: true,
-		},
-	}
-}
+type options struct{ apply nodeapply.Options }
 
 // connectivity is the type of the connectivity condition in use.
 func (o *options) connectivity() corev1.NodeConditionType {
@@ -351,7 +344,7 @@ func (p *Provider) PingOnce(ctx context.Context) {
 	p.metrics.ping(ping.Reached(), ping.At, time.Since(start))
 	var warnings []pingstatus.Warning
 	if ping.Reached() {
-		patch, w := pingstatus.Parse(ping.Body, p.opts.parse)
+		patch, w := pingstatus.Parse(ping.Body, p.opts.apply.Reply)
 		ping.Reply, warnings = &patch, w
 		if p.cfg.CountHeld {
 			ping.Held = p.held(ping.At)
@@ -381,8 +374,8 @@ func (p *Provider) PingOnce(ctx context.Context) {
 	p.metrics.transition(base, res.Node, p.opts.connectivity())
 	older := []string{base.ResourceVersion}
 	next := res.Node
-	if body := nodeapply.TaintsPatch(base, next, p.opts.apply); body != nil {
-		stored, built, seen, err := p.deliverTaints(ctx, ping, base, next, body)
+	if res.NeedsTaintsPatch() {
+		stored, delivered, seen, err := p.deliverTaints(ctx, ping, res)
 		if err != nil {
 			p.log.Error("taints not delivered; the next ping tries again", "error", err)
 			return
@@ -391,11 +384,11 @@ func (p *Provider) PingOnce(ctx context.Context) {
 		// The node as stored now, with the status of the node the
 		// delivered patch was computed from (the patch's precondition
 		// makes stored exactly that node's spec and metadata).
-		base, next = stored, stored.DeepCopy()
-		next.Status = *built.Status.DeepCopy()
-		next.Annotations = built.Annotations
+		base, next, res = stored, stored.DeepCopy(), delivered
+		next.Status = *res.Node.Status.DeepCopy()
+		next.Annotations = res.Node.Annotations
 	}
-	if nodeapply.StatusPatch(base, next) == nil {
+	if !res.NeedsStatusPatch() {
 		p.setPending(next, older) // only the taints: nothing more is on its way
 		return
 	}
@@ -477,42 +470,45 @@ func (p *Provider) logChanges(base *corev1.Node, res nodeapply.Result) {
 	}
 }
 
-// deliverTaints sends the taints patch body, computed from base to built,
-// with base's resourceVersion as a precondition. On a conflict (someone
-// changed the node since base, or the cache lagged) it reads the node as
-// stored, applies the ping to it again, and retries. It returns the node
-// as stored after the patch, the node the delivered patch was computed
-// to, and the versions it read on the way (all older than the patch).
-func (p *Provider) deliverTaints(ctx context.Context, ping nodeapply.Ping, base, built *corev1.Node, body []byte) (stored, _ *corev1.Node, seen []string, err error) {
+// deliverTaints sends res's taints patch, computed from the node res was
+// applied to, with its resourceVersion as a precondition. On a conflict
+// (someone changed the node since, or the cache lagged) it reads the node
+// as stored, applies the ping to it again, and retries. It returns the
+// node as stored after the patch, the result whose patch was delivered,
+// and the versions it read on the way (all older than the patch).
+func (p *Provider) deliverTaints(ctx context.Context, ping nodeapply.Ping, res nodeapply.Result) (stored *corev1.Node, _ nodeapply.Result, seen []string, err error) {
 	const attempts = 5
+	name := res.Node.Name
+	body := res.TaintsPatch()
 	for range attempts {
 		if hook := p.beforeTaintsPatch(); hook != nil {
 			hook(ctx)
 		}
 		p.Writes.Add(1)
 		p.metrics.write(kindTaints)
-		stored, err := p.nodes.Patch(ctx, base.Name, types.StrategicMergePatchType, body, metav1.PatchOptions{FieldManager: FieldManager})
+		stored, err := p.nodes.Patch(ctx, name, types.StrategicMergePatchType, body, metav1.PatchOptions{FieldManager: FieldManager})
 		if err == nil {
-			return stored, built, seen, nil
+			return stored, res, seen, nil
 		}
 		if !apierrors.IsConflict(err) {
 			p.WriteErrors.Add(1)
 			p.metrics.writeError(kindTaints)
-			return nil, nil, nil, err
+			return nil, res, nil, err
 		}
 		p.Conflicts.Add(1)
 		p.metrics.conflict(kindTaints)
 		p.log.Info("taints patch conflicted with another write; reading the node again")
-		if base, err = p.nodes.Get(ctx, base.Name, metav1.GetOptions{}); err != nil {
-			return nil, nil, nil, err
+		base, err := p.nodes.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return nil, res, nil, err
 		}
 		seen = append(seen, base.ResourceVersion)
-		built = nodeapply.Apply(base, ping, p.opts.apply).Node
-		if body = nodeapply.TaintsPatch(base, built, p.opts.apply); body == nil {
-			return base, built, seen, nil // stored as the plugin wants already
+		res = nodeapply.Apply(base, ping, p.opts.apply)
+		if body = res.TaintsPatch(); body == nil {
+			return base, res, seen, nil // stored as the plugin wants already
 		}
 	}
-	return nil, nil, nil, fmt.Errorf("taints patch still conflicting after %d attempts", attempts)
+	return nil, res, nil, fmt.Errorf("taints patch still conflicting after %d attempts", attempts)
 }
 
 func (p *Provider) beforePing() func(context.Context) {

@@ -124,8 +124,8 @@ func TestUnreachablePlugin(t *testing.T) {
 			if !equalSets(taintSet(node), taintSet(before)) || !taintSet(node)[pluginTaint] {
 				t.Errorf("taints %v, want %v", keys(taintSet(node)), keys(taintSet(before)))
 			}
-			if node.Annotations[nodeapply.OwnershipAnnotation] != before.Annotations[nodeapply.OwnershipAnnotation] {
-				t.Errorf("ownership annotation %q, want %q", node.Annotations[nodeapply.OwnershipAnnotation], before.Annotations[nodeapply.OwnershipAnnotation])
+			if node.Annotations[nodeapply.DefaultOwnershipAnnotation] != before.Annotations[nodeapply.DefaultOwnershipAnnotation] {
+				t.Errorf("ownership annotation %q, want %q", node.Annotations[nodeapply.DefaultOwnershipAnnotation], before.Annotations[nodeapply.DefaultOwnershipAnnotation])
 			}
 
 			restore()

@@ -31,8 +31,8 @@ func TestValidityAtScale(t *testing.T) {
 		wg.Go(func() {
 			for seed := range seeds {
 				body := gen.ReplyBody().Example(seed)
-				patch, _ := pingstatus.Parse(body, pingstatus.Options{ProtectedKeys: []string{StaticTaintKey}})
-				opts := nodeapply.Options{ProtectedKeys: []string{StaticTaintKey}, ReplaceAllTaints: seed%4 == 3}
+				opts := nodeapply.Options{Reply: pingstatus.Options{ProtectedKeys: []string{StaticTaintKey}}, ReplaceAllTaints: seed%4 == 3}
+				patch, _ := pingstatus.Parse(body, opts.Reply)
 				node := nodeapply.Apply(base, nodeapply.Ping{Reply: &patch}, opts).Node.DeepCopy()
 				// No precondition: the node lifecycle controller writes the
 				// stored node meanwhile, and this tests validity, not
@@ -69,7 +69,7 @@ func baseNode(t *testing.T) *corev1.Node {
 	t.Helper()
 	node := StaticNode("validity-base")
 	node.Spec.Taints = append(node.Spec.Taints, corev1.Taint{Key: gen.SharedKeys[2], Value: "admin", Effect: corev1.TaintEffectNoSchedule})
-	node.Annotations = map[string]string{nodeapply.OwnershipAnnotation: gen.SharedKeys[0] + ":NoSchedule"}
+	node.Annotations = map[string]string{nodeapply.DefaultOwnershipAnnotation: gen.SharedKeys[0] + ":NoSchedule"}
 	node.Spec.Taints = append(node.Spec.Taints, corev1.Taint{Key: gen.SharedKeys[0], Value: "plugin", Effect: corev1.TaintEffectNoSchedule})
 	created, err := client.CoreV1().Nodes().Create(t.Context(), node, metav1.CreateOptions{}) // with its status
 	if err != nil {

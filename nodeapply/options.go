@@ -1,0 +1,103 @@
+package nodeapply
+
+import (
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/pingnode/pingnode/internal/kuberules"
+	"github.com/pingnode/pingnode/pingstatus"
+)
+
+// DefaultOwnershipAnnotation is the annotation in which Apply records the
+// taints the plugin set, so that it removes only those, across provider
+// restarts; [Options.OwnershipAnnotation] names another.
+const DefaultOwnershipAnnotation = "pingnode.io/plugin-taints"
+
+// DefaultProtectedKey is the taint key of interLink's provider, which Apply
+// never touches.
+const DefaultProtectedKey = pingstatus.DefaultProtectedKey
+
+// Options change how [Apply] merges. The zero value is the safe default.
+// Every setting is given once: the reply's options are part of them, and a
+// [Result] builds its own patches with the options it was made with.
+type Options struct {
+	// Reply are the options of reading the plugin's reply: parse it with
+	// [pingstatus.Parse](body, opts.Reply), and read at most
+	// opts.Reply.ReadLimit() bytes of it. Their ProtectedKeys are the
+	// provider's own taint keys, besides [DefaultProtectedKey]: no plugin
+	// may set them, and Apply never adds, changes or removes a taint with
+	// one of them.
+	Reply pingstatus.Options
+	// OwnershipAnnotation is the key of the annotation in which Apply
+	// records the taints the plugin set; empty means
+	// [DefaultOwnershipAnnotation].
+	OwnershipAnnotation string
+	// ReplaceAllTaints is interLink 0.6.2's rule: when the patch carries
+	// taints, every taint but the protected ones is replaced by the plugin's
+	// list, including an administrator's and the Kubernetes controllers'.
+	// The default removes only the taints the plugin set.
+	ReplaceAllTaints bool
+
+	// ConnectivityCondition is the type of the condition that says whether
+	// the last ping was answered; empty means
+	// [DefaultConnectivityCondition], interLink's, so that dashboards and
+	// alerts built on it keep working.
+	ConnectivityCondition corev1.NodeConditionType
+	// Grace is how long the plugin may fail to answer before Ready turns
+	// False. Zero or less means [DefaultGrace].
+	Grace time.Duration
+	// NoGrace turns Ready False at the first failed ping, as interLink
+	// 0.6.2 does; Grace is then not used.
+	NoGrace bool
+	// HeartbeatInterval, when positive, refreshes the lastHeartbeatTime of
+	// the conditions Apply sets when it is older than this, as the kubelet does.
+	// Leave it zero under the Virtual Kubelet node controller, which
+	// refreshes every heartbeat itself on its own interval: then a
+	// condition's heartbeat moves only when the condition changes, and a
+	// steady node is never rewritten.
+	HeartbeatInterval time.Duration
+	// PressureConditions also makes every ping with a time ([Ping.At]),
+	// answered or failed, set the three conditions a kubelet reports
+	// about its node's pressure, MemoryPressure, DiskPressure and
+	// PIDPressure, to False with the reason [ReasonVirtualNode]: a
+	// virtual node has no memory, disk or process table of its own, and
+	// the backend manages its pressure itself. Without it, a node whose
+	// provider was gone for longer than the node monitor grace keeps
+	// them Unknown, as the node lifecycle controller left them, for
+	// good. They follow the rules of Ready and the connectivity
+	// condition: lastTransitionTime moves only when the status does, and
+	// a steady node is not rewritten. Off, Apply leaves them alone.
+	PressureConditions bool
+	// KeepPingResponse also keeps interLink's [PingResponseAnnotation]:
+	// the reply's body, cleaned and cut to [MaxPingResponseBytes], emptied
+	// when a ping fails. It costs a write each time the body changes (a
+	// plugin that puts a time or a counter in its reply makes every ping a
+	// write), so it is off by default.
+	KeepPingResponse bool
+}
+
+func (o *Options) connectivity() corev1.NodeConditionType {
+	if o.ConnectivityCondition == "" {
+		return DefaultConnectivityCondition
+	}
+	return o.ConnectivityCondition
+}
+
+func (o *Options) grace() time.Duration {
+	if o.Grace <= 0 {
+		return DefaultGrace
+	}
+	return o.Grace
+}
+
+func (o *Options) ownership() string {
+	if o.OwnershipAnnotation == "" {
+		return DefaultOwnershipAnnotation
+	}
+	return o.OwnershipAnnotation
+}
+
+func (o *Options) protected(key string) bool {
+	return kuberules.IsProtectedKey(key, o.Reply.ProtectedKeys)
+}

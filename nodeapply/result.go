@@ -1,0 +1,38 @@
+package nodeapply
+
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/pingnode/pingnode/pingstatus"
+)
+
+// Result is what [Apply] returns. It also builds the patches that bring
+// the node as it was to Node ([Result.TaintsPatch], [Result.StatusPatch]),
+// with the options Apply was given, so that a patch can never be paired
+// with other options than the merge it comes from.
+type Result struct {
+	// Node is the node after the ping. When Changes is empty it is the
+	// input node itself, not a copy (or, for a nil input, an empty node):
+	// treat it as read-only. Otherwise it is a new node that shares no
+	// memory with the input.
+	Node *corev1.Node
+	// Changes lists what changed, sorted by path. It is empty exactly when
+	// Node is semantically equal to the input: then there is nothing to
+	// send to the API server.
+	Changes []Change
+	// Warnings are what Apply refused or repaired, sorted by path.
+	Warnings []pingstatus.Warning
+
+	in                       *corev1.Node // the input, as Apply read it
+	ownership                string       // the ownership annotation's key
+	taintsPatch, statusPatch bool
+}
+
+// NeedsTaintsPatch reports whether the taints or the ownership annotation
+// changed: whether [Result.TaintsPatch] is not nil.
+func (r Result) NeedsTaintsPatch() bool { return r.taintsPatch }
+
+// NeedsStatusPatch reports whether capacity, allocatable, a condition or
+// the ping-response annotation changed: whether [Result.StatusPatch] is
+// not nil.
+func (r Result) NeedsStatusPatch() bool { return r.statusPatch }
