@@ -5,11 +5,22 @@ import _ "embed" // for the schema
 //go:embed schema.json
 var schema string
 
-// JSONSchema returns the reply format as a JSON Schema (draft 2020-12). A reply
-// that the schema accepts is one that [Parse] takes without a warning, but
-// for what a schema cannot state: repeated accelerator types, repeated taint
-// (key, effect) pairs, quantities too large for a scheduler's int64, and
-// domain prefixes longer than 253 characters. For whole numbers it is a
-// little stricter than Parse: it knows only the plain spellings ("8", "2k",
-// "4Ki", "1e3"), not "2000m".
+// JSONSchema returns the reply format as a JSON Schema (draft 2020-12). A
+// reply that the schema accepts is one that [Parse] takes without a warning,
+// and the other way round, with field names in any letter case as Parse
+// reads them ("Resources", "Cpu"; see "What serializers write"), but for
+// what a schema cannot see:
+//
+//   - keys given more than once, in one letter case or in several (a
+//     validator sees one value of a key, or each spelling as a field of its own)
+//   - accelerator types listed more than once
+//   - taint keys listed more than once with the same effect
+//   - quantities too large for a scheduler's int64
+//   - quantities written as JSON numbers of more than 64 characters (a
+//     schema sees a number's value, not its text)
+//
+// It is a little stricter than Parse for:
+//
+//   - whole numbers in spellings other than the plain ones ("8", "2k", "4Ki",
+//     "1e3"), such as "2000m" or "-0"
 func JSONSchema() string { return schema }

@@ -3,6 +3,11 @@ package pingstatus_test
 import (
 	"encoding/json"
 	"fmt"
+	"go/ast"
+	"go/doc/comment"
+	"go/parser"
+	"go/token"
+	"maps"
 	"reflect"
 	"regexp"
 	"slices"
@@ -20,13 +25,14 @@ import (
 // no more: an unknown keyword fails the test, so the schema cannot say
 // something this checker silently ignores.
 type checker struct {
-	root map[string]any
+	root    map[string]any
+	regexps map[string]*regexp.Regexp
 }
 
 var known = map[string]bool{
 	"$schema": true, "$id": true, "title": true, "description": true, "$defs": true,
-	"type": true, "properties": true, "items": true, "required": true, "enum": true, "const": true,
-	"pattern": true, "maxLength": true, "maxItems": true, "minimum": true, "maximum": true,
+	"type": true, "properties": true, "patternProperties": true, "propertyNames": true, "items": true,
+	"enum": true, "const": true, "pattern": true, "maxLength": true, "maxItems": true, "minimum": true, "maximum": true,
 	"$ref": true, "allOf": true, "anyOf": true, "not": true,
 }
 
@@ -36,7 +42,43 @@ func newChecker(t *testing.T) *checker {
 	if err := json.Unmarshal([]byte(pingstatus.JSONSchema()), &root); err != nil {
 		t.Fatalf("JSONSchema() is not JSON: %v", err)
 	}
-	return &checker{root: root}
+	knowsKeywords(t, root, "#")
+	return &checker{root: root, regexps: make(map[string]*regexp.Regexp)}
+}
+
+// knowsKeywords fails the test for every keyword of the schema s, at the
+// JSON pointer at, and of the schemas within it, that the checker does not
+// know, whether or not a sample reaches it.
+func knowsKeywords(t *testing.T, s map[string]any, at string) {
+	t.Helper()
+	for k, v := range s {
+		if !known[k] {
+			t.Errorf("%s: schema keyword %q is unknown to the test checker", at, k)
+		}
+		switch k {
+		case "$defs", "properties", "patternProperties":
+			for name, sub := range v.(map[string]any) {
+				knowsKeywords(t, sub.(map[string]any), at+"/"+k+"/"+name)
+			}
+		case "items", "not", "propertyNames":
+			knowsKeywords(t, v.(map[string]any), at+"/"+k)
+		case "allOf", "anyOf":
+			for i, sub := range v.([]any) {
+				knowsKeywords(t, sub.(map[string]any), fmt.Sprintf("%s/%s/%d", at, k, i))
+			}
+		}
+	}
+}
+
+// matches reports whether s matches the pattern, an ECMA-262 regular
+// expression within what Go's regexp reads the same.
+func (c *checker) matches(pattern, s string) bool {
+	re, ok := c.regexps[pattern]
+	if !ok {
+		re = regexp.MustCompile(pattern)
+		c.regexps[pattern] = re
+	}
+	return re.MatchString(s)
 }
 
 // check returns the problems of v against schema s, at path.
@@ -49,8 +91,7 @@ func (c *checker) check(s map[string]any, v any, path string) []string {
 		}
 	}
 	if ref, ok := s["$ref"].(string); ok {
-		def := c.root["$defs"].(map[string]any)[strings.TrimPrefix(ref, "#/$defs/")]
-		errs = append(errs, c.check(def.(map[string]any), v, path)...)
+		errs = append(errs, c.check(c.resolve(ref), v, path)...)
 	}
 	if types, ok := s["type"]; ok && !hasType(types, v) {
 		fail("%v is not of type %v", v, types)
@@ -64,7 +105,7 @@ func (c *checker) check(s map[string]any, v any, path string) []string {
 	}
 	switch v := v.(type) {
 	case string:
-		if p, ok := s["pattern"].(string); ok && !regexp.MustCompile(p).MatchString(v) {
+		if p, ok := s["pattern"].(string); ok && !c.matches(p, v) {
 			fail("%q does not match %s", v, p)
 		}
 		if n, ok := s["maxLength"].(float64); ok && float64(len([]rune(v))) > n {
@@ -87,18 +128,21 @@ func (c *checker) check(s map[string]any, v any, path string) []string {
 			}
 		}
 	case map[string]any:
-		if req, ok := s["required"].([]any); ok {
-			for _, r := range req {
-				if _, ok := v[r.(string)]; !ok {
-					fail("%s is required", r)
+		props, _ := s["properties"].(map[string]any)
+		patterns, _ := s["patternProperties"].(map[string]any)
+		names, _ := s["propertyNames"].(map[string]any)
+		for _, name := range slices.Sorted(maps.Keys(v)) {
+			at := strings.TrimPrefix(path+"."+name, ".")
+			if sub, ok := props[name]; ok {
+				errs = append(errs, c.check(sub.(map[string]any), v[name], at)...)
+			}
+			for _, pattern := range slices.Sorted(maps.Keys(patterns)) {
+				if c.matches(pattern, name) {
+					errs = append(errs, c.check(patterns[pattern].(map[string]any), v[name], at)...)
 				}
 			}
-		}
-		if props, ok := s["properties"].(map[string]any); ok {
-			for name, sub := range props {
-				if pv, ok := v[name]; ok {
-					errs = append(errs, c.check(sub.(map[string]any), pv, strings.TrimPrefix(path+"."+name, "."))...)
-				}
+			if names != nil {
+				errs = append(errs, c.check(names, name, at+" (the name)")...)
 			}
 		}
 	}
@@ -120,6 +164,19 @@ func (c *checker) check(s map[string]any, v any, path string) []string {
 		fail("%v matches what is forbidden", v)
 	}
 	return errs
+}
+
+// resolve returns the schema that ref, a JSON pointer into the root
+// ("#/$defs/taint", "#/properties/resources"), points to.
+func (c *checker) resolve(ref string) map[string]any {
+	var at any = c.root
+	if ref != "#" {
+		for _, token := range strings.Split(strings.TrimPrefix(ref, "#/"), "/") {
+			token = strings.NewReplacer("~1", "/", "~0", "~").Replace(token)
+			at = at.(map[string]any)[token]
+		}
+	}
+	return at.(map[string]any)
 }
 
 func hasType(types, v any) bool {
@@ -167,59 +224,140 @@ func (c *checker) validate(body []byte) []string {
 	return c.check(c.root, v, "")
 }
 
+// beyondSchema names, for each way in which the schema and Parse may
+// disagree, the sample replies that show it. The ways are the items of
+// the two lists in JSONSchema's doc comment, each up to its explanation in
+// parentheses: that comment is where they are stated, and this map the one
+// place that names samples for them. TestSchemaAgreesOnSamples writes
+// what it finds to testdata/schema-verdicts.golden, which
+// examples/schemacheck reads to hold a real JSON Schema validator to the
+// same verdicts.
+var beyondSchema = map[string]string{
+	"repeated-keys-any-case.json":        "keys given more than once, in one letter case or in several",
+	"accelerator-repeated.json":          "accelerator types listed more than once",
+	"taint-duplicates.json":              "taint keys listed more than once with the same effect",
+	"huge.json":                          "quantities too large for a scheduler's int64",
+	"long-numbers.json":                  "quantities written as JSON numbers of more than 64 characters",
+	"whole-numbers-other-spellings.json": "whole numbers in spellings other than the plain ones",
+}
+
+// schemaDocLists returns the items of the two lists in JSONSchema's doc
+// comment, each up to its explanation in parentheses: what the schema
+// accepts and Parse warns about, and what the schema refuses and Parse
+// takes without a warning.
+func schemaDocLists(t *testing.T) (accepts, refuses []string) {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), "schema.go", nil, parser.ParseComments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc string
+	for _, decl := range f.Decls {
+		if fn, ok := decl.(*ast.FuncDecl); ok && fn.Name.Name == "JSONSchema" {
+			doc = fn.Doc.Text()
+		}
+	}
+	var lists [][]string
+	for _, block := range new(comment.Parser).Parse(doc).Content {
+		list, ok := block.(*comment.List)
+		if !ok {
+			continue
+		}
+		var items []string
+		for _, item := range list.Items {
+			var text strings.Builder
+			for _, b := range item.Content {
+				for _, span := range b.(*comment.Paragraph).Text {
+					if plain, ok := span.(comment.Plain); ok {
+						text.WriteString(string(plain))
+					}
+				}
+			}
+			before, _, _ := strings.Cut(strings.Join(strings.Fields(text.String()), " "), " (")
+			items = append(items, before)
+		}
+		lists = append(lists, items)
+	}
+	if len(lists) != 2 {
+		t.Fatalf("JSONSchema's doc comment has %d lists, want 2: what the schema cannot see, and where it is stricter than Parse", len(lists))
+	}
+	return lists[0], lists[1]
+}
+
 // TestSchemaAgreesOnSamples runs the schema and Parse over every shared
 // reply body that is a JSON object: the schema accepts it exactly when
-// Parse has no warning, but for the rules a schema cannot state.
+// Parse has no warning, but for the ways listed in JSONSchema's doc
+// comment, each shown by a sample (beyondSchema) and by no other.
 func TestSchemaAgreesOnSamples(t *testing.T) {
 	c := newChecker(t)
-	beyondSchema := map[string]string{
-		"accelerator-repeated.json": "repeated accelerator types",
-		"taint-duplicates.json":     "repeated taint key and effect",
-		"huge.json":                 "quantities too large for a scheduler's int64",
+	accepts, refuses := schemaDocLists(t)
+	shown := make(map[string]bool)
+	for name, why := range beyondSchema {
+		if !slices.Contains(accepts, why) && !slices.Contains(refuses, why) {
+			t.Errorf("%s: %q is in neither list of JSONSchema's doc comment", name, why)
+		}
+		shown[why] = true
+	}
+	for _, why := range slices.Concat(accepts, refuses) {
+		if !shown[why] {
+			t.Errorf("no sample shows %q, of JSONSchema's doc comment", why)
+		}
+	}
+	verdicts := []string{
+		"# Every sample reply that is a JSON object: whether the JSON Schema accepts it",
+		"# and whether Parse warns, and where they disagree, the item of JSONSchema's",
+		"# doc comment that says why. Written by TestSchemaAgreesOnSamples; read by",
+		"# examples/schemacheck, which holds a real validator to it.",
 	}
 	for _, in := range golden.Inputs(t, "../testdata/replies/*.json") {
 		body, name := in.Data, in.Name
 		patch, warnings := pingstatus.Parse(body, pingstatus.Options{})
 		if patch.Kind != pingstatus.Structured {
+			if _, ok := beyondSchema[name]; ok {
+				t.Errorf("%s shows a way the schema and Parse disagree, but it is a %v reply", name, patch.Kind)
+			}
 			continue
 		}
+		problems := c.validate(body)
+		schemaOK, parseOK := len(problems) == 0, len(warnings) == 0
+		line := name + ": the schema " + map[bool]string{true: "accepts", false: "rejects"}[schemaOK] +
+			", Parse " + map[bool]string{true: "is clean", false: "warns"}[parseOK]
+		why, ok := beyondSchema[name]
+		if ok {
+			line += ": " + why
+		}
+		verdicts = append(verdicts, line)
 		t.Run(name, func(t *testing.T) {
-			problems := c.validate(body)
-			schemaOK, parseOK := len(problems) == 0, len(warnings) == 0
-			if why, ok := beyondSchema[name]; ok {
-				if !schemaOK || parseOK {
-					t.Errorf("expected the schema to accept and Parse to warn (%s); schema: %v; Parse: %v", why, problems, warnings)
-				}
-				return
-			}
-			if schemaOK != parseOK {
+			switch {
+			case ok && slices.Contains(accepts, why) && (!schemaOK || parseOK):
+				t.Errorf("expected the schema to accept and Parse to warn (%s); schema: %v; Parse: %v", why, problems, warnings)
+			case ok && slices.Contains(refuses, why) && (schemaOK || !parseOK):
+				t.Errorf("expected the schema to refuse and Parse to be clean (%s); schema: %v; Parse: %v", why, problems, warnings)
+			case !ok && schemaOK != parseOK:
 				t.Errorf("schema accepts: %v, Parse clean: %v\nschema: %v\nParse: %v", schemaOK, parseOK, problems, warnings)
 			}
 		})
 	}
+	golden.Check(t, "testdata/schema-verdicts.golden", []byte(strings.Join(verdicts, "\n")+"\n"))
 }
 
 // TestSchemaNamesTheWireFields holds the schema's property names to the
-// JSON names of the wire types, both ways.
+// JSON names of the wire types, both ways, and its patternProperties to
+// its properties: each pattern matches one property name and has that
+// property's schema, and each name has one pattern.
 func TestSchemaNamesTheWireFields(t *testing.T) {
 	c := newChecker(t)
-	defs := c.root["$defs"].(map[string]any)
-	props := func(s any) []string {
-		var names []string
-		for name := range s.(map[string]any)["properties"].(map[string]any) {
-			names = append(names, name)
-		}
-		sort.Strings(names)
-		return names
+	props := func(s map[string]any) []string {
+		return slices.Sorted(maps.Keys(s["properties"].(map[string]any)))
 	}
 	tests := []struct {
 		typ    any
-		schema any
+		schema string // a pointer to it
 	}{
-		{pingstatus.PingResponse{}, c.root},
-		{pingstatus.ResourcesResponse{}, c.root["properties"].(map[string]any)["resources"]},
-		{pingstatus.AcceleratorResponse{}, defs["accelerator"]},
-		{pingstatus.TaintResponse{}, defs["taint"]},
+		{pingstatus.PingResponse{}, "#"},
+		{pingstatus.ResourcesResponse{}, "#/properties/resources"},
+		{pingstatus.AcceleratorResponse{}, "#/$defs/accelerator"},
+		{pingstatus.TaintResponse{}, "#/$defs/taint"},
 	}
 	for _, tt := range tests {
 		typ := reflect.TypeOf(tt.typ)
@@ -230,8 +368,33 @@ func TestSchemaNamesTheWireFields(t *testing.T) {
 				names = append(names, name)
 			}
 			sort.Strings(names)
-			if diff := cmp.Diff(names, props(tt.schema)); diff != "" {
+			schema := c.resolve(tt.schema)
+			if diff := cmp.Diff(names, props(schema)); diff != "" {
 				t.Errorf("JSON names (-Go +schema):\n%s", diff)
+			}
+			patterns, _ := schema["patternProperties"].(map[string]any)
+			matched := make(map[string]int)
+			for pattern, sub := range patterns {
+				var matches []string
+				for _, name := range names {
+					if regexp.MustCompile(pattern).MatchString(name) {
+						matches = append(matches, name)
+					}
+				}
+				if len(matches) != 1 {
+					t.Errorf("pattern %s matches %q, want one name", pattern, matches)
+					continue
+				}
+				matched[matches[0]]++
+				ref, _ := sub.(map[string]any)["$ref"].(string)
+				if want := tt.schema + "/properties/" + matches[0]; ref != want {
+					t.Errorf("pattern %s has $ref %q, want %q", pattern, ref, want)
+				}
+			}
+			for _, name := range names {
+				if matched[name] != 1 {
+					t.Errorf("%s has %d patterns, want 1", name, matched[name])
+				}
 			}
 		})
 	}
