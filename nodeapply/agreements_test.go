@@ -38,7 +38,7 @@ func agreementOptions(t *rapid.T) Options {
 		ConnectivityCondition: rapid.SampledFrom([]corev1.NodeConditionType{"", "example.com/Connectivity"}).Draw(t, "connectivity"),
 		Grace:                 rapid.SampledFrom([]time.Duration{0, 10 * time.Second}).Draw(t, "grace"),
 		NoGrace:               rapid.IntRange(0, 3).Draw(t, "no grace") == 0,
-		PressureConditions:    rapid.Bool().Draw(t, "pressure"),
+		VirtualNodeConditions: rapid.Bool().Draw(t, "pressure"),
 		KeepPingResponse:      rapid.Bool().Draw(t, "ping-response annotation"),
 	}
 	if rapid.Bool().Draw(t, "heartbeats") {

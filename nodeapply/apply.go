@@ -49,11 +49,15 @@ type checker struct {
 	opts  Options
 	// at is the ping's time to the second, zero when conditions are left
 	// alone; wants are what the ping asks of Ready and the connectivity
-	// condition, and pressure whether it asks for the pressure conditions
-	// too (see wantCount and want).
-	at       time.Time
-	wants    [2]conditionWant
-	pressure bool
+	// condition, and virtual whether it asks for the virtual node's
+	// conditions too (see wantCount and want). pastGrace says that the
+	// plugin has failed for the grace, and fence what the ping asks of
+	// the unreachable taint.
+	at        time.Time
+	wants     [2]conditionWant
+	virtual   bool
+	pastGrace bool
+	fence     fence
 	// What unchanged found, for apply.
 	valid, sameResources, sameTaints, sameConditions, sameAnnotation bool
 }
@@ -84,9 +88,10 @@ func (a *checker) unchanged() bool {
 	}
 	a.sameConditions = a.conditionsUnchanged()
 	a.sameAnnotation = a.pingResponseUnchanged()
+	a.fence = a.fenceWant()
 	a.valid = kuberules.NodeProblems(a.in) == nil // if not, apply repairs it
 	a.sameResources = a.resourcesUnchanged()
-	a.sameTaints = !a.patch.ReplaceTaints || a.taintsUnchanged()
+	a.sameTaints = (!a.patch.ReplaceTaints || a.taintsUnchanged()) && a.fenceUnchanged()
 	return a.valid && a.sameResources && a.sameTaints && a.sameConditions && a.sameAnnotation &&
 		!a.ignoredReply() && !a.failedWithoutTime()
 }
@@ -249,6 +254,9 @@ func (a *applier) build(everything bool) *corev1.Node {
 	}
 	if a.touchedTaints && a.patch.ReplaceTaints {
 		a.taints(out)
+	}
+	if a.touchedTaints {
+		a.setFence(out)
 	}
 	slices.SortStableFunc(a.warnings, func(x, y pingstatus.Warning) int { return strings.Compare(x.Path, y.Path) })
 	return out

@@ -57,21 +57,23 @@ func findCondition(conditions []corev1.NodeCondition, t corev1.NodeConditionType
 	return -1
 }
 
-// pressureWants are what every ping with a time asks, with
-// [Options.PressureConditions], of the conditions a kubelet reports about
-// its node's pressure: the same at every ping, so kept once, read-only.
-var pressureWants = [...]conditionWant{
-	{typ: corev1.NodeMemoryPressure, status: corev1.ConditionFalse, reason: ReasonVirtualNode, prefix: messageVirtualNode},
-	{typ: corev1.NodeDiskPressure, status: corev1.ConditionFalse, reason: ReasonVirtualNode, prefix: messageVirtualNode},
-	{typ: corev1.NodePIDPressure, status: corev1.ConditionFalse, reason: ReasonVirtualNode, prefix: messageVirtualNode},
+// virtualNodeWants are what every ping with a time asks, with
+// [Options.VirtualNodeConditions], of the conditions that the kubelet and
+// the network set on a real node: the same at every ping, so kept once,
+// read-only.
+var virtualNodeWants = [...]conditionWant{
+	{typ: corev1.NodeMemoryPressure, status: corev1.ConditionFalse, reason: ReasonVirtualNode, prefix: messageVirtualPressure},
+	{typ: corev1.NodeDiskPressure, status: corev1.ConditionFalse, reason: ReasonVirtualNode, prefix: messageVirtualPressure},
+	{typ: corev1.NodePIDPressure, status: corev1.ConditionFalse, reason: ReasonVirtualNode, prefix: messageVirtualPressure},
+	{typ: corev1.NodeNetworkUnavailable, status: corev1.ConditionFalse, reason: ReasonVirtualNode, prefix: messageVirtualNetwork},
 }
 
 // conditionWants works out what the ping asks of Ready, of the
-// connectivity condition and, with Options.PressureConditions, of the
-// pressure conditions, from the ping and the node's own conditions.
+// connectivity condition and, with Options.VirtualNodeConditions, of the
+// virtual node's conditions, from the ping and the node's own conditions.
 func (a *checker) conditionWants() {
 	a.wants[0], a.wants[1] = a.reachabilityWants()
-	a.pressure = a.opts.PressureConditions
+	a.virtual = a.opts.VirtualNodeConditions
 }
 
 // reachabilityWants works out what the ping asks of Ready and of the
@@ -96,8 +98,13 @@ func (a *checker) reachabilityWants() (ready, conn conditionWant) {
 		start = conditions[i].LastTransitionTime.Time
 	}
 	lasted := max(at.Sub(start), 0) // a clock that went back counts as no time
+	a.pastGrace = a.opts.NoGrace || lasted >= a.opts.grace()
+	keepPods := a.opts.Unreachable == UnreachableNoSchedule && (a.opts.NotReadyAfter <= 0 || lasted < a.opts.NotReadyAfter)
 	switch {
-	case a.opts.NoGrace || lasted >= a.opts.grace():
+	case a.pastGrace && keepPods:
+		ready.status, ready.reason, ready.keepMessage = corev1.ConditionTrue, ReasonPluginUnreachableKeepingPods, true
+		ready.prefix, ready.since, ready.detail = messageKeepingPods, start, detail
+	case a.pastGrace:
 		ready.status, ready.reason, ready.keepMessage = corev1.ConditionFalse, ReasonPluginUnreachable, true
 		ready.prefix, ready.since, ready.detail = messageUnreachable, start, detail
 	case findCondition(conditions, corev1.NodeReady) < 0:
@@ -110,14 +117,14 @@ func (a *checker) reachabilityWants() (ready, conn conditionWant) {
 }
 
 // wantCount returns how many conditions the ping asks for: none without a
-// time, Ready and the connectivity condition, and perhaps the three
-// pressure conditions.
+// time, Ready and the connectivity condition, and perhaps the virtual
+// node's four.
 func (a *checker) wantCount() int {
 	switch {
 	case a.at.IsZero():
 		return 0
-	case a.pressure:
-		return len(a.wants) + len(pressureWants)
+	case a.virtual:
+		return len(a.wants) + len(virtualNodeWants)
 	}
 	return len(a.wants)
 }
@@ -128,7 +135,7 @@ func (a *checker) want(k int) *conditionWant {
 	if k < len(a.wants) {
 		return &a.wants[k]
 	}
-	return &pressureWants[k-len(a.wants)]
+	return &virtualNodeWants[k-len(a.wants)]
 }
 
 // heartbeatDue reports whether c's heartbeat is older than

@@ -25,7 +25,9 @@ func conditionOptionsGen() *rapid.Generator[nodeapply.Options] {
 		opts.NoGrace = rapid.IntRange(0, 4).Draw(t, "no grace") == 0
 		opts.ConnectivityCondition = rapid.SampledFrom([]corev1.NodeConditionType{"", "example.com/Connectivity"}).Draw(t, "connectivity type")
 		opts.KeepPingResponse = rapid.Bool().Draw(t, "ping-response annotation")
-		opts.PressureConditions = rapid.Bool().Draw(t, "pressure conditions")
+		opts.VirtualNodeConditions = rapid.Bool().Draw(t, "virtual node conditions")
+		opts.Unreachable = rapid.SampledFrom([]nodeapply.Unreachable{nodeapply.UnreachableNotReady, nodeapply.UnreachableNoSchedule}).Draw(t, "unreachable")
+		opts.NotReadyAfter = rapid.SampledFrom([]time.Duration{0, 5 * time.Second, 90 * time.Second}).Draw(t, "not ready after")
 		if rapid.Bool().Draw(t, "heartbeats") {
 			opts.HeartbeatInterval = time.Minute
 		}
@@ -81,14 +83,14 @@ func pingStep(t *rapid.T, last time.Time, earlier *pingstatus.NodePatch) nodeapp
 	return ping
 }
 
-// pressureTypes are the conditions that Options.PressureConditions sets.
-var pressureTypes = []corev1.NodeConditionType{corev1.NodeMemoryPressure, corev1.NodeDiskPressure, corev1.NodePIDPressure}
+// virtualTypes are the conditions that Options.VirtualNodeConditions sets.
+var virtualTypes = []corev1.NodeConditionType{corev1.NodeMemoryPressure, corev1.NodeDiskPressure, corev1.NodePIDPressure, corev1.NodeNetworkUnavailable}
 
 // ours are the types of the conditions a ping with a time sets under opts.
 func ours(opts nodeapply.Options) []corev1.NodeConditionType {
 	types := []corev1.NodeConditionType{corev1.NodeReady, connectivityType(opts)}
-	if opts.PressureConditions {
-		types = append(types, pressureTypes...)
+	if opts.VirtualNodeConditions {
+		types = append(types, virtualTypes...)
 	}
 	return types
 }
@@ -107,13 +109,16 @@ func withoutOurs(conditions []corev1.NodeCondition, types []corev1.NodeCondition
 //   - a condition's lastTransitionTime moves only when its status moves,
 //     and then to the ping's time (to the second);
 //   - Ready never turns False before the grace has passed since the first
-//     failure of the current run of failures (to the second);
+//     failure of the current run of failures (to the second), nor, under
+//     UnreachableNoSchedule, before NotReadyAfter (never without it);
 //   - an answered ping always ends with both conditions True;
-//   - with PressureConditions, every ping ends with MemoryPressure,
-//     DiskPressure and PIDPressure False for the reason VirtualNode, an
-//     existing one in its place and a new one at the end;
-//   - a failed ping changes nothing but the two conditions and the
-//     ping-response annotation, and the connectivity condition is False;
+//   - with VirtualNodeConditions, every ping ends with MemoryPressure,
+//     DiskPressure, PIDPressure and NetworkUnavailable False for the
+//     reason VirtualNode, an existing one in its place and a new one at
+//     the end;
+//   - a failed ping changes nothing but the conditions, the ping-response
+//     annotation and the unreachable taint, and the connectivity condition
+//     is False;
 //   - other conditions, and their order, never change;
 //   - the same ping again changes nothing;
 //   - an answered ping on a node that was already answered, with no news,
@@ -165,6 +170,9 @@ func TestPropertyReachabilityLaws(t *testing.T) {
 				if g := graceOf(opts); g >= 0 && sec.Sub(runStart) < g {
 					t.Fatalf("ping %d: Ready turned False at %s, %s after the run of failures began at %s; the grace is %s", step, sec, sec.Sub(runStart), runStart, g)
 				}
+				if opts.Unreachable == nodeapply.UnreachableNoSchedule && (opts.NotReadyAfter <= 0 || sec.Sub(runStart) < opts.NotReadyAfter) {
+					t.Fatalf("ping %d: Ready turned False at %s, %s after the run of failures began at %s, under NoSchedule with NotReadyAfter %s", step, sec, sec.Sub(runStart), runStart, opts.NotReadyAfter)
+				}
 			}
 			if ping.Reached() {
 				runStart = time.Time{}
@@ -178,6 +186,7 @@ func TestPropertyReachabilityLaws(t *testing.T) {
 				rest, restBefore := out.DeepCopy(), before.DeepCopy()
 				for _, n := range []*corev1.Node{rest, restBefore} {
 					n.Status.Conditions = nil
+					n.Spec.Taints = withoutFence(n.Spec.Taints)
 					delete(n.Annotations, nodeapply.PingResponseAnnotation)
 					if len(n.Annotations) == 0 {
 						n.Annotations = nil
@@ -187,8 +196,8 @@ func TestPropertyReachabilityLaws(t *testing.T) {
 					t.Fatalf("ping %d: a failed ping changed more than the conditions:\n%s", step, diff)
 				}
 			}
-			if opts.PressureConditions {
-				checkPressure(t, step, before, out)
+			if opts.VirtualNodeConditions {
+				checkVirtual(t, step, before, out)
 			}
 			if diff := cmp.Diff(withoutOurs(before.Status.Conditions, ours(opts)), withoutOurs(out.Status.Conditions, ours(opts)), cmpopts.EquateEmpty()); diff != "" {
 				t.Fatalf("ping %d: other conditions changed:\n%s", step, diff)
@@ -210,12 +219,12 @@ func TestPropertyReachabilityLaws(t *testing.T) {
 	})
 }
 
-// checkPressure fails unless out has the three pressure conditions False
-// for the reason VirtualNode, each that before had in its place (the types
-// before the first one before lacked stand as they stood), the new ones at
-// the end.
-func checkPressure(t *rapid.T, step int, before, out *corev1.Node) {
-	for _, typ := range pressureTypes {
+// checkVirtual fails unless out has the virtual node's four conditions
+// False for the reason VirtualNode, each that before had in its place
+// (the types before the first one before lacked stand as they stood), the
+// new ones at the end.
+func checkVirtual(t *rapid.T, step int, before, out *corev1.Node) {
+	for _, typ := range virtualTypes {
 		c := condition(out, typ)
 		if c == nil || c.Status != corev1.ConditionFalse || c.Reason != nodeapply.ReasonVirtualNode || c.Message == "" {
 			t.Fatalf("ping %d: %s is %v, want False for the reason %s", step, typ, c, nodeapply.ReasonVirtualNode)
@@ -234,12 +243,12 @@ func checkPressure(t *rapid.T, step int, before, out *corev1.Node) {
 
 // TestSteadyReachablePingDoesNotAllocate: a steady ping with conditions in
 // play (both True already, the same news), with or without what the
-// provider's pods hold, with or without the pressure conditions, makes no
+// provider's pods hold, with or without the virtual node conditions, makes no
 // copy and no allocation.
 func TestSteadyReachablePingDoesNotAllocate(t *testing.T) {
-	for _, pressure := range []bool{false, true} {
+	for _, virtual := range []bool{false, true} {
 		for _, held := range []corev1.ResourceList{nil, {corev1.ResourceCPU: resource.MustParse("8"), corev1.ResourceMemory: resource.MustParse("16Gi")}} {
-			opts := nodeapply.Options{PressureConditions: pressure}
+			opts := nodeapply.Options{VirtualNodeConditions: virtual}
 			node, patch := steady(t)
 			ping := nodeapply.Ping{Reply: patch, At: t0, Held: held}
 			node = nodeapply.Apply(node, ping, opts).Node
@@ -247,10 +256,10 @@ func TestSteadyReachablePingDoesNotAllocate(t *testing.T) {
 			var res nodeapply.Result
 			allocs := testing.AllocsPerRun(100, func() { res = nodeapply.Apply(node, ping, opts) })
 			if allocs != 0 {
-				t.Errorf("pressure %v, held %v: a steady reachable ping allocates %v times, want 0", pressure, held, allocs)
+				t.Errorf("virtual %v, held %v: a steady reachable ping allocates %v times, want 0", virtual, held, allocs)
 			}
 			if res.Node != node || len(res.Changes) != 0 {
-				t.Errorf("pressure %v, held %v: a steady reachable ping returned a new node or changes: %v", pressure, held, res.Changes)
+				t.Errorf("virtual %v, held %v: a steady reachable ping returned a new node or changes: %v", virtual, held, res.Changes)
 			}
 		}
 	}

@@ -46,12 +46,7 @@ func fail(at time.Duration, why string) step { return step{at: at, failure: why}
 // sequenceCases are pings in order on one node; each has a golden file in
 // testdata/sequences showing, after each ping, the changes, the warnings,
 // the conditions, the ping-response annotation and the status patch.
-var sequenceCases = []struct {
-	name  string
-	node  string
-	opts  nodeapply.Options
-	steps []step
-}{
+var sequenceCases = []sequenceCase{
 	{"first-ping-after-registration", "interlink-node.json", nodeapply.Options{}, []step{{at: 0, reply: "slurm.json"}}},
 	{"success-after-success", "interlink-node.json", nodeapply.Options{}, []step{ok(0), ok(30 * time.Second), ok(time.Hour)}},
 	{"first-failure", "interlink-node.json", nodeapply.Options{}, []step{ok(0), fail(30*time.Second, "timeout after 3s")}},
@@ -129,25 +124,25 @@ var sequenceCases = []struct {
 		{at: 0, body: `{"resources":{"cpu":"32","pods":"90","memory":"7Ei"}}`,
 			held: held("cpu", "-4", "pods", "1500m", "memory", "1Ei")},
 	}},
-	// With PressureConditions, the first ping on a node with no conditions
+	// With VirtualNodeConditions, the first ping on a node with no conditions
 	// adds the three pressure conditions after Ready and the connectivity
 	// condition.
-	{"pressure-first-ping", "bare-node.json", nodeapply.Options{PressureConditions: true}, []step{ok(0)}},
+	{"pressure-first-ping", "bare-node.json", nodeapply.Options{VirtualNodeConditions: true}, []step{ok(0)}},
 	// A failed ping sets them too; the kubelet's reasons give way to
 	// VirtualNode, and their transition times stay, as they were False.
-	{"pressure-failed-ping", "interlink-node.json", nodeapply.Options{PressureConditions: true}, []step{
+	{"pressure-failed-ping", "interlink-node.json", nodeapply.Options{VirtualNodeConditions: true}, []step{
 		fail(0, "connection refused"), fail(30*time.Second, "connection refused"),
 	}},
 	// The provider was gone past the node monitor grace: the node lifecycle
 	// controller set Ready and the pressure conditions Unknown. The next
 	// ping sets them False, with a new transition time.
-	{"pressure-after-lifecycle-unknown", "lifecycle-unknown-node.json", nodeapply.Options{PressureConditions: true}, []step{
+	{"pressure-after-lifecycle-unknown", "lifecycle-unknown-node.json", nodeapply.Options{VirtualNodeConditions: true}, []step{
 		ok(0), ok(30 * time.Second),
 	}},
-	{"pressure-steady", "interlink-node.json", nodeapply.Options{PressureConditions: true}, []step{
+	{"pressure-steady", "interlink-node.json", nodeapply.Options{VirtualNodeConditions: true}, []step{
 		ok(0), ok(30 * time.Second), ok(time.Hour), fail(time.Hour+30*time.Second, "HTTP 500"),
 	}},
-	{"pressure-heartbeat-interval", "interlink-node.json", nodeapply.Options{PressureConditions: true, HeartbeatInterval: time.Minute}, []step{
+	{"pressure-heartbeat-interval", "interlink-node.json", nodeapply.Options{VirtualNodeConditions: true, HeartbeatInterval: time.Minute}, []step{
 		ok(0), ok(30 * time.Second), ok(60 * time.Second),
 	}},
 	// Without the option the pressure conditions are left as the node
@@ -158,86 +153,181 @@ var sequenceCases = []struct {
 	}},
 }
 
+type sequenceCase struct {
+	name  string
+	node  string
+	opts  nodeapply.Options
+	steps []step
+}
+
+// takeoverCases are the nodes interLink 0.6.2 leaves, after a failed ping
+// and after an answered one (their conditions written 30 s before t0),
+// taken over with an answered ping, a failed ping, and failed pings past
+// the grace, under each policy for an unreachable plugin, with the
+// virtual node's conditions as the adoption guide says; and a long outage
+// under UnreachableNoSchedule with NotReadyAfter.
+func takeoverCases() []sequenceCase {
+	cases := []sequenceCase{{
+		"noschedule-then-not-ready-after", "interlink-node.json",
+		nodeapply.Options{Unreachable: nodeapply.UnreachableNoSchedule, NotReadyAfter: 2 * time.Minute}, []step{
+			ok(0), fail(30*time.Second, "connection refused"), fail(60*time.Second, "connection refused"),
+			fail(80*time.Second, "connection refused"), fail(149*time.Second, "timeout"), fail(150*time.Second, "timeout"),
+			ok(180 * time.Second),
+		},
+	}}
+	for _, node := range []string{"interlink-failed-ping", "interlink-answered-ping"} {
+		for _, policy := range []nodeapply.Unreachable{nodeapply.UnreachableNotReady, nodeapply.UnreachableNoSchedule} {
+			opts := nodeapply.Options{VirtualNodeConditions: true, Unreachable: policy}
+			for _, run := range []struct {
+				name  string
+				steps []step
+			}{
+				{"answered", []step{{at: 0, reply: "slurm.json"}}},
+				{"failed", []step{fail(0, "HTTP 503")}},
+				{"past-grace", []step{fail(0, "HTTP 503"), fail(30*time.Second, "HTTP 503"), fail(60*time.Second, "HTTP 503"), {at: 90 * time.Second, reply: "slurm.json"}}},
+			} {
+				cases = append(cases, sequenceCase{
+					name: node + "-then-" + run.name + "-" + strings.ToLower(policy.String()), node: node + ".json",
+					opts: opts, steps: run.steps,
+				})
+			}
+		}
+	}
+	return cases
+}
+
+// lifecycleTaints are the NoSchedule taints that the node lifecycle
+// controller keeps on a node for its conditions (TaintNodesByCondition,
+// Kubernetes 1.37): Ready False or Unknown, and MemoryPressure,
+// DiskPressure, PIDPressure or NetworkUnavailable True. With Ready False
+// or Unknown it also adds the same key with NoExecute, which evicts pods.
+func lifecycleTaints(conditions []corev1.NodeCondition) []string {
+	byStatus := map[corev1.NodeConditionType]map[corev1.ConditionStatus]string{
+		corev1.NodeReady:              {corev1.ConditionFalse: corev1.TaintNodeNotReady, corev1.ConditionUnknown: corev1.TaintNodeUnreachable},
+		corev1.NodeMemoryPressure:     {corev1.ConditionTrue: corev1.TaintNodeMemoryPressure},
+		corev1.NodeDiskPressure:       {corev1.ConditionTrue: corev1.TaintNodeDiskPressure},
+		corev1.NodePIDPressure:        {corev1.ConditionTrue: corev1.TaintNodePIDPressure},
+		corev1.NodeNetworkUnavailable: {corev1.ConditionTrue: corev1.TaintNodeNetworkUnavailable},
+	}
+	var taints []string
+	for _, c := range conditions {
+		if key, ok := byStatus[c.Type][c.Status]; ok {
+			taints = append(taints, key+":NoSchedule")
+			if c.Type == corev1.NodeReady {
+				taints = append(taints, key+":NoExecute")
+			}
+		}
+	}
+	return taints
+}
+
+func taintsLine(taints []corev1.Taint) string {
+	var parts []string
+	for _, t := range taints {
+		parts = append(parts, t.ToString())
+	}
+	return orNone(strings.Join(parts, ", "))
+}
+
 // conditionLine shows a condition on one line.
 func conditionLine(c *corev1.NodeCondition) string {
 	return fmt.Sprintf("%s=%s reason=%s message=%q transition=%s heartbeat=%s", c.Type, c.Status, c.Reason, c.Message,
 		c.LastTransitionTime.UTC().Format(time.RFC3339), c.LastHeartbeatTime.UTC().Format(time.RFC3339))
 }
 
-// TestSequences runs the sequence cases against their goldens, checking at
-// each step that the input was not modified, that no changes means the
-// input node back, that the node is valid, and that the same ping again
-// changes nothing.
+// TestSequences runs the sequence cases against their goldens in
+// testdata/sequences.
 func TestSequences(t *testing.T) {
 	for _, tc := range sequenceCases {
-		t.Run(tc.name, func(t *testing.T) {
-			node := readNode(t, tc.node)
-			var b strings.Builder
-			fmt.Fprintf(&b, "node %s, options %+v\n", tc.node, tc.opts)
-			for i, s := range tc.steps {
-				if s.restart {
-					node = roundTrip(t, node)
-				}
-				ping := nodeapply.Ping{At: t0.Add(s.at), Failure: s.failure, Body: []byte(s.body), Held: s.held}
-				if s.reply != "" {
-					ping.Body = readReply(t, s.reply)
-				}
-				if s.reply != "" || s.failure == "" {
-					patch, _ := pingstatus.Parse(ping.Body, pingstatus.Options{})
-					ping.Reply = &patch
-				}
-				before := node.DeepCopy()
-				res := nodeapply.Apply(node, ping, tc.opts)
-
-				fmt.Fprintf(&b, "\nstep %d: +%s", i+1, s.at)
-				if s.restart {
-					b.WriteString(", after a restart")
-				}
-				if s.failure != "" {
-					fmt.Fprintf(&b, ", failed: %q\n", s.failure)
-				} else {
-					fmt.Fprintf(&b, ", answered %q\n", limit(string(ping.Body), 60))
-				}
-				if s.held != nil {
-					fmt.Fprintf(&b, "held: %s\n", listText(s.held))
-				}
-				section(&b, "changes", res.Changes)
-				section(&b, "warnings", res.Warnings)
-				b.WriteString("conditions:\n")
-				for j := range res.Node.Status.Conditions {
-					fmt.Fprintf(&b, "  %s\n", conditionLine(&res.Node.Status.Conditions[j]))
-				}
-				if v, ok := res.Node.Annotations[nodeapply.PingResponseAnnotation]; ok {
-					fmt.Fprintf(&b, "ping-response annotation (%d bytes): %q\n", len(v), v)
-				}
-				if s.held != nil || strings.Contains(s.body, "resources") {
-					fmt.Fprintf(&b, "capacity: %s\nallocatable: %s\n", listText(res.Node.Status.Capacity), listText(res.Node.Status.Allocatable))
-				}
-				statusPatch := res.StatusPatch()
-				fmt.Fprintf(&b, "status patch: %s\n", orNone(statusPatch))
-				// Conditions merge by type; where a new one lands is the
-				// merge's business.
-				if diff := cmp.Diff(byType(res.Node.Status.Conditions), byType(applyPatch(t, node, statusPatch).Status.Conditions)); diff != "" {
-					t.Errorf("step %d: conditions after the status patch (-want +got):\n%s", i+1, diff)
-				}
-
-				if diff := nodeDiff(before, node); diff != "" {
-					t.Fatalf("step %d: Apply modified its input (-before +after):\n%s", i+1, diff)
-				}
-				if (len(res.Changes) == 0) != (res.Node == node) {
-					t.Errorf("step %d: %d changes, but returns the input node: %v", i+1, len(res.Changes), res.Node == node)
-				}
-				if p := kuberules.NodeProblems(res.Node); p != nil {
-					t.Errorf("step %d: the node after is invalid: %v", i+1, p)
-				}
-				if again := nodeapply.Apply(res.Node, ping, tc.opts); len(again.Changes) != 0 {
-					t.Errorf("step %d: the same ping again changes %v", i+1, again.Changes)
-				}
-				node = res.Node
-			}
-			golden.Check(t, filepath.Join("testdata", "sequences", tc.name+".golden"), []byte(b.String()))
-		})
+		t.Run(tc.name, func(t *testing.T) { runSequence(t, tc, "sequences", false) })
 	}
+}
+
+// TestTakeover runs the takeover cases against their goldens in
+// testdata/takeover, which also show the node's taints after each ping,
+// and those the node lifecycle controller keeps for its conditions.
+func TestTakeover(t *testing.T) {
+	for _, tc := range takeoverCases() {
+		t.Run(tc.name, func(t *testing.T) { runSequence(t, tc, "takeover", true) })
+	}
+}
+
+// runSequence runs a sequence case against its golden in testdata/dir,
+// checking at each step that the input was not modified, that no changes
+// means the input node back, that the node is valid, and that the same
+// ping again changes nothing.
+func runSequence(t *testing.T, tc sequenceCase, dir string, taints bool) {
+	t.Helper()
+	node := readNode(t, tc.node)
+	var b strings.Builder
+	fmt.Fprintf(&b, "node %s, options %+v\n", tc.node, tc.opts)
+	for i, s := range tc.steps {
+		if s.restart {
+			node = roundTrip(t, node)
+		}
+		ping := nodeapply.Ping{At: t0.Add(s.at), Failure: s.failure, Body: []byte(s.body), Held: s.held}
+		if s.reply != "" {
+			ping.Body = readReply(t, s.reply)
+		}
+		if s.reply != "" || s.failure == "" {
+			patch, _ := pingstatus.Parse(ping.Body, pingstatus.Options{})
+			ping.Reply = &patch
+		}
+		before := node.DeepCopy()
+		res := nodeapply.Apply(node, ping, tc.opts)
+
+		fmt.Fprintf(&b, "\nstep %d: +%s", i+1, s.at)
+		if s.restart {
+			b.WriteString(", after a restart")
+		}
+		if s.failure != "" {
+			fmt.Fprintf(&b, ", failed: %q\n", s.failure)
+		} else {
+			fmt.Fprintf(&b, ", answered %q\n", limit(string(ping.Body), 60))
+		}
+		if s.held != nil {
+			fmt.Fprintf(&b, "held: %s\n", listText(s.held))
+		}
+		section(&b, "changes", res.Changes)
+		section(&b, "warnings", res.Warnings)
+		b.WriteString("conditions:\n")
+		for j := range res.Node.Status.Conditions {
+			fmt.Fprintf(&b, "  %s\n", conditionLine(&res.Node.Status.Conditions[j]))
+		}
+		if taints {
+			fmt.Fprintf(&b, "taints: %s\n", taintsLine(res.Node.Spec.Taints))
+			fmt.Fprintf(&b, "the node lifecycle controller's taints for these conditions: %s\n", orNone(strings.Join(lifecycleTaints(res.Node.Status.Conditions), ", ")))
+			fmt.Fprintf(&b, "taints patch: %s\n", orNone(res.TaintsPatch()))
+		}
+		if v, ok := res.Node.Annotations[nodeapply.PingResponseAnnotation]; ok {
+			fmt.Fprintf(&b, "ping-response annotation (%d bytes): %q\n", len(v), v)
+		}
+		if s.held != nil || strings.Contains(s.body, "resources") {
+			fmt.Fprintf(&b, "capacity: %s\nallocatable: %s\n", listText(res.Node.Status.Capacity), listText(res.Node.Status.Allocatable))
+		}
+		statusPatch := res.StatusPatch()
+		fmt.Fprintf(&b, "status patch: %s\n", orNone(statusPatch))
+		// Conditions merge by type; where a new one lands is the
+		// merge's business.
+		if diff := cmp.Diff(byType(res.Node.Status.Conditions), byType(applyPatch(t, node, statusPatch).Status.Conditions)); diff != "" {
+			t.Errorf("step %d: conditions after the status patch (-want +got):\n%s", i+1, diff)
+		}
+
+		if diff := nodeDiff(before, node); diff != "" {
+			t.Fatalf("step %d: Apply modified its input (-before +after):\n%s", i+1, diff)
+		}
+		if (len(res.Changes) == 0) != (res.Node == node) {
+			t.Errorf("step %d: %d changes, but returns the input node: %v", i+1, len(res.Changes), res.Node == node)
+		}
+		if p := kuberules.NodeProblems(res.Node); p != nil {
+			t.Errorf("step %d: the node after is invalid: %v", i+1, p)
+		}
+		if again := nodeapply.Apply(res.Node, ping, tc.opts); len(again.Changes) != 0 {
+			t.Errorf("step %d: the same ping again changes %v", i+1, again.Changes)
+		}
+		node = res.Node
+	}
+	golden.Check(t, filepath.Join("testdata", dir, tc.name+".golden"), []byte(b.String()))
 }
 
 // byType returns the conditions sorted by type.

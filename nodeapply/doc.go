@@ -66,49 +66,72 @@
 //     patch is needed without building it.
 //  9. Each ping with a time ([Ping.At]) sets two conditions: Ready, and the
 //     connectivity condition ([Options.ConnectivityCondition], by default
-//     interLink's InterlinkConnectivity). With [Options.PressureConditions]
-//     it also sets MemoryPressure, DiskPressure and PIDPressure, answered
-//     or failed: False, reason [ReasonVirtualNode], and a message that the
-//     node is virtual and its backend manages its own pressure (the node
-//     lifecycle controller sets them Unknown when the provider is gone,
-//     and nothing else would set them back). Without the option they are
-//     conditions of other types (rule 14). Times are At to the second, as
-//     the API server keeps them. A ping without a time leaves the
-//     conditions alone.
+//     interLink's InterlinkConnectivity). With
+//     [Options.VirtualNodeConditions] it also sets the four conditions
+//     that on a real node its kubelet and its network set, and on a
+//     virtual node nobody else does: MemoryPressure, DiskPressure,
+//     PIDPressure and NetworkUnavailable, answered or failed, False,
+//     reason [ReasonVirtualNode], with a message that the node is virtual
+//     and its backend manages its own pressure, or network. (The node
+//     lifecycle controller sets the pressures Unknown when the provider is
+//     gone; interLink sets NetworkUnavailable True at a failed ping; each
+//     keeps its taint until something sets the condition back.) Without
+//     the option they are conditions of other types (rule 15). Times are
+//     At to the second, as the API server keeps them. A ping without a
+//     time leaves the conditions alone.
 //  10. An answered ping sets both True (reasons InterlinkPingSuccessful and
-//     PluginReachable), at once, whatever came before.
+//     PluginReachable), at once, whatever came before, and removes the
+//     unreachable taint (rule 12), with or without a time.
 //  11. A failed ping ([Ping.Failure] set) sets the connectivity condition
 //     False (InterlinkPingFailed, with the failure in the message). The run
-//     of failures began at that condition's lastTransitionTime. Ready turns
-//     False (PluginUnreachable, its message saying since when) only at a
-//     failed ping at least the grace ([Options.Grace], [DefaultGrace]
-//     50 s; at the first with [Options.NoGrace]) after the run began, so
-//     one lost ping never stops scheduling;
-//     before that, Ready stays as it is, or is Unknown (PluginNotReached) on
-//     a node that had no Ready. A ping time before the run's start counts as
-//     no time passed: a clock that steps back delays Ready False by the
-//     step, never brings it forward.
-//  12. A failed ping changes nothing else: resources, taints and the
-//     ownership annotation stay, and its Reply, if any, is ignored with a
-//     warning (and so is Held).
-//  13. A condition's lastTransitionTime moves only when its status moves.
+//     of failures began at that condition's lastTransitionTime. The grace
+//     ([Options.Grace], [DefaultGrace] 50 s; none with [Options.NoGrace])
+//     ends at the first failed ping at least that long after the run
+//     began, so one lost ping never stops scheduling. Before that, Ready
+//     stays as it is, or is Unknown (PluginNotReached) on a node that had
+//     no Ready. After it, [Options.Unreachable] decides:
+//     [UnreachableNotReady] (the default) turns Ready False
+//     (PluginUnreachable, its message saying since when);
+//     [UnreachableNoSchedule] keeps Ready True
+//     ([ReasonPluginUnreachableKeepingPods], the message saying since
+//     when) and puts the unreachable taint on the node, and turns Ready
+//     False only once the run has lasted [Options.NotReadyAfter], if set.
+//     A ping time before the run's start counts as no time passed: a
+//     clock that steps back delays the end of the grace by the step,
+//     never brings it forward.
+//  12. The unreachable taint, [UnreachableTaintKey] with the effect
+//     NoSchedule and no value, is pingnode's own: no plugin may set its
+//     key, and Apply adds or removes only that key with that effect. A
+//     ping with a time puts it on the node (at the end, once) exactly when
+//     it failed after the grace under UnreachableNoSchedule, and removes
+//     it otherwise; an answered ping without a time removes it, and a
+//     failed one without a time leaves it. Like everything else, it is
+//     read from the node, so a provider that restarts carries on.
+//  13. A failed ping changes nothing else: resources, the other taints and
+//     the ownership annotation stay, and its Reply, if any, is ignored
+//     with a warning (and so is Held).
+//  14. A condition's lastTransitionTime moves only when its status moves.
 //     Its lastHeartbeatTime moves when the condition changes, or, with
 //     [Options.HeartbeatInterval], when it is older than that. Reasons and
 //     messages hold nothing that changes from ping to ping of the same
-//     kind, so a steady node is never rewritten. Ready's message, once
-//     False or Unknown, stays until its status changes.
-//  14. Conditions of other types, and the order of all conditions, are
+//     kind, so a steady node is never rewritten. Ready's message, once it
+//     says the plugin is unreachable, stays until its reason changes.
+//  15. Conditions of other types, and the order of all conditions, are
 //     never touched: a condition Apply sets keeps its place, and a new one
-//     is added at the end. A node with no conditions gets exactly those
-//     the ping sets, in this order: Ready, the connectivity condition,
-//     then MemoryPressure, DiskPressure and PIDPressure.
-//  15. Text taken from the plugin (the failure; the reply's body in
+//     is added at the end; none is removed (interLink's OutOfDisk, a type
+//     Kubernetes no longer reads, stays as it is: it taints nothing, and
+//     removing a condition would need a delete directive in the status
+//     patch, against a list that other writers share). A node with no
+//     conditions gets exactly those the ping sets, in this order: Ready,
+//     the connectivity condition, then MemoryPressure, DiskPressure,
+//     PIDPressure and NetworkUnavailable.
+//  16. Text taken from the plugin (the failure; the reply's body in
 //     interLink's [PingResponseAnnotation], kept only with
 //     [Options.KeepPingResponse] and emptied when a ping fails) is
 //     cut at a character boundary ([MaxFailureBytes],
 //     [MaxPingResponseBytes]) with a "…" marker, and control characters and
 //     invalid UTF-8 are replaced.
-//  16. The returned node always passes the API server's validation of
+//  17. The returned node always passes the API server's validation of
 //     capacity, allocatable and taints. If the input node did not, Apply
 //     repairs it to the safe side with a warning for each repair: a
 //     negative quantity becomes 0, a fraction of a whole-number resource is

@@ -44,12 +44,26 @@ type Options struct {
 	// [DefaultConnectivityCondition], interLink's, so that dashboards and
 	// alerts built on it keep working.
 	ConnectivityCondition corev1.NodeConditionType
-	// Grace is how long the plugin may fail to answer before Ready turns
-	// False. Zero or less means [DefaultGrace].
+	// Grace is how long the plugin may fail to answer before the node
+	// stops taking new pods: Ready turns False, or, with
+	// [UnreachableNoSchedule], the node gets the [UnreachableTaintKey]
+	// taint. Zero or less means [DefaultGrace].
 	Grace time.Duration
-	// NoGrace turns Ready False at the first failed ping, as interLink
-	// 0.6.2 does; Grace is then not used.
+	// NoGrace ends the grace at the first failed ping, as interLink 0.6.2
+	// does; Grace is then not used.
 	NoGrace bool
+	// Unreachable is what the node says once the plugin has not answered
+	// for the grace: [UnreachableNotReady] (the zero value: Ready False, so
+	// the node lifecycle controller taints the node NoExecute and running
+	// pods are evicted after their toleration) or [UnreachableNoSchedule]
+	// (Ready stays True and pingnode's own NoSchedule taint keeps new pods
+	// away, so running pods stay).
+	Unreachable Unreachable
+	// NotReadyAfter, with [UnreachableNoSchedule], turns Ready False after
+	// all once the plugin has not answered for this long (counted, like the
+	// grace, from the first failed ping; a time shorter than the grace
+	// counts as the grace). Zero or less means never.
+	NotReadyAfter time.Duration
 	// HeartbeatInterval, when positive, refreshes the lastHeartbeatTime of
 	// the conditions Apply sets when it is older than this, as the kubelet does.
 	// Leave it zero under the Virtual Kubelet node controller, which
@@ -57,18 +71,22 @@ type Options struct {
 	// condition's heartbeat moves only when the condition changes, and a
 	// steady node is never rewritten.
 	HeartbeatInterval time.Duration
-	// PressureConditions also makes every ping with a time ([Ping.At]),
-	// answered or failed, set the three conditions a kubelet reports
-	// about its node's pressure, MemoryPressure, DiskPressure and
-	// PIDPressure, to False with the reason [ReasonVirtualNode]: a
-	// virtual node has no memory, disk or process table of its own, and
-	// the backend manages its pressure itself. Without it, a node whose
-	// provider was gone for longer than the node monitor grace keeps
-	// them Unknown, as the node lifecycle controller left them, for
-	// good. They follow the rules of Ready and the connectivity
-	// condition: lastTransitionTime moves only when the status does, and
-	// a steady node is not rewritten. Off, Apply leaves them alone.
-	PressureConditions bool
+	// VirtualNodeConditions also makes every ping with a time ([Ping.At]),
+	// answered or failed, set the four conditions that on a real node its
+	// kubelet and its network set, and that on a virtual node nobody else
+	// does, to False with the reason [ReasonVirtualNode]: MemoryPressure,
+	// DiskPressure and PIDPressure (a virtual node has no memory, disk or
+	// process table of its own; the backend manages its pressure) and
+	// NetworkUnavailable (its pods' network is the backend's). Without
+	// it, a condition True or Unknown that another writer left keeps the
+	// node lifecycle controller's taint for good: after a provider outage
+	// the pressures stay Unknown, and a node interLink left after a failed
+	// ping stays NetworkUnavailable, tainted
+	// node.kubernetes.io/network-unavailable. They follow the rules of
+	// Ready and the connectivity condition: lastTransitionTime moves only
+	// when the status does, and a steady node is not rewritten. Off, Apply
+	// leaves them alone.
+	VirtualNodeConditions bool
 	// KeepPingResponse also keeps interLink's [PingResponseAnnotation]:
 	// the reply's body, cleaned and cut to [MaxPingResponseBytes], emptied
 	// when a ping fails. It costs a write each time the body changes (a

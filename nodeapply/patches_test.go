@@ -58,8 +58,8 @@ func TestPatches(t *testing.T) {
 	}
 }
 
-func orNone(b []byte) string {
-	if b == nil {
+func orNone[T ~string | ~[]byte](b T) string {
+	if len(b) == 0 {
 		return "none"
 	}
 	return string(b)

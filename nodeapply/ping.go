@@ -68,9 +68,15 @@ const (
 	// ReasonPluginNotReached is the reason of Ready Unknown, which a node
 	// that had no Ready condition gets when its first pings fail.
 	ReasonPluginNotReached = "PluginNotReached"
-	// ReasonVirtualNode is the reason of MemoryPressure, DiskPressure and
-	// PIDPressure False, set with [Options.PressureConditions]: the node
-	// is virtual, and its backend manages its own pressure.
+	// ReasonPluginUnreachableKeepingPods is the reason of Ready True while
+	// the plugin has not answered for the grace, under
+	// [UnreachableNoSchedule]: the node keeps its running pods, and the
+	// [UnreachableTaintKey] taint keeps new ones away.
+	ReasonPluginUnreachableKeepingPods = "PluginUnreachableKeepingPods"
+	// ReasonVirtualNode is the reason of MemoryPressure, DiskPressure,
+	// PIDPressure and NetworkUnavailable False, set with
+	// [Options.VirtualNodeConditions]: the node is virtual, and its
+	// backend manages its own pressure and network.
 	ReasonVirtualNode = "VirtualNode"
 
 	// DefaultGrace is how long the plugin may fail to answer before Ready
@@ -99,5 +105,7 @@ const (
 	messagePluginReachable = "the plugin answers its pings"
 	messageUnreachable     = "the plugin has not answered since "
 	messageNotReached      = "the plugin has not answered yet: "
-	messageVirtualNode     = "the node is virtual and its backend manages its own pressure"
+	messageKeepingPods     = "running pods are kept and new ones wait (taint " + UnreachableTaintKey + ":NoSchedule); the plugin has not answered since "
+	messageVirtualPressure = "the node is virtual and its backend manages its own pressure"
+	messageVirtualNetwork  = "the node is virtual and its backend manages its own network"
 )

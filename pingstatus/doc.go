@@ -81,9 +81,11 @@
 //  7. Taints are unique by key and effect: of a repeated pair the last entry
 //     is kept.
 //  8. Keys that Kubernetes controllers own (node.kubernetes.io/*,
-//     node.cloudprovider.kubernetes.io/*, node-role.kubernetes.io/*) and the
-//     provider's protected keys ([DefaultProtectedKey] and
-//     [Options.ProtectedKeys]) are dropped.
+//     node.cloudprovider.kubernetes.io/*, node-role.kubernetes.io/*),
+//     pingnode's own (pingnode.io/plugin-unreachable, the taint nodeapply
+//     puts on a node whose plugin does not answer) and the provider's
+//     protected keys ([DefaultProtectedKey] and [Options.ProtectedKeys])
+//     are dropped.
 //  9. Over [Options.MaxAccelerators] or [Options.MaxTaints] entries, the
 //     whole list is ignored.
 //

@@ -215,6 +215,9 @@ func (p *parser) taints(in []taint) (replace bool, out []corev1.Taint, kept []st
 		case problems.Key != "":
 			p.warn(SubjectTaint, Refused, path+fieldPath(taintLevel, keyField), "%s is not a valid taint key: %s; entry dropped", text.Quote(t.Key, quoteBytes), problems.Key)
 			continue
+		case problems.Reserved && t.Key == kuberules.UnreachableTaintKey:
+			p.warn(SubjectTaint, Refused, path+fieldPath(taintLevel, keyField), "%s is pingnode's own, for a plugin that does not answer; entry dropped", t.Key)
+			continue
 		case problems.Reserved:
 			p.warn(SubjectTaint, Refused, path+fieldPath(taintLevel, keyField), "%s belongs to Kubernetes controllers; entry dropped", t.Key)
 			continue

@@ -107,10 +107,12 @@ func (c *Config) options() options {
 		ReplaceAllTaints:      c.Compat,
 		Grace:                 c.Grace,
 		ConnectivityCondition: c.ConnectivityCondition,
-		// MemoryPressure, DiskPressure and PIDPressure False, with true
-		// transition times: after an outage, when the node lifecycle
-		// controller set them Unknown, the next ping restores them.
-		PressureConditions: true,
+		// MemoryPressure, DiskPressure, PIDPressure and NetworkUnavailable
+		// False, with true transition times: after an outage, when the
+		// node lifecycle controller set the pressures Unknown, or on a
+		// node interLink left NetworkUnavailable, the next ping restores
+		// them.
+		VirtualNodeConditions: true,
 	}}
 }
 

@@ -272,16 +272,18 @@ func Node() *rapid.Generator[*corev1.Node] {
 }
 
 // Conditions draws a node's conditions: some of the kubelet's types (the
-// pressure conditions among them), a custom one, and perhaps Ready and the
-// connectivity condition of type connectivity, in any status, with any
-// reason, heartbeat and transition times around t0.
+// pressure conditions among them), NetworkUnavailable, interLink's
+// obsolete OutOfDisk, a custom one, and perhaps Ready and the connectivity
+// condition of type connectivity, in any status, with any reason (interLink's
+// and pingnode's among them), heartbeat and transition times around t0.
 func Conditions(connectivity corev1.NodeConditionType, t0 time.Time) *rapid.Generator[[]corev1.NodeCondition] {
 	return rapid.Custom(func(t *rapid.T) []corev1.NodeCondition {
 		types := []corev1.NodeConditionType{
-			corev1.NodeReady, connectivity, corev1.NodeMemoryPressure, corev1.NodeDiskPressure, corev1.NodePIDPressure, "example.com/Custom",
+			corev1.NodeReady, connectivity, corev1.NodeMemoryPressure, corev1.NodeDiskPressure, corev1.NodePIDPressure,
+			corev1.NodeNetworkUnavailable, "OutOfDisk", "example.com/Custom",
 		}
 		var conditions []corev1.NodeCondition
-		for _, i := range rapid.Permutation([]int{0, 1, 2, 3, 4, 5}).Draw(t, "order") {
+		for _, i := range rapid.Permutation([]int{0, 1, 2, 3, 4, 5, 6, 7}).Draw(t, "order") {
 			if !rapid.Bool().Draw(t, "has "+string(types[i])) {
 				continue
 			}
@@ -291,7 +293,7 @@ func Conditions(connectivity corev1.NodeConditionType, t0 time.Time) *rapid.Gene
 			conditions = append(conditions, corev1.NodeCondition{
 				Type:               types[i],
 				Status:             rapid.SampledFrom([]corev1.ConditionStatus{corev1.ConditionTrue, corev1.ConditionFalse, corev1.ConditionUnknown}).Draw(t, "status"),
-				Reason:             rapid.SampledFrom([]string{"KubeletReady", "PluginReachable", "PluginUnreachable", "InterlinkPingFailed", "NodeStatusUnknown", "VirtualNode", ""}).Draw(t, "reason"),
+				Reason:             rapid.SampledFrom([]string{"KubeletReady", "KubeletPending", "RouteCreated", "PluginReachable", "PluginUnreachable", "PluginUnreachableKeepingPods", "InterlinkPingFailed", "NodeStatusUnknown", "VirtualNode", ""}).Draw(t, "reason"),
 				Message:            rapid.SampledFrom([]string{"", "Interlink is ready", "the plugin answers its pings", "Kubelet stopped posting node status."}).Draw(t, "message"),
 				LastHeartbeatTime:  when("heartbeat"),
 				LastTransitionTime: when("transition"),

@@ -11,6 +11,12 @@ import (
 // virtual node itself. No plugin may set or remove it.
 const DefaultProtectedKey = "virtual-node.interlink/no-schedule"
 
+// UnreachableTaintKey is the key of the NoSchedule taint that nodeapply
+// puts on a node whose plugin has not answered for the grace, when asked
+// to keep running pods instead of turning Ready False. It is pingnode's:
+// no plugin may set it.
+const UnreachableTaintKey = "pingnode.io/plugin-unreachable"
+
 // Bounds on names and values, for input whose length nothing else bounds.
 const (
 	// MaxNameBytes is the longest qualified name: a 253-byte DNS
@@ -38,8 +44,12 @@ var reservedPrefixes = [...]string{
 
 // IsReservedKey reports whether key belongs to a Kubernetes controller
 // (node.kubernetes.io/*, node.cloudprovider.kubernetes.io/*,
-// node-role.kubernetes.io/*).
+// node-role.kubernetes.io/*) or to pingnode itself
+// ([UnreachableTaintKey]).
 func IsReservedKey(key string) bool {
+	if key == UnreachableTaintKey {
+		return true
+	}
 	for _, p := range reservedPrefixes {
 		if strings.HasPrefix(key, p) {
 			return true

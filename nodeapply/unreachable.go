@@ -1,0 +1,125 @@
+package nodeapply
+
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/pingnode/pingnode/internal/enum"
+	"github.com/pingnode/pingnode/internal/kuberules"
+)
+
+// Unreachable is what a node says once its plugin has not answered for
+// the grace ([Options.Unreachable]).
+type Unreachable int
+
+const (
+	// UnreachableNotReady turns Ready False. The node lifecycle controller
+	// then taints the node node.kubernetes.io/not-ready, NoSchedule and
+	// NoExecute: no new pod lands, and every running pod without a
+	// toleration for it is evicted after its toleration seconds (300 s,
+	// the default that admission gives every pod); the provider is told
+	// to delete it, and the backend cancels the job. Pods are also
+	// marked not ready, and leave their Services' endpoints.
+	UnreachableNotReady Unreachable = iota
+	// UnreachableNoSchedule keeps Ready True, with the reason
+	// [ReasonPluginUnreachableKeepingPods], and puts pingnode's own taint
+	// [UnreachableTaintKey]:NoSchedule on the node: no new pod lands, and
+	// running pods stay, ready, in their Services' endpoints. The taint
+	// goes at the next answered ping. Ready turns False only after
+	// [Options.NotReadyAfter], if it is set.
+	UnreachableNoSchedule
+)
+
+var unreachableNames = [...]string{"NotReady", "NoSchedule"}
+
+// String returns "NotReady" or "NoSchedule".
+func (u Unreachable) String() string { return enum.Name(unreachableNames[:], int(u), "Unreachable") }
+
+// MarshalText returns the policy as [Unreachable.String] writes it.
+func (u Unreachable) MarshalText() ([]byte, error) {
+	return enum.Marshal(u, u >= UnreachableNotReady && u <= UnreachableNoSchedule)
+}
+
+// UnmarshalText reads what MarshalText writes, so that a flag or a
+// configuration file can name the policy.
+func (u *Unreachable) UnmarshalText(b []byte) error {
+	return enum.Unmarshal(u, b, UnreachableNotReady, UnreachableNoSchedule)
+}
+
+// UnreachableTaintKey is the key of the taint that Apply puts on a node,
+// with the effect NoSchedule, while its plugin has not answered for the
+// grace under [UnreachableNoSchedule]. It is pingnode's own: no plugin may
+// set it, and Apply adds and removes only this key with this effect.
+const UnreachableTaintKey = kuberules.UnreachableTaintKey
+
+// unreachableTaint is the taint itself: no value, so that it never
+// changes while it stands, and no time added (Apply has no clock; the
+// connectivity condition says since when).
+var unreachableTaint = corev1.Taint{Key: UnreachableTaintKey, Effect: corev1.TaintEffectNoSchedule}
+
+// fence is what a ping asks of the unreachable taint.
+type fence int
+
+const (
+	fenceLeave   fence = iota // as it is: a failed ping without a time
+	fenceAbsent               // no such taint
+	fencePresent              // the taint, once
+)
+
+// fenceWant works out what the ping asks of the unreachable taint: an
+// answered ping removes it, and a failed one with a time puts it when the
+// grace has ended under UnreachableNoSchedule and removes it otherwise.
+func (a *checker) fenceWant() fence {
+	switch {
+	case a.ping.Reached():
+		return fenceAbsent
+	case a.at.IsZero():
+		return fenceLeave
+	case a.pastGrace && a.opts.Unreachable == UnreachableNoSchedule:
+		return fencePresent
+	}
+	return fenceAbsent
+}
+
+// isFence reports whether t is the unreachable taint (key and effect).
+func isFence(t *corev1.Taint) bool {
+	return t.Key == UnreachableTaintKey && t.Effect == corev1.TaintEffectNoSchedule
+}
+
+// fenceUnchanged reports whether the node's taints are as the ping asks
+// of the unreachable taint, without allocating.
+func (a *checker) fenceUnchanged() bool {
+	if a.fence == fenceLeave {
+		return true
+	}
+	n := 0
+	for i := range a.in.Spec.Taints {
+		if isFence(&a.in.Spec.Taints[i]) {
+			n++
+		}
+	}
+	if a.fence == fencePresent {
+		return n == 1
+	}
+	return n == 0
+}
+
+// setFence puts the unreachable taint on out, at the end, or removes it,
+// as the ping asks; other taints keep their place.
+func (a *applier) setFence(out *corev1.Node) {
+	if a.fence == fenceLeave {
+		return
+	}
+	kept := out.Spec.Taints[:0:0]
+	for _, t := range out.Spec.Taints {
+		if !isFence(&t) {
+			kept = append(kept, t)
+		}
+	}
+	if a.fence == fencePresent {
+		kept = append(kept, unreachableTaint)
+	}
+	if len(kept) == 0 {
+		kept = nil
+	}
+	out.Spec.Taints = kept
+}
