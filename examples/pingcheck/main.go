@@ -18,6 +18,13 @@
 //
 //	pingcheck -node node.json -at 2026-11-30T12:01:00Z -failed "HTTP 503"
 //
+// -unreachable and -not-ready-after choose what the node says once the
+// plugin has not answered for the -grace (see nodeapply.Options), and
+// -virtual-node-conditions sets the conditions the example provider sets,
+// so that a node another provider left can be tried:
+//
+//	pingcheck -node testdata/nodes/interlink-failed-ping.json -at 2026-11-30T00:00:30Z -unreachable NoSchedule -failed "HTTP 503"
+//
 // With -url, pingcheck pings a live plugin exactly as the Virtual Kubelet
 // example does (the same client: timeout, body limit, status handling,
 // failure names) and shows the outcome; with -watch it pings every
@@ -74,7 +81,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	compat := flags.Bool("compat", false, "interLink 0.6.2's taint rule: replace every taint but the protected ones")
 	at := flags.String("at", "", "the ping's time (RFC 3339): the conditions follow the ping")
 	failed := flags.String("failed", "", "the plugin did not answer, for this reason (\"HTTP 503\", \"timeout after 10s\"); needs -at, reads no reply")
-	grace := flags.Duration("grace", nodeapply.DefaultGrace, "how long the plugin may fail to answer before Ready turns False (0: at the first failed ping)")
+	grace := flags.Duration("grace", nodeapply.DefaultGrace, "how long the plugin may fail to answer before the node takes no new pods (0: at the first failed ping)")
+	var unreachable nodeapply.Unreachable
+	flags.TextVar(&unreachable, "unreachable", nodeapply.UnreachableNotReady, "what the node says once the plugin has not answered for the grace: NotReady (Ready False: running pods are evicted after their toleration) or NoSchedule (Ready stays True and the taint "+nodeapply.UnreachableTaintKey+":NoSchedule keeps new pods away: running pods stay)")
+	notReadyAfter := flags.Duration("not-ready-after", 0, "with -unreachable NoSchedule: turn Ready False after all once the plugin has not answered for this long (0: never)")
+	virtual := flags.Bool("virtual-node-conditions", false, "also set MemoryPressure, DiskPressure, PIDPressure and NetworkUnavailable False, as the example provider does (for a node another writer, such as interLink, left with them)")
 	pluginURL := flags.String("url", "", "ping this plugin status endpoint, as the provider does, instead of reading a reply")
 	timeout := flags.Duration("timeout", 10*time.Second, "with -url: how long one ping may take")
 	watchMode := flags.Bool("watch", false, "with -url: ping every -interval and print what each ping changes")
@@ -102,13 +113,18 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *protected != "" {
 		keys = strings.Split(*protected, ",")
 	}
-	if *grace < 0 {
+	switch {
+	case *grace < 0:
 		fmt.Fprintln(stderr, "pingcheck: -grace: want 0 (at the first failed ping) or more")
+		return exitUsage
+	case *notReadyAfter < 0 || *notReadyAfter > 0 && unreachable != nodeapply.UnreachableNoSchedule:
+		fmt.Fprintln(stderr, "pingcheck: -not-ready-after: want 0 or more, with -unreachable NoSchedule")
 		return exitUsage
 	}
 	opts := nodeapply.Options{
 		Reply:            pingstatus.Options{AllowZero: *allowZero, ProtectedKeys: keys},
 		ReplaceAllTaints: *compat, Grace: *grace, NoGrace: *grace == 0,
+		Unreachable: unreachable, NotReadyAfter: *notReadyAfter, VirtualNodeConditions: *virtual,
 	}
 	name := "-"
 	if flags.NArg() == 1 {

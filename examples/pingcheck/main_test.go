@@ -37,6 +37,10 @@ func TestGolden(t *testing.T) {
 		{"failed", []string{"-node", "../../testdata/nodes/node-with-plugin-taints.json", "-at", "2026-11-30T12:00:00Z", "-failed", "HTTP 503 Service Unavailable"}, ""},
 		{"failed-no-grace", []string{"-node", "../../testdata/nodes/node-with-plugin-taints.json", "-grace", "0", "-at", "2026-11-30T12:00:00Z", "-failed", "timeout after 10s"}, ""},
 		{"failed-needs-at", []string{"-failed", "HTTP 503"}, ""},
+		{"interlink-takeover", []string{"-node", "../../testdata/nodes/interlink-failed-ping.json", "-virtual-node-conditions", "-at", "2026-11-30T00:00:00Z", "../../testdata/replies/slurm.json"}, ""},
+		{"unreachable-noschedule", []string{"-node", "../../testdata/nodes/interlink-failed-ping.json", "-unreachable", "NoSchedule", "-at", "2026-11-30T00:00:30Z", "-failed", "HTTP 503"}, ""},
+		{"unreachable-bad", []string{"-unreachable", "Evict", "-at", "2026-11-30T00:00:30Z", "-failed", "HTTP 503"}, ""},
+		{"not-ready-after-needs-noschedule", []string{"-not-ready-after", "1h", "-at", "2026-11-30T00:00:30Z", "-failed", "HTTP 503"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
