@@ -41,7 +41,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
+	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
@@ -86,15 +86,21 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	flags.TextVar(&unreachable, "unreachable", nodeapply.UnreachableNotReady, "what the node says once the plugin has not answered for the grace: NotReady (Ready False: running pods are evicted after their toleration) or NoSchedule (Ready stays True and the taint "+nodeapply.UnreachableTaintKey+":NoSchedule keeps new pods away: running pods stay)")
 	notReadyAfter := flags.Duration("not-ready-after", 0, "with -unreachable NoSchedule: turn Ready False after all once the plugin has not answered for this long (0: never)")
 	virtual := flags.Bool("virtual-node-conditions", false, "also set MemoryPressure, DiskPressure, PIDPressure and NetworkUnavailable False, as the example provider does (for a node another writer, such as interLink, left with them)")
-	pluginURL := flags.String("url", "", "ping this plugin status endpoint, as the provider does, instead of reading a reply")
+	pluginURL := flags.String("url", "", "ping this plugin status endpoint (http://, https:// or unix:///path/to/plugin.sock), as the provider does, instead of reading a reply")
 	timeout := flags.Duration("timeout", 10*time.Second, "with -url: how long one ping may take")
 	watchMode := flags.Bool("watch", false, "with -url: ping every -interval and print what each ping changes")
 	interval := flags.Duration("interval", 5*time.Second, "with -watch: the time between pings")
 	count := flags.Int("count", 0, "with -watch: stop after this many pings (0: until interrupted)")
+	var transport pingclient.Config // with -url: how the plugin is reached
+	transport.AddFlags(flags, "")
 	if err := flags.Parse(args); err != nil {
 		return exitUsage
 	}
 	live := *pluginURL != ""
+	if bad := usageProblem(flags, live, *watchMode, *interval, *timeout); bad != "" {
+		fmt.Fprintln(stderr, "pingcheck:", bad)
+		return exitUsage
+	}
 	if flags.NArg() > 1 || (*output != "text" && *output != "json") || (*failed != "" && (*at == "" || flags.NArg() > 0)) ||
 		(live && (flags.NArg() > 0 || *failed != "" || *at != "")) || (*watchMode && !live) {
 		flags.Usage()
@@ -148,7 +154,18 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	if live {
-		client := &pingclient.Client{URL: *pluginURL, Timeout: *timeout, HTTP: &http.Client{}}
+		transport.URL, transport.Timeout, transport.MaxBodyBytes = *pluginURL, *timeout, opts.Reply.MaxBodyBytes
+		transport.Log = slog.New(slog.NewTextHandler(stderr, nil))
+		if err := transport.Validate(); err != nil {
+			fmt.Fprintln(stderr, "pingcheck:", err)
+			return exitUsage
+		}
+		client, err := pingclient.New(transport)
+		if err != nil {
+			fmt.Fprintln(stderr, "pingcheck:", err)
+			return exitUsage
+		}
+		defer client.Close()
 		if *watchMode {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 			defer stop()
@@ -189,6 +206,29 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitWarnings
 	}
 	return exitOK
+}
+
+// usageProblem returns what is wrong with flags that parsed, or "": the
+// transport flags and -timeout need -url, and -watch needs an -interval
+// and a -timeout above zero.
+func usageProblem(flags *flag.FlagSet, live, watch bool, interval, timeout time.Duration) string {
+	transportFlags := flag.NewFlagSet("", flag.ContinueOnError)
+	new(pingclient.Config).AddFlags(transportFlags, "")
+	problem := ""
+	flags.Visit(func(f *flag.Flag) {
+		if !live && problem == "" && (transportFlags.Lookup(f.Name) != nil || f.Name == "timeout") {
+			problem = "-" + f.Name + ": only with -url"
+		}
+	})
+	switch {
+	case problem != "":
+		return problem
+	case live && timeout <= 0:
+		return "-timeout: want more than 0"
+	case watch && interval <= 0:
+		return "-interval: want more than 0"
+	}
+	return ""
 }
 
 // outcome parses the reply of an answered ping.

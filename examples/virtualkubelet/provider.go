@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -207,7 +206,6 @@ func NewProvider(cfg Config, client kubernetes.Interface, log *slog.Logger) *Pro
 	return &Provider{
 		cfg: cfg, opts: cfg.options(), client: client, nodes: client.CoreV1().Nodes(),
 		eventSink: client.CoreV1().Events(metav1.NamespaceAll), log: log,
-		pinger:  &pingclient.Client{URL: cfg.PluginURL, Timeout: cfg.Timeout, HTTP: &http.Client{}},
 		metrics: metrics.forNode(cfg.Static.Name),
 	}
 }
@@ -231,6 +229,12 @@ func (p *Provider) notifier() func(*corev1.Node) {
 // Run registers the node, then pings the plugin every interval until ctx
 // ends.
 func (p *Provider) Run(ctx context.Context) error {
+	pinger, err := pingclient.New(pingclient.Config{URL: p.cfg.PluginURL, Timeout: p.cfg.Timeout})
+	if err != nil {
+		return err
+	}
+	defer pinger.Close()
+	p.pinger = pinger
 	leaseSeconds, renew, err := p.cfg.lease()
 	if err != nil {
 		return err

@@ -1,105 +1,226 @@
 // Package pingclient asks a plugin's status endpoint once, as a provider does,
 // and turns what happened into a [nodeapply.Ping]: the reply's bytes, or a
-// short failure that stays the same while the plugin fails the same way.
-// The Virtual Kubelet example and pingcheck share it, so that a plugin
-// author sees exactly what the provider would.
+// short failure that stays the same while the plugin fails the same way
+// ([nodeapply.Failure]). The Virtual Kubelet example and pingcheck share
+// it, so that a plugin author sees exactly what the provider would.
+//
+// It reaches plugins as they are deployed (see [Config]): over HTTP,
+// HTTPS with a CA file and a client certificate, or a Unix socket; with a
+// bearer token; through the proxy of the environment. Its files are read
+// again at each ping, so that a rotated token, certificate or CA is used
+// without a restart. [Config.AddFlags] registers the flags for all of it.
 package pingclient
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
-	"syscall"
+	"sync"
 	"time"
 
 	"github.com/pingnode/pingnode/nodeapply"
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
-// Client pings one plugin.
+// Client pings one plugin. Its methods are safe for concurrent use, though
+// a provider pings one plugin at a time.
 type Client struct {
-	// URL is the plugin's status endpoint.
-	URL string
-	// Timeout bounds one ping, from sending the request to the last byte
-	// of the reply.
-	Timeout time.Duration
-	// HTTP is the client to use; nil means http.DefaultClient, shared
-	// with everything else in the process that uses it (Timeout still
-	// bounds each ping).
-	HTTP *http.Client
-	// Now is the clock, for tests; nil means time.Now.
-	Now func() time.Time
+	timeout time.Duration
+	maxBody int64 // bytes read of a reply
+	now     func() time.Time
+	log     *slog.Logger
+	// request is the URL requested: the plugin's, or for a Unix socket,
+	// http://unix and the path, as interLink does.
+	request string
+	// socket is the Unix socket's path, or "".
+	socket string
+
+	mu        sync.Mutex
+	token     *watched[string] // nil without a token file
+	tlsFiles  *tlsFiles        // nil for http and unix URLs
+	transport *http.Transport
+	client    *http.Client
 }
 
-// Ping asks the plugin once. The result's At is when the request was
-// sent; Body holds at most one byte more than
-// pingstatus.DefaultMaxBodyBytes, so that Parse can tell an oversized
-// reply. A reply other than HTTP 200, a timeout or a transport error is a
-// failure; the reply's body is never part of the failure.
-func (c *Client) Ping(ctx context.Context) nodeapply.Ping {
-	now := time.Now
-	if c.Now != nil {
-		now = c.Now
+// New returns a client for the plugin that cfg names. It fails when cfg
+// does not pass [Config.Validate], or when a file it names cannot be read
+// or used; an error names the flag of the file and never holds a token.
+func New(cfg Config) (*Client, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
 	}
-	ping := nodeapply.Ping{At: now()}
-	if c.Timeout > 0 {
+	scheme, socket, _ := parseURL(cfg.URL)
+	c := &Client{
+		timeout: cfg.Timeout,
+		maxBody: int64(cfg.MaxBodyBytes) + 1,
+		now:     cfg.Now,
+		log:     cfg.Log,
+		request: cfg.URL,
+		socket:  socket,
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		c.maxBody = pingstatus.DefaultMaxBodyBytes + 1
+	}
+	if c.now == nil {
+		c.now = time.Now
+	}
+	if c.log == nil {
+		c.log = slog.Default()
+	}
+	if socket != "" {
+		path := cfg.Path
+		if path == "" {
+			path = DefaultPath
+		}
+		c.request = "http://unix" + path
+	}
+	if cfg.TokenFile != "" {
+		c.token = newToken(&cfg)
+		if err := c.token.load(); err != nil {
+			return nil, err
+		}
+		if scheme == "http" {
+			c.log.Warn("the bearer token goes to the plugin in clear text: its URL is http://, not https://")
+		}
+	}
+	if scheme == "https" {
+		c.tlsFiles = newTLSFiles(&cfg)
+		if err := c.tlsFiles.load(); err != nil {
+			return nil, err
+		}
+		if cfg.InsecureSkipTLSVerify {
+			c.log.Warn("the plugin's server certificate is not verified (" + cfg.flag(flagInsecure) + "): anyone between here and the plugin can answer for it")
+		}
+	}
+	c.transport = c.newTransport()
+	c.client = &http.Client{Transport: c.transport}
+	return c, nil
+}
+
+// newTransport returns a transport for the TLS files in use: HTTP/1.1
+// (interLink's client speaks it too), the proxy of the environment, and
+// for a Unix socket, every connection to the socket and no proxy.
+func (c *Client) newTransport() *http.Transport {
+	dialer := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+	t := &http.Transport{
+		Proxy:                  http.ProxyFromEnvironment,
+		OnProxyConnectResponse: proxyConnectResponse,
+		DialContext:            dialer.DialContext,
+		TLSHandshakeTimeout:    10 * time.Second,
+		IdleConnTimeout:        90 * time.Second,
+		MaxIdleConnsPerHost:    1,
+	}
+	if c.tlsFiles != nil {
+		t.TLSClientConfig = c.tlsFiles.config()
+	}
+	if c.socket != "" {
+		t.Proxy = nil
+		t.DialContext = func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return dialer.DialContext(ctx, "unix", c.socket)
+		}
+	}
+	return t
+}
+
+// proxyConnectRefused is a proxy's refusal to open a tunnel to the
+// plugin, by its status code: net/http would report the proxy's own
+// reason phrase instead.
+type proxyConnectRefused int
+
+func (code proxyConnectRefused) Error() string {
+	return "the proxy refused the tunnel: " + nodeapply.Failure(int(code), nil)
+}
+
+func proxyConnectResponse(_ context.Context, _ *url.URL, _ *http.Request, resp *http.Response) error {
+	if resp.StatusCode != http.StatusOK {
+		return proxyConnectRefused(resp.StatusCode)
+	}
+	return nil
+}
+
+// current returns the HTTP client and the token for a ping, after it read
+// the files again. When the TLS files changed, the new client connects
+// anew, and the old one's idle connections are closed, so that the ping
+// makes a handshake with the new certificate.
+func (c *Client) current() (*http.Client, string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	token := ""
+	if c.token != nil {
+		c.token.refresh(c.log)
+		token = c.token.value
+	}
+	if c.tlsFiles != nil && c.tlsFiles.refresh(c.log) {
+		old := c.transport
+		c.transport = c.newTransport()
+		c.client = &http.Client{Transport: c.transport}
+		old.CloseIdleConnections()
+	}
+	return c.client, token
+}
+
+// Ping asks the plugin once. The result's At is when the ping began;
+// Body holds at most one byte more than the body limit
+// ([Config.MaxBodyBytes]). A reply other than HTTP 200, a timeout or a
+// transport error is a failure, named by [nodeapply.Failure], except that
+// a ping cut by the client's own timeout is "timeout after" the timeout.
+// The reply's body, the URL and the token are never part of a failure.
+func (c *Client) Ping(ctx context.Context) nodeapply.Ping {
+	ping := nodeapply.Ping{At: c.now()}
+	client, token := c.current()
+	parent := ctx
+	if c.timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.Timeout)
+		ctx, cancel = context.WithTimeout(ctx, c.timeout)
 		defer cancel()
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.URL, nil)
-	if err != nil {
-		ping.Failure = "bad plugin URL"
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.request, nil)
+	if err != nil { // the URL passed Validate
+		ping.Failure = c.failure(parent, 0, err)
 		return ping
 	}
-	httpClient := c.HTTP
-	if httpClient == nil {
-		httpClient = http.DefaultClient
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	resp, err := httpClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
-		ping.Failure = c.describe(ctx, err)
+		ping.Failure = c.failure(parent, 0, err)
 		return ping
 	}
 	defer func() { _ = resp.Body.Close() }()
 	if resp.StatusCode != http.StatusOK {
-		ping.Failure = "HTTP " + resp.Status
+		// Read a little of the body, so that the connection can serve
+		// the next ping.
+		_, _ = io.CopyN(io.Discard, resp.Body, 64<<10)
+		ping.Failure = c.failure(parent, resp.StatusCode, nil)
 		return ping
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, pingstatus.DefaultMaxBodyBytes+1))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, c.maxBody))
 	if err != nil {
-		ping.Failure = "reading the reply: " + c.describe(ctx, err)
+		ping.Failure = c.failure(parent, resp.StatusCode, err)
 		return ping
 	}
 	ping.Body = body
 	return ping
 }
 
-// describe names a transport error without the URL (which may carry a
-// token) and without anything that changes from one ping to the next.
-func (c *Client) describe(ctx context.Context, err error) string {
-	var netErr net.Error
-	switch {
-	case errors.Is(ctx.Err(), context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
-		return fmt.Sprintf("timeout after %s", c.Timeout)
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return "connection refused"
-	case errors.Is(err, syscall.ECONNRESET):
-		return "connection reset"
-	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return "connection closed before the reply ended"
+// failure names what went wrong; a timeout that is the client's own says
+// how long it was.
+func (c *Client) failure(parent context.Context, code int, err error) string {
+	failure := nodeapply.Failure(code, err)
+	if failure == "timeout" && c.timeout > 0 && parent.Err() == nil {
+		return "timeout after " + c.timeout.String()
 	}
-	var dnsErr *net.DNSError
-	if errors.As(err, &dnsErr) {
-		return "no such host " + dnsErr.Name
-	}
-	var urlErr *url.Error
-	if errors.As(err, &urlErr) {
-		err = urlErr.Err
-	}
-	return "transport error: " + err.Error()
+	return failure
+}
+
+// Close closes the client's idle connections. The client may still ping
+// after it, with new connections.
+func (c *Client) Close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.transport.CloseIdleConnections()
 }
