@@ -3,19 +3,24 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
+
+	"github.com/pingnode/pingnode/internal/testpki"
 )
 
-// startPlugin builds and starts examples/plugin on a free port and
-// returns its status URL; it stops with the test.
+// startPlugin builds and starts examples/plugin on a free port of
+// 127.0.0.1 (or on the Unix socket that args name) and returns its status
+// URL, https:// when args hold -cert-file; it stops with the test.
 func startPlugin(t *testing.T, args ...string) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "plugin")
@@ -39,24 +44,19 @@ func startPlugin(t *testing.T, args ...string) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	// The plugin logs one line once it is about to serve; then wait until
-	// it answers.
-	if !bufio.NewScanner(stderr).Scan() {
+	// The plugin logs one line once it listens: from then on it answers.
+	lines := bufio.NewScanner(stderr)
+	if !lines.Scan() {
 		t.Fatal("the plugin said nothing")
 	}
-	url := "http://" + addr + "/status"
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		resp, err := http.Get(url)
-		if err == nil {
-			_ = resp.Body.Close()
-			return url
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the plugin does not answer: %v", err)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !strings.Contains(lines.Text(), "serving the ping reply") {
+		t.Fatalf("the plugin did not start: %s", lines.Text())
 	}
+	go func() { _, _ = io.Copy(io.Discard, stderr) }()
+	if slices.Contains(args, "-cert-file") {
+		return "https://" + addr + "/status"
+	}
+	return "http://" + addr + "/status"
 }
 
 func TestLivePlugin(t *testing.T) {
@@ -162,4 +162,75 @@ func TestWatch(t *testing.T) {
 	if !strings.Contains(stdout.String(), "status.conditions[InterlinkConnectivity].status: True -> False") {
 		t.Errorf("no transition in:\n%s", stdout.String())
 	}
+}
+
+// TestLivePluginAsDeployed: pingcheck reaches the example plugin behind
+// mutual TLS and a bearer token, and on a Unix socket, with the transport
+// flags; each wrong way in fails with its own words, and the token shows
+// nowhere.
+func TestLivePluginAsDeployed(t *testing.T) {
+	dir := t.TempDir()
+	file := func(name string, content []byte) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, content, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	ca := testpki.NewCA(t, "plugins")
+	server := ca.Issue(t, testpki.Loopback)
+	client := ca.Issue(t, testpki.Options{CommonName: "virtual-kubelet", Client: true})
+	const token = "s3cret-token-7f1"
+	files := map[string]string{
+		"ca": file("ca.pem", ca.PEM), "cert": file("server.pem", server.CertPEM), "key": file("server-key.pem", server.KeyPEM),
+		"client": file("client.pem", client.CertPEM), "client-key": file("client-key.pem", client.KeyPEM),
+		"token": file("token", []byte(token+"\n")), "wrong": file("wrong-token", []byte("not-the-token\n")),
+	}
+	url := startPlugin(t, "-cert-file", files["cert"], "-key-file", files["key"], "-client-ca-file", files["ca"], "-token-file", files["token"])
+	socket := filepath.Join(shortDir(t), "plugin.sock")
+	startPlugin(t, "-unix-socket", socket, "-token-file", files["token"])
+
+	for _, tt := range []struct {
+		name    string
+		args    []string
+		failure string // "" when the plugin answers
+	}{
+		{"mutual TLS and a token", []string{"-url", url, "-ca-file", files["ca"], "-cert-file", files["client"], "-key-file", files["client-key"], "-token-file", files["token"]}, ""},
+		{"a Unix socket and a token", []string{"-url", "unix://" + socket, "-token-file", files["token"]}, ""},
+		{"the wrong token", []string{"-url", url, "-ca-file", files["ca"], "-cert-file", files["client"], "-key-file", files["client-key"], "-token-file", files["wrong"]}, "HTTP 401 Unauthorized: credentials refused"},
+		{"no client certificate", []string{"-url", url, "-ca-file", files["ca"], "-token-file", files["token"]}, "client certificate refused (certificate required)"},
+		{"the system's CAs only", []string{"-url", url, "-cert-file", files["client"], "-key-file", files["client-key"], "-token-file", files["token"]}, "server certificate not trusted"},
+		{"a missing socket", []string{"-url", "unix://" + socket + ".gone", "-token-file", files["token"]}, "unix socket missing"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(append([]string{"-strict", "-timeout", "5s"}, tt.args...), nil, &stdout, &stderr)
+			out := stdout.String() + stderr.String()
+			want := `kind     structured, status "ok"`
+			if tt.failure != "" {
+				want = "failed   " + tt.failure
+			}
+			if !strings.Contains(out, want) {
+				t.Errorf("no %q in:\n%s", want, out)
+			}
+			if wantCode := map[bool]int{true: exitOK, false: exitWarnings}[tt.failure == ""]; code != wantCode {
+				t.Errorf("exit %d, want %d", code, wantCode)
+			}
+			if strings.Contains(out, token) {
+				t.Errorf("the token shows in the output:\n%s", out)
+			}
+		})
+	}
+}
+
+// shortDir is a folder with a short path, for a Unix socket (at most 107
+// bytes), removed with the test.
+func shortDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "pc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	return dir
 }

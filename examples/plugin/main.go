@@ -4,14 +4,26 @@
 //
 //	go run ./examples/plugin -addr 127.0.0.1:4000 -cpu 64 -memory 250000Mi -gpu nvidia.com/gpu=4
 //	curl -s 127.0.0.1:4000/status | go run ./examples/pingcheck -strict -
+//
+// It serves as plugins are deployed, too: HTTPS with -cert-file and
+// -key-file, requiring client certificates signed by -client-ca-file
+// (mutual TLS, TLS 1.2 at least), requiring the bearer token of
+// -token-file (read at each request, so that a rotated token is taken at
+// once), or on a Unix socket with -unix-socket instead of -addr.
 package main
 
 import (
+	"crypto/subtle"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"log"
+	"net"
 	"net/http"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -78,8 +90,51 @@ func Handler(current func() Backend) http.Handler {
 	return mux
 }
 
+// RequireToken serves next only to requests that carry the bearer token
+// read from file at each request, and answers 401 otherwise.
+func RequireToken(file string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		want, err := os.ReadFile(file)
+		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		token := strings.TrimSpace(string(want))
+		if err != nil || token == "" || !ok || subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
+			w.Header().Set("WWW-Authenticate", "Bearer")
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// serverTLS is the TLS configuration of the server: its certificate, and
+// with clientCA, client certificates required and verified.
+func serverTLS(certFile, keyFile, clientCA string) (*tls.Config, error) {
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		return nil, err
+	}
+	config := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	if clientCA != "" {
+		pem, err := os.ReadFile(clientCA)
+		if err != nil {
+			return nil, err
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, errors.New(clientCA + ": no PEM certificate")
+		}
+		config.ClientCAs, config.ClientAuth = pool, tls.RequireAndVerifyClientCert
+	}
+	return config, nil
+}
+
 func main() {
 	addr := flag.String("addr", "127.0.0.1:4000", "address to listen on")
+	socket := flag.String("unix-socket", "", "listen on this Unix socket instead of -addr")
+	certFile := flag.String("cert-file", "", "serve HTTPS with this PEM certificate (with -key-file)")
+	keyFile := flag.String("key-file", "", "the PEM key of -cert-file")
+	clientCA := flag.String("client-ca-file", "", "with -cert-file: require client certificates signed by these PEM CAs (mutual TLS)")
+	tokenFile := flag.String("token-file", "", "require this bearer token, read from the file at each request")
 	var b Backend
 	flag.StringVar(&b.CPU, "cpu", "64", "cpu available")
 	flag.StringVar(&b.Memory, "memory", "250000Mi", "memory available")
@@ -96,7 +151,33 @@ func main() {
 		return nil
 	})
 	flag.Parse()
-	server := &http.Server{Addr: *addr, Handler: Handler(func() Backend { return b }), ReadHeaderTimeout: 5 * time.Second}
-	log.Printf("serving the ping reply on http://%s/status", *addr)
-	log.Fatal(server.ListenAndServe())
+	if (*certFile == "") != (*keyFile == "") || *clientCA != "" && *certFile == "" {
+		fmt.Fprintln(os.Stderr, "plugin: -cert-file and -key-file go together, and -client-ca-file needs them")
+		os.Exit(2)
+	}
+	handler := Handler(func() Backend { return b })
+	if *tokenFile != "" {
+		handler = RequireToken(*tokenFile, handler)
+	}
+	server := &http.Server{Handler: handler, ReadHeaderTimeout: 5 * time.Second}
+	network, address, scheme := "tcp", *addr, "http"
+	if *socket != "" {
+		network, address = "unix", *socket
+	}
+	l, err := net.Listen(network, address)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if *certFile != "" {
+		if server.TLSConfig, err = serverTLS(*certFile, *keyFile, *clientCA); err != nil {
+			log.Fatal(err)
+		}
+		l, scheme = tls.NewListener(l, server.TLSConfig), "https"
+	}
+	if *socket != "" {
+		log.Printf("serving the ping reply on unix://%s (HTTP path /status)", *socket)
+	} else {
+		log.Printf("serving the ping reply on %s://%s/status", scheme, l.Addr())
+	}
+	log.Fatal(server.Serve(l))
 }

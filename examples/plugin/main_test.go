@@ -4,6 +4,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -77,6 +79,53 @@ func TestInvalidReplyIsNotServed(t *testing.T) {
 	for _, want := range []string{"resources.cpu", "resources.accelerators[0].resourceType"} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("body %q does not name %s", body, want)
+		}
+	}
+}
+
+// TestRequireToken: a request without the token, or with another, gets
+// 401; the token file is read at each request, so a rotated token is
+// taken at once and the old one refused.
+func TestRequireToken(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "token")
+	write := func(token string) {
+		if err := os.WriteFile(file, []byte(token+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("first")
+	server := httptest.NewServer(RequireToken(file, Handler(func() Backend { return Backend{CPU: "8", Memory: "16Gi", Pods: "110"} })))
+	defer server.Close()
+	status := func(token string) int {
+		req, err := http.NewRequest(http.MethodGet, server.URL+"/status", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		return resp.StatusCode
+	}
+	for _, tt := range []struct {
+		rotate, token string
+		want          int
+	}{
+		{"", "first", http.StatusOK},
+		{"", "", http.StatusUnauthorized},
+		{"", "firs", http.StatusUnauthorized},
+		{"second", "first", http.StatusUnauthorized},
+		{"", "second", http.StatusOK},
+	} {
+		if tt.rotate != "" {
+			write(tt.rotate)
+		}
+		if got := status(tt.token); got != tt.want {
+			t.Errorf("token %q: status %d, want %d", tt.token, got, tt.want)
 		}
 	}
 }
