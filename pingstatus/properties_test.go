@@ -44,9 +44,9 @@ func wireReply() *rapid.Generator[pingstatus.PingResponse] {
 	})
 }
 
-// TestWireRoundTrip: marshal then unmarshal gives the reply back, and an
+// TestPropertyWireRoundTrip: marshal then unmarshal gives the reply back, and an
 // absent taints list never becomes [] nor the other way round.
-func TestWireRoundTrip(t *testing.T) {
+func TestPropertyWireRoundTrip(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		want := wireReply().Draw(t, "reply")
 		b, err := json.Marshal(want)
@@ -66,9 +66,9 @@ func TestWireRoundTrip(t *testing.T) {
 	})
 }
 
-// TestValidReplyParsesToItsPatch: a reply built from valid parts parses,
+// TestPropertyValidReplyParsesToItsPatch: a reply built from valid parts parses,
 // without a warning, to the patch those parts describe.
-func TestValidReplyParsesToItsPatch(t *testing.T) {
+func TestPropertyValidReplyParsesToItsPatch(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		var reply pingstatus.PingResponse
 		want := pingstatus.NodePatch{Kind: pingstatus.Structured, Status: "ok"}
@@ -124,9 +124,9 @@ func TestValidReplyParsesToItsPatch(t *testing.T) {
 	})
 }
 
-// TestParseYieldsOnlyValidEntries: whatever the body, every entry of the
+// TestPropertyParseYieldsOnlyValidEntries: whatever the body, every entry of the
 // patch is valid by the rules, under the default and other options.
-func TestParseYieldsOnlyValidEntries(t *testing.T) {
+func TestPropertyParseYieldsOnlyValidEntries(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		body := gen.ReplyBody().Draw(t, "body")
 		opts := pingstatus.Options{

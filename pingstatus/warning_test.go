@@ -47,9 +47,9 @@ func checkClasses(t interface{ Fatalf(string, ...any) }, warnings []pingstatus.W
 	}
 }
 
-// TestWarningClasses: the subject and action of every warning, for every
+// TestPropertyWarningClasses: the subject and action of every warning, for every
 // sample reply and for adversarial ones, agree with its path and message.
-func TestWarningClasses(t *testing.T) {
+func TestPropertyWarningClasses(t *testing.T) {
 	for _, in := range golden.Inputs(t, "../testdata/replies/*") {
 		_, warnings := pingstatus.Parse(in.Data, pingstatus.Options{})
 		checkClasses(t, warnings)

@@ -281,10 +281,10 @@ func taint(t *rapid.T, name string) string {
 	})
 }
 
-// TestFieldNamesInAnyCase: for replies with field names in any spelling
+// TestPropertyFieldNamesInAnyCase: for replies with field names in any spelling
 // that Parse reads, and good and bad values, the real validator accepts
 // the reply exactly when Parse takes it without a warning (issue #20).
-func TestFieldNamesInAnyCase(t *testing.T) {
+func TestPropertyFieldNamesInAnyCase(t *testing.T) {
 	s, err := compile()
 	if err != nil {
 		t.Fatal(err)

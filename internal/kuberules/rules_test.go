@@ -20,7 +20,7 @@ func nameish() *rapid.Generator[string] {
 	)
 }
 
-func TestQualifiedNameAgreesWithAPIMachinery(t *testing.T) {
+func TestPropertyQualifiedNameAgreesWithAPIMachinery(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		s := nameish().Draw(t, "s")
 		want := len(validation.IsQualifiedName(s)) == 0
@@ -33,7 +33,7 @@ func TestQualifiedNameAgreesWithAPIMachinery(t *testing.T) {
 	})
 }
 
-func TestLabelValueAgreesWithAPIMachinery(t *testing.T) {
+func TestPropertyLabelValueAgreesWithAPIMachinery(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		s := nameish().Draw(t, "s")
 		want := len(validation.IsValidLabelValue(s)) == 0
@@ -64,7 +64,7 @@ func contains(s, sub string) bool {
 
 func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }
 
-func TestExtendedResourceNameAgreesWithKubernetes(t *testing.T) {
+func TestPropertyExtendedResourceNameAgreesWithKubernetes(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		s := nameish().Draw(t, "s")
 		want := extendedByTheBook(s)

@@ -57,7 +57,7 @@ func TestQuote(t *testing.T) {
 	}
 }
 
-func TestCleanProperties(t *testing.T) {
+func TestPropertyClean(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		s := rapid.OneOf(rapid.String(), rapid.StringN(0, 64, -1), rapid.Map(rapid.SliceOf(rapid.Byte()), func(b []byte) string { return string(b) })).Draw(t, "s")
 		max := rapid.IntRange(-1, 80).Draw(t, "max")
