@@ -77,6 +77,13 @@ var Controllers = []string{
 	// Adds and lifts the node.kubernetes.io/not-ready and .../unreachable
 	// taints as a node's Ready condition turns False, Unknown or True.
 	"node-lifecycle-controller",
+	// Deletes the Pods on a node with a NoExecute taint they do not
+	// tolerate, at once or after their tolerationSeconds; since 1.29 a
+	// controller of its own, no longer part of the node lifecycle one.
+	"taint-eviction-controller",
+	// Deletes an object whose owners (its ownerReferences) are all gone,
+	// such as the Lease in kube-node-lease of a deleted Node.
+	"garbage-collector-controller",
 	// Creates the "default" ServiceAccount in every namespace, which the
 	// API server's ServiceAccount admission requires of every Pod.
 	"serviceaccount-controller",
@@ -108,6 +115,14 @@ func startControllerManager(ctx context.Context, kubeconfig string, exits chan<-
 		// real cluster: a Virtual Kubelet renews its lease every 10s, and
 		// NoSchedule taints follow conditions at once, without a period.
 		"--node-monitor-period=1s",
+		// The NoExecute taint goes on a node that is not Ready at the
+		// next pass of the tainting loop (each 100ms, one node a pass: its
+		// token bucket holds one), instead of one node each 10s. In a real
+		// cluster that limit spreads out the eviction of many failing
+		// nodes; here tests turn nodes NotReady seconds apart, and an
+		// eviction test should not wait behind earlier tests' nodes. The
+		// zone rules (see the package comment) still hold.
+		"--node-eviction-rate=10",
 	}); err != nil {
 		return 0, err
 	}

@@ -7,19 +7,57 @@
 //
 //	go run ./examples/testenv -dir /tmp/pingnode-env
 //
-// The controller manager runs only the node lifecycle controller (the
-// node.kubernetes.io/not-ready taints) and the serviceaccount controller
-// (the "default" ServiceAccount that Pods need), so a Pod created in any
+// The controller manager runs only [Controllers]: the node lifecycle
+// controller (the node.kubernetes.io/not-ready and unreachable taints), the
+// taint eviction controller (deletes a Pod from a node with a NoExecute
+// taint it does not tolerate, once its tolerationSeconds have passed), the
+// garbage collector (deletes an object whose owners are gone, such as the
+// Lease of a deleted Node) and the serviceaccount controller (the
+// "default" ServiceAccount that Pods need), so a Pod created in any
 // namespace is scheduled onto a fitting, Ready node.
 //
-// Authentication is one static token and authorization AlwaysAllow: it is
-// for tests on this machine only, and listens on 127.0.0.1 alone.
+// # Eviction
+//
+// The node lifecycle controller looks at every node each second (each 5s
+// in a real cluster) and puts the NoExecute taint on a node that is not
+// Ready within about a second (a real cluster taints at most one node each
+// 10s); a node whose status and Lease are not renewed turns Unknown after
+// 50s, as in a real cluster. Its zone rules are a real cluster's: while no
+// node of the cluster is Ready ("full disruption", taken for a fault of
+// the control plane rather than of the nodes) it takes the NoExecute
+// taints off and puts none on; in a zone where more than two nodes, and at
+// least 55% of its nodes, are not Ready ("partial disruption") it puts
+// none on, in a cluster of up to 50 nodes. Nodes without a
+// topology.kubernetes.io/zone label make one zone. A test of eviction
+// therefore keeps another node Ready for as long as it waits, best in a
+// zone of the test's own, where other tests' nodes do not count.
+//
+// # Access
+//
+// The administrator authenticates with [Token], a static token of the user
+// pingnode-admin in the group system:masters, which is allowed everything
+// in either mode below; ServiceAccount tokens minted through the
+// TokenRequest API (create serviceaccounts/token) authenticate as
+// system:serviceaccount:<namespace>:<name>. The scheduler and the
+// controller manager use the administrator's kubeconfig: they do not have
+// an identity each, as a real cluster's do.
+//
+// By default authorization is AlwaysAllow: every request is allowed. With
+// -rbac the API server authorizes as a real cluster does
+// (--authorization-mode=Node,RBAC) and admits with NodeRestriction beside
+// the default admission plugins: a ServiceAccount may do only what the
+// Roles and ClusterRoles bound to it allow, and a kubelet (user
+// system:node:<name> in the group system:nodes) what the Node authorizer
+// and NodeRestriction give it: its own Node and Lease, and the Pods bound
+// to it with the Secrets, ConfigMaps and volumes they use, but not another
+// node's. Either way, testenv is for tests on this machine only, and
+// listens on 127.0.0.1 alone.
 //
 // -dir is emptied first only if testenv made it: see [Marker]. A folder
 // that is not empty and has no marker is refused with exit status 2. With
 // -keep, a folder testenv made is used as it is, etcd's data included: the
-// control plane starts again where it stopped (give the same -port, so
-// that clients find it).
+// control plane starts again where it stopped (give the same -port and
+// -rbac, so that clients find it as it was).
 package main
 
 import (
@@ -59,12 +97,13 @@ func main() {
 	dir := flag.String("dir", "", "folder for etcd's data, certificates and the kubeconfig (required; created if missing, emptied first only if testenv made it)")
 	port := flag.Int("port", 0, "the API server's port on 127.0.0.1 (0: a free one)")
 	keep := flag.Bool("keep", false, "start again on the data an earlier run left in -dir (etcd's data, certificates) instead of emptying it: a restart of the control plane")
+	rbac := flag.Bool("rbac", false, "authorize as a real cluster does, with the Node authorizer and RBAC, and admit with NodeRestriction (default: allow every request)")
 	flag.Parse()
 	if *dir == "" {
 		fmt.Fprintln(os.Stderr, "testenv: -dir is required")
 		os.Exit(2)
 	}
-	err := run(*dir, *port, *keep)
+	err := run(options{dir: *dir, port: *port, keep: *keep, rbac: *rbac})
 	var unsafe *UnsafeDirError
 	switch {
 	case errors.As(err, &unsafe):
@@ -90,15 +129,23 @@ func (e exit) stopped() error {
 	return fmt.Errorf("%s stopped: %w", e.name, e.err)
 }
 
-func run(dir string, port int, keep bool) error {
+// options are testenv's flags.
+type options struct {
+	dir  string // -dir: the folder testenv works in
+	port int    // -port: the API server's port; 0 picks a free one
+	keep bool   // -keep: start again on the data an earlier run left in dir
+	rbac bool   // -rbac: authorize with Node and RBAC, admit with NodeRestriction
+}
+
+func run(opts options) error {
 	// Absolute, because the scheduler's configuration file names the
 	// kubeconfig, and "ready" prints it for another process to use.
-	dir, err := filepath.Abs(dir)
+	dir, err := filepath.Abs(opts.dir)
 	if err != nil {
 		return err
 	}
 	prepare := prepareDir
-	if keep {
+	if opts.keep {
 		prepare = reuseDir
 	}
 	if err := prepare(dir); err != nil {
@@ -115,12 +162,13 @@ func run(dir string, port int, keep bool) error {
 	}
 	defer etcd.Close()
 
+	port := opts.port
 	if port == 0 {
 		if port, err = freePort(); err != nil {
 			return err
 		}
 	}
-	args, err := apiServerArgs(dir, etcdURL, port)
+	args, err := apiServerArgs(dir, etcdURL, port, opts.rbac)
 	if err != nil {
 		return err
 	}
@@ -240,7 +288,10 @@ func startEtcd(dir string) (*embed.Etcd, string, error) {
 	}
 }
 
-func apiServerArgs(dir, etcdURL string, port int) ([]string, error) {
+// apiServerArgs are kube-apiserver's flags: serving on port of 127.0.0.1,
+// storing in the etcd at etcdURL, keeping its files in dir, and authorizing
+// as [authorizationArgs] says.
+func apiServerArgs(dir, etcdURL string, port int, rbac bool) ([]string, error) {
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		return nil, err
@@ -254,14 +305,13 @@ func apiServerArgs(dir, etcdURL string, port int) ([]string, error) {
 	if err := os.WriteFile(tokens, []byte(Token+",pingnode-admin,pingnode-admin,system:masters\n"), 0o600); err != nil {
 		return nil, err
 	}
-	return []string{
+	args := []string{
 		"--bind-address=127.0.0.1",
 		"--advertise-address=127.0.0.1",
 		"--secure-port=" + strconv.Itoa(port),
 		"--cert-dir=" + filepath.Join(dir, "certs"),
 		"--etcd-servers=" + etcdURL,
 		"--token-auth-file=" + tokens,
-		"--authorization-mode=AlwaysAllow",
 		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
 		"--service-account-key-file=" + keyFile,
 		"--service-account-signing-key-file=" + keyFile,
@@ -269,7 +319,32 @@ func apiServerArgs(dir, etcdURL string, port int) ([]string, error) {
 		"--endpoint-reconciler-type=none",
 		"--enable-priority-and-fairness=false",
 		"--v=0",
-	}, nil
+	}
+	return append(args, authorizationArgs(rbac)...), nil
+}
+
+// authorizationArgs are the API server's flags for authorization and the
+// admission plugins that go with it: AlwaysAllow, or with rbac those of a
+// real cluster.
+func authorizationArgs(rbac bool) []string {
+	if !rbac {
+		return []string{"--authorization-mode=AlwaysAllow"}
+	}
+	return []string{
+		// The Node authorizer answers for kubelets (its graph of Pods
+		// gives one the Secrets, ConfigMaps and volumes of the Pods bound
+		// to it); RBAC answers what it does not allow. The API server
+		// allows the group system:masters everything before asking
+		// either, so the administrator's token, the probes and the
+		// scheduler and controller manager that use it keep all their
+		// rights.
+		"--authorization-mode=Node,RBAC",
+		// NodeRestriction (off by default) keeps a kubelet to writing its
+		// own Node and the Pods of its node: the Node authorizer lets any
+		// kubelet write any Node and leaves the name to this plugin.
+		// Named here, it is enabled beside the default plugins.
+		"--enable-admission-plugins=NodeRestriction",
+	}
 }
 
 // probe is one readiness condition: a GET of url, with the token, answers
