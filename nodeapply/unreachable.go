@@ -106,10 +106,16 @@ func (a *checker) fenceUnchanged() bool {
 // setFence puts the unreachable taint on out, at the end, or removes it,
 // as the ping asks; other taints keep their place.
 func (a *applier) setFence(out *corev1.Node) {
-	if a.fence == fenceLeave {
-		return
+	n := 0
+	for i := range out.Spec.Taints {
+		if isFence(&out.Spec.Taints[i]) {
+			n++
+		}
 	}
-	kept := out.Spec.Taints[:0:0]
+	if a.fence == fenceLeave || a.fence == fenceAbsent && n == 0 || a.fence == fencePresent && n == 1 {
+		return // as the ping asks already: no copy
+	}
+	kept := make([]corev1.Taint, 0, len(out.Spec.Taints)+1)
 	for _, t := range out.Spec.Taints {
 		if !isFence(&t) {
 			kept = append(kept, t)
