@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
+	"fmt"
+	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -11,7 +13,14 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	corev1listers "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
 )
+
+// cacheSyncTimeout bounds the wait for the caches to hold what the API
+// server holds at start. An API server that answers but never lists (a
+// role without list and watch on nodes or pods) would otherwise keep the
+// start waiting for good; past it, the start fails and is tried again.
+const cacheSyncTimeout = 30 * time.Second
 
 // caches are the provider's view of its node and of the pods bound to it:
 // informers, each with one watch that the API server serves from its watch
@@ -22,43 +31,77 @@ type caches struct {
 	node      corev1listers.NodeLister
 	pods      corev1listers.PodLister // nil without CountHeld
 	factories []informers.SharedInformerFactory
+	cancel    context.CancelFunc // ends the informers
+
+	mu      sync.Mutex
+	lastErr error // the informers' last list or watch error
 }
 
-// startCaches starts the informers and waits until they hold what the API
-// server holds. Stop them with stop.
+// startCaches starts the informers, with a context of their own that
+// stop ends, and waits until they hold what the API server holds, for at
+// most cacheSyncTimeout. When it returns an error, nothing it started
+// still runs.
 func startCaches(ctx context.Context, client kubernetes.Interface, name string, withPods bool) (*caches, error) {
-	c := &caches{}
+	ctx, cancel := context.WithCancel(ctx)
+	c := &caches{cancel: cancel}
 	byName := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
 		o.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
 	}))
-	c.node = byName.Core().V1().Nodes().Lister()
+	nodes := byName.Core().V1().Nodes()
+	c.node = nodes.Lister()
+	c.watchErrors(nodes.Informer())
 	c.factories = append(c.factories, byName)
 	if withPods {
 		bound := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
 			o.FieldSelector = fields.OneTermEqualSelector("spec.nodeName", name).String()
 		}))
-		c.pods = bound.Core().V1().Pods().Lister()
+		pods := bound.Core().V1().Pods()
+		c.pods = pods.Lister()
+		c.watchErrors(pods.Informer())
 		c.factories = append(c.factories, bound)
 	}
 	for _, f := range c.factories {
 		f.Start(ctx.Done())
 	}
+	syncing, stopSyncing := context.WithTimeout(ctx, cacheSyncTimeout)
+	defer stopSyncing()
 	for _, f := range c.factories {
-		for typ, ok := range f.WaitForCacheSync(ctx.Done()) {
+		for typ, ok := range f.WaitForCacheSync(syncing.Done()) {
 			if !ok {
 				c.stop()
-				if ctx.Err() != nil {
-					return nil, ctx.Err()
+				if err := ctx.Err(); err != nil {
+					return nil, err
 				}
-				return nil, errors.New("the cache of " + typ.String() + " did not sync")
+				if err := c.lastError(); err != nil {
+					return nil, fmt.Errorf("the cache of %s did not sync within %s: %w", typ, cacheSyncTimeout, err)
+				}
+				return nil, fmt.Errorf("the cache of %s did not sync within %s", typ, cacheSyncTimeout)
 			}
 		}
 	}
 	return c, nil
 }
 
-// stop waits for the informers to end; their context must have ended.
+// watchErrors keeps the informer's list and watch errors, for the error
+// of a cache that does not sync, and logs them as client-go does.
+func (c *caches) watchErrors(informer cache.SharedIndexInformer) {
+	_ = informer.SetWatchErrorHandlerWithContext(func(ctx context.Context, r *cache.Reflector, err error) {
+		c.mu.Lock()
+		c.lastErr = err
+		c.mu.Unlock()
+		cache.DefaultWatchErrorHandler(ctx, r, err)
+	}) // fails only once the informer runs
+}
+
+func (c *caches) lastError() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lastErr
+}
+
+// stop ends the informers and waits until they have.
 func (c *caches) stop() {
+	c.cancel()
 	for _, f := range c.factories {
 		f.Shutdown()
 	}

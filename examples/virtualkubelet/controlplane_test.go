@@ -154,8 +154,9 @@ func TestHeldRoom(t *testing.T) {
 
 // TestHeldFill: the same stream of 100 pods of 1 to 8 cpus, each bound or
 // refused by the real scheduler in turn, against a backend of 64 cpus,
-// with and without what the node's pods hold counted. The share of the
-// backend filled is the figure in the note.
+// with and without what the node's pods hold counted. Counting what they
+// hold fills more of the backend: with these seeds, all 64 cpus, against
+// 36 (56%) with interLink's rule, as the test logs.
 func TestHeldFill(t *testing.T) {
 	sizes := make([]int, 100)
 	r := rand.New(rand.NewPCG(1, 2))

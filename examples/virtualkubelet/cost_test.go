@@ -1,9 +1,14 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +23,108 @@ import (
 
 // These tests count what a virtual node costs the control plane with the
 // API server's own apiserver_request_total, and show liveness by Lease.
+
+// requests are counters read from the API server's own /metrics: its
+// apiserver_request_total by verb, resource and subresource (every code
+// counted), and etcd_requests_total, what the API server asked etcd, by
+// operation and resource. The figures are the control plane's, not the
+// provider's.
+type requests struct {
+	api  map[string]float64 // "VERB resource[/subresource]"
+	etcd map[string]float64 // "operation resource"
+}
+
+// readRequests scrapes the API server's /metrics.
+func readRequests(ctx context.Context) (requests, error) {
+	body, err := client.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		return requests{}, err
+	}
+	r := requests{api: map[string]float64{}, etcd: map[string]float64{}}
+	scanner := bufio.NewScanner(bytes.NewReader(body))
+	scanner.Buffer(make([]byte, 1<<20), 1<<20)
+	for scanner.Scan() {
+		line := scanner.Text()
+		name, rest, ok := strings.Cut(line, "{")
+		if !ok || (name != "apiserver_request_total" && name != "etcd_requests_total") {
+			continue
+		}
+		labelText, valueText, ok := strings.Cut(rest, "} ")
+		if !ok {
+			continue
+		}
+		value, err := strconv.ParseFloat(strings.TrimSpace(valueText), 64)
+		if err != nil {
+			return requests{}, fmt.Errorf("%s: %w", line, err)
+		}
+		labels := parseLabels(labelText)
+		if name == "apiserver_request_total" {
+			key := labels["verb"] + " " + labels["resource"]
+			if labels["subresource"] != "" {
+				key += "/" + labels["subresource"]
+			}
+			r.api[key] += value
+		} else {
+			r.etcd[labels["operation"]+" "+labels["resource"]] += value
+		}
+	}
+	return r, scanner.Err()
+}
+
+// parseLabels reads Prometheus labels, name="value",...; the values read
+// here hold no quotes or commas.
+func parseLabels(text string) map[string]string {
+	labels := map[string]string{}
+	for pair := range strings.SplitSeq(text, ",") {
+		k, v, ok := strings.Cut(pair, "=")
+		if ok {
+			labels[k] = strings.Trim(v, `"`)
+		}
+	}
+	return labels
+}
+
+// since is what was counted from before to r.
+func (r requests) since(before requests) requests {
+	d := requests{api: map[string]float64{}, etcd: map[string]float64{}}
+	for k, v := range r.api {
+		if n := v - before.api[k]; n != 0 {
+			d.api[k] = n
+		}
+	}
+	for k, v := range r.etcd {
+		if n := v - before.etcd[k]; n != 0 {
+			d.etcd[k] = n
+		}
+	}
+	return d
+}
+
+// mustReadRequests is readRequests for a test or benchmark.
+func mustReadRequests(tb testing.TB) requests {
+	tb.Helper()
+	r, err := readRequests(context.Background())
+	if err != nil {
+		tb.Fatalf("reading the API server's metrics: %v", err)
+	}
+	return r
+}
+
+// String lists the counters, for a log.
+func (r requests) String() string {
+	var b strings.Builder
+	for _, m := range []map[string]float64{r.api, r.etcd} {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			fmt.Fprintf(&b, "\n  %-40s %g", k, m[k])
+		}
+	}
+	return b.String()
+}
 
 // nodeWrites sums the writes of node objects, status or not.
 func (r requests) nodeWrites() float64 {
@@ -81,7 +188,7 @@ func TestSteadyCost(t *testing.T) {
 		}
 		return allConditionsSet(stored(ctx, t, name))
 	})
-	time.Sleep(time.Second) // writes on their way land
+	settled(t, p, name)
 	lease, err := nodeLease(t.Context(), name)
 	if err != nil {
 		t.Fatalf("the node's Lease: %v", err)
@@ -162,8 +269,13 @@ func TestProviderKilled(t *testing.T) {
 	plugin.reply(http.StatusOK, goodReply, 0)
 	server := httptest.NewServer(plugin)
 	defer server.Close()
-	t.Cleanup(func() { _ = client.CoreV1().Nodes().Delete(context.Background(), name, metav1.DeleteOptions{}) })
-	args := []string{"-node", name, "-plugin", server.URL + "/status", "-interval", "100ms", "-timeout", "500ms"}
+	// After the providers are killed (their cleanups run first): the
+	// node, and its Lease, which a second run would otherwise find still
+	// owned by this run's node.
+	t.Cleanup(func() { deleteNode(t, name) })
+	// A timeout just under the interval, as the flags allow: a ping of
+	// the plugin beside it never fails for want of time, even under -race.
+	args := []string{"-node", name, "-plugin", server.URL + "/status", "-interval", "250ms", "-timeout", "200ms"}
 
 	first := startProviderProcess(t, args...)
 	within(t, time.Minute, "the node registered, Ready, with the good reply", func(ctx context.Context) (bool, string) {

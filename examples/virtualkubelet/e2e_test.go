@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"maps"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
@@ -57,9 +59,10 @@ func (f *fakePlugin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // startProvider runs a provider for a node of this name against a fake
-// plugin that first answers "ok", until the test ends; then it deletes the
-// node. statusReport is how often the status of a steady node is written.
-// Each change edits the configuration first.
+// plugin that first answers "ok", until the test ends; then it deletes
+// what the provider left (deleteNode). statusReport is how often the
+// status of a steady node is written. Each change edits the
+// configuration first.
 func startProvider(t *testing.T, name string, statusReport time.Duration, change ...func(*Config)) (*Provider, *fakePlugin) {
 	t.Helper()
 	plugin := &fakePlugin{}
@@ -83,13 +86,70 @@ func startProvider(t *testing.T, name string, statusReport time.Duration, change
 			t.Errorf("provider: %v", err)
 		}
 		plugin.closeServer()
-		_ = client.CoreV1().Nodes().Delete(context.Background(), name, metav1.DeleteOptions{})
+		deleteNode(t, name)
 	})
 	eventually(t, "the node is registered and the provider pings", func(ctx context.Context) (bool, string) {
 		_, err := client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 		return err == nil && p.Pings.Load() > 0, "no node yet"
 	})
 	return p, plugin
+}
+
+// deleteNode deletes what a provider of the node leaves in the cluster:
+// the node, its Lease in kube-node-lease, and the events on it. The test
+// environment runs no garbage collector, so a Lease left behind would
+// still name, as its owner, a node that is gone, and the next run of the
+// test (go test -count=N) would find it.
+func deleteNode(tb testing.TB, name string) {
+	tb.Helper()
+	ctx := context.Background()
+	for what, err := range map[string]error{
+		"node":  client.CoreV1().Nodes().Delete(ctx, name, metav1.DeleteOptions{}),
+		"Lease": client.CoordinationV1().Leases(corev1.NamespaceNodeLease).Delete(ctx, name, metav1.DeleteOptions{}),
+	} {
+		if err != nil && !apierrors.IsNotFound(err) {
+			tb.Errorf("deleting the %s of %s: %v", what, name, err)
+		}
+	}
+	if err := deleteNodeEvents(ctx, name); err != nil {
+		tb.Errorf("deleting the events of %s: %v", name, err)
+	}
+}
+
+// settled waits until the node has settled after a change: the node
+// lifecycle controller has lifted its not-ready taint, and the status the
+// provider last handed to the node controller is stored. Until then, a
+// write on its way may still change the node.
+func settled(t *testing.T, p *Provider, name string) {
+	t.Helper()
+	schedulable(t, name)
+	eventually(t, "the status last handed on is stored", func(ctx context.Context) (bool, string) {
+		handed := p.lastHandedOn()
+		if handed == nil {
+			return false, "nothing handed on yet"
+		}
+		return sameStatus(handed, stored(ctx, t, name))
+	})
+}
+
+// sameStatus reports whether the node stored has the status of want: the
+// same allocatable and capacity, and the same conditions (but for their
+// heartbeat times, which the node controller sets as it writes).
+func sameStatus(want, stored *corev1.Node) (bool, string) {
+	for _, list := range []corev1.ResourceList{want.Status.Capacity, want.Status.Allocatable} {
+		for name, q := range list {
+			if ok, why := hasResources(stored, map[string]string{string(name): q.String()}); !ok {
+				return false, why
+			}
+		}
+	}
+	for _, c := range want.Status.Conditions {
+		got := conditionNamed(stored, c.Type)
+		if got == nil || got.Status != c.Status || got.Reason != c.Reason || got.Message != c.Message || !got.LastTransitionTime.Equal(&c.LastTransitionTime) {
+			return false, fmt.Sprintf("%s: stored %+v, handed on %+v", c.Type, got, c)
+		}
+	}
+	return true, ""
 }
 
 // stored reads the node from the API server.
@@ -185,7 +245,7 @@ func TestResources(t *testing.T) {
 
 func TestTaints(t *testing.T) {
 	const name = "vk-taints"
-	_, plugin := startProvider(t, name, time.Hour)
+	p, plugin := startProvider(t, name, time.Hour)
 
 	plugin.reply(http.StatusOK, `{"taints":[{"key":"vendor.example.com/maintenance","value":"true","effect":"NoSchedule"}]}`, 0)
 	eventually(t, "the plugin's taint is in spec.taints", func(ctx context.Context) (bool, string) {
@@ -209,10 +269,11 @@ func TestTaints(t *testing.T) {
 		taints := taintSet(stored(ctx, t, name))
 		return equalSets(taints, want), "taints " + strings.Join(keys(taints), ", ")
 	})
-	time.Sleep(300 * time.Millisecond) // several more pings
+	pings := p.Pings.Load()
+	eventually(t, "five more pings", func(context.Context) (bool, string) { return p.Pings.Load() >= pings+5, "pings" })
 	node := stored(t.Context(), t, name)
 	if taints := taintSet(node); !equalSets(taints, want) {
-		t.Errorf("later, taints = %v, want %v", keys(taints), keys(want))
+		t.Errorf("five pings later, taints = %v, want %v", keys(taints), keys(want))
 	}
 }
 
@@ -289,9 +350,10 @@ func TestBadReplies(t *testing.T) {
 }
 
 // TestSteadyState: identical replies make no write. The status report
-// runs once an hour here, so within the test any change of
-// the node's resourceVersion would be a write of the provider's; the
-// provider's own write counter is checked too.
+// runs once an hour here, so once the node has settled (the node
+// lifecycle controller's taint lifted, the last status handed on
+// stored), any change of the node's resourceVersion would be a write of
+// the provider's; the provider's own write counter is checked too.
 func TestSteadyState(t *testing.T) {
 	const name = "vk-steady"
 	p, plugin := startProvider(t, name, time.Hour)
@@ -302,7 +364,7 @@ func TestSteadyState(t *testing.T) {
 		ok, why := hasResources(node, map[string]string{"cpu": "64", "memory": "250000Mi"})
 		return ok && len(taintSet(node)) == 3, why
 	})
-	time.Sleep(500 * time.Millisecond) // let the node controller finish the write it was handed
+	settled(t, p, name)
 	node := stored(t.Context(), t, name)
 	for _, c := range []corev1.NodeConditionType{corev1.NodeReady, nodeapply.DefaultConnectivityCondition} {
 		if ok, why := conditionIs(node, c, corev1.ConditionTrue); !ok {

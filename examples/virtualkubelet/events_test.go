@@ -28,16 +28,31 @@ func nodeEventsOf(ctx context.Context, t *testing.T, name string) []corev1.Event
 	return list.Items
 }
 
-// clearNodeEvents deletes the events an earlier run (go test -count=N)
-// left on the node, so that each run counts only its own.
+// clearNodeEvents deletes the events an earlier run left on the node, if
+// it could not (a run killed before its cleanup), so that each run counts
+// only its own.
 func clearNodeEvents(t *testing.T, name string) {
 	t.Helper()
-	for _, e := range nodeEventsOf(t.Context(), t, name) {
-		err := client.CoreV1().Events(e.Namespace).Delete(t.Context(), e.Name, metav1.DeleteOptions{})
+	if err := deleteNodeEvents(t.Context(), name); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// deleteNodeEvents deletes the events on the node of this name.
+func deleteNodeEvents(ctx context.Context, name string) error {
+	list, err := client.CoreV1().Events(metav1.NamespaceAll).List(ctx, metav1.ListOptions{
+		FieldSelector: "involvedObject.kind=Node,involvedObject.name=" + name,
+	})
+	if err != nil {
+		return err
+	}
+	for _, e := range list.Items {
+		err := client.CoreV1().Events(e.Namespace).Delete(ctx, e.Name, metav1.DeleteOptions{})
 		if err != nil && !apierrors.IsNotFound(err) {
-			t.Fatal(err)
+			return err
 		}
 	}
+	return nil
 }
 
 func eventsWith(events []corev1.Event, reason string) []corev1.Event {

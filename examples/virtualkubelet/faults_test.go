@@ -167,7 +167,13 @@ func TestFlapping(t *testing.T) {
 	const name = "vk-flapping"
 	p, plugin := startGood(t, name, func(c *Config) { c.Grace = 5 * time.Second; c.Interval = 100 * time.Millisecond })
 	addAdminTaint(t.Context(), t, name)
-	time.Sleep(300 * time.Millisecond) // the administrator's write settles
+	// The administrator's taint is stored, the provider has pinged since
+	// (a foreign taint makes no write of its own), and nothing it handed
+	// on is still on its way.
+	eventually(t, "the administrator's taint is stored", func(ctx context.Context) (bool, string) { return nothingLost(ctx, t, name, true) })
+	pings := p.Pings.Load()
+	eventually(t, "three more pings", func(context.Context) (bool, string) { return p.Pings.Load() >= pings+3, "pings" })
+	settled(t, p, name)
 	writes := p.Writes.Load()
 
 	// One cycle: good, two failures of each kind, garbage, a broken
@@ -241,7 +247,7 @@ func TestRestartWhileEmpty(t *testing.T) {
 			}
 		}
 	}
-	t.Cleanup(func() { _ = client.CoreV1().Nodes().Delete(context.Background(), name, metav1.DeleteOptions{}) })
+	t.Cleanup(func() { deleteNode(t, name) })
 
 	_, stop := run()
 	eventually(t, "the good reply is stored", func(ctx context.Context) (bool, string) { return nothingLost(ctx, t, name, false) })

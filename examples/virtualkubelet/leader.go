@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 	"sync/atomic"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
@@ -35,6 +37,30 @@ const (
 	DefaultElectionRenewDeadline = 10 * time.Second
 	DefaultElectionRetry         = 2 * time.Second
 )
+
+// check returns the first setting of e that cannot work, as a
+// *SettingError: client-go's elector refuses the same timings, and the
+// Lease's names must be valid.
+func (e *Election) check() error {
+	switch {
+	case len(validation.IsDNS1123Label(e.Namespace)) > 0:
+		return settingError("Namespace", e.Namespace, "want a namespace: %s", strings.Join(validation.IsDNS1123Label(e.Namespace), "; "))
+	case len(validation.IsDNS1123Subdomain(e.Name)) > 0:
+		return settingError("Name", e.Name, "want a Lease name: %s", strings.Join(validation.IsDNS1123Subdomain(e.Name), "; "))
+	case e.Identity == "":
+		return settingError("Identity", e.Identity, "want this replica's identity")
+	case e.LeaseDuration <= 0:
+		return settingError("LeaseDuration", e.LeaseDuration, "want more than zero")
+	case e.RenewDeadline <= 0 || e.RenewDeadline >= e.LeaseDuration:
+		// The leader stops before a standby can take the Lease.
+		return settingError("RenewDeadline", e.RenewDeadline, "want more than zero and less than the lease duration %s", e.LeaseDuration)
+	case e.RetryPeriod <= 0 || e.RenewDeadline <= time.Duration(leaderelection.JitterFactor*float64(e.RetryPeriod)):
+		// client-go's elector refuses less: its tries are a retry
+		// period apart, stretched at random by up to JitterFactor.
+		return settingError("RetryPeriod", e.RetryPeriod, "want more than zero, and the renew deadline %s more than %g times it", e.RenewDeadline, leaderelection.JitterFactor)
+	}
+	return nil
+}
 
 // DefaultIdentity is the host name and the process id, unique among
 // replicas on one host and across hosts.

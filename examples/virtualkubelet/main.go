@@ -5,9 +5,10 @@
 //	go run . -kubeconfig /tmp/pingnode-env/kubeconfig -plugin http://127.0.0.1:4000/status
 //
 // One process can run a fleet of virtual nodes, each with its own node
-// controller, Lease and plugin URL, to measure what many cost:
+// controller, Lease and plugin URL ({i} in -plugin is the node's index,
+// for a gateway that serves many; without it, one plugin serves all):
 //
-//	go run . -kubeconfig /tmp/pingnode-env/kubeconfig -nodes 100 -node 'pingnode-virtual-{i}' -plugin 'http://127.0.0.1:4000/status/{i}'
+//	go run . -kubeconfig /tmp/pingnode-env/kubeconfig -nodes 100 -node 'pingnode-virtual-{i}'
 //
 // Several replicas can run for the same nodes: with -leader-elect they
 // elect a leader with a Lease (see leader.go), and only the leader runs
@@ -16,6 +17,13 @@
 //
 //	go run . -kubeconfig /tmp/pingnode-env/kubeconfig -leader-elect -leader-elect-id a -metrics-addr 127.0.0.1:9101
 //	go run . -kubeconfig /tmp/pingnode-env/kubeconfig -leader-elect -leader-elect-id b -metrics-addr 127.0.0.1:9102
+//
+// The files follow the provider's jobs: its configuration (config.go,
+// flags.go, fleet.go), its lifecycle (lifecycle.go: start, retry, stop),
+// the step at each ping (ping.go, held.go, report.go), the delivery of
+// what changed to the API server (delivery.go), its caches (cache.go),
+// and what it tells people (events.go, metrics.go); leader.go elects the
+// replica that runs. README.md is the operator's guide.
 package main
 
 import (
@@ -23,113 +31,50 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
-	"strings"
-	"sync"
 	"syscall"
-	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
-
-	"github.com/pingnode/pingnode/nodeapply"
 )
 
-// StaticTaintKey is the taint of this provider's static configuration.
-const StaticTaintKey = "virtual-node.example.com/site"
+func main() { os.Exit(runMain(os.Args[1:], os.Stderr)) }
 
-// StaticNode is the node as this provider registers it.
-func StaticNode(name string) *corev1.Node {
-	capacity := corev1.ResourceList{
-		corev1.ResourceCPU:    resource.MustParse("100"),
-		corev1.ResourceMemory: resource.MustParse("128Gi"),
-		corev1.ResourcePods:   resource.MustParse("100"),
+// runMain runs the provider with the command line's arguments, logging to
+// stderr, and returns the process's exit status: 2 for a flag that
+// cannot work, found before anything runs, as the flag package does for
+// a flag it cannot parse; 1 when the provider cannot run (no kubeconfig,
+// no metrics address); 0 when it stopped on SIGINT or SIGTERM.
+func runMain(args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("virtualkubelet", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f := registerFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2 // the flag package said what and showed the usage
 	}
-	return &corev1.Node{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: name,
-			Labels: map[string]string{
-				"type":                   "virtual-kubelet",
-				"kubernetes.io/role":     "agent",
-				"kubernetes.io/hostname": name,
-			},
-		},
-		Spec: corev1.NodeSpec{Taints: []corev1.Taint{
-			{Key: nodeapply.DefaultProtectedKey, Value: "true", Effect: corev1.TaintEffectNoSchedule},
-			{Key: StaticTaintKey, Value: "remote", Effect: corev1.TaintEffectNoSchedule},
-		}},
-		Status: corev1.NodeStatus{
-			Capacity:    capacity,
-			Allocatable: capacity.DeepCopy(),
-			// No conditions: the first ping, right after registration,
-			// sets Ready, the connectivity condition and the three
-			// pressure conditions, with true times.
-			NodeInfo: corev1.NodeSystemInfo{OperatingSystem: "linux", Architecture: "virtual-kubelet", KubeletVersion: "v1.37.2"},
-		},
-	}
-}
-
-func main() {
-	kubeconfig := flag.String("kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig of the cluster")
-	nodes := flag.Int("nodes", 1, "how many virtual nodes to run, each with its own node controller, Lease and plugin URL: "+Index+" in -node (required with more than one) and in -plugin is the node's index, from 0")
-	name := flag.String("node", "pingnode-virtual", "node name")
-	plugin := flag.String("plugin", "http://127.0.0.1:4000/status", "the plugin's status URL")
-	interval := flag.Duration("interval", 5*time.Second, "how often to ping the plugin")
-	timeout := flag.Duration("timeout", 3*time.Second, "how long one ping may take")
-	statusReport := flag.Duration("status-report", DefaultStatusReport, "how often the status of a steady node is written (a change is written at once); the first report after a start or a change moves by a random shift of up to half of it")
-	leaseDuration := flag.Duration("lease-duration", DefaultLeaseDuration, "the duration of the node's Lease in kube-node-lease, whole seconds")
-	leaseRenew := flag.Duration("lease-renew", 0, "how often the Lease is renewed (0: a quarter of -lease-duration)")
-	compat := flag.Bool("compat", false, "interLink 0.6.2's taint rule: replace every taint but the protected ones")
-	grace := flag.Duration("grace", nodeapply.DefaultGrace, "how long the plugin may fail to answer before the node is not Ready")
-	connectivity := flag.String("connectivity-condition", string(nodeapply.DefaultConnectivityCondition), "the type of the condition that says whether the plugin answered its last ping")
-	countHeld := flag.Bool("held", true, "read the plugin's figures as available now, and add what this node's running pods hold")
-	metricsAddr := flag.String("metrics-addr", "", "the address to serve Prometheus metrics on, at /metrics (host:port); empty: none")
-	leaderElect := flag.Bool("leader-elect", false, "elect a leader among replicas with a Lease: only the leader runs the node controllers and pings")
-	electNamespace := flag.String("leader-elect-namespace", metav1.NamespaceDefault, "the namespace of the leader election Lease")
-	electName := flag.String("leader-elect-name", "", "the name of the leader election Lease (empty: pingnode- and the -node pattern, "+Index+" read as fleet)")
-	electID := flag.String("leader-elect-id", DefaultIdentity(), "this replica's identity in the Lease")
-	electLease := flag.Duration("leader-elect-lease-duration", DefaultElectionLease, "how long a standby waits after the leader's last renewal before it takes over")
-	electRenew := flag.Duration("leader-elect-renew-deadline", DefaultElectionRenewDeadline, "how long the leader tries to renew before it stops (it exits); less than the lease duration")
-	electRetry := flag.Duration("leader-elect-retry-period", DefaultElectionRetry, "how often the leader renews and a standby tries to take over")
-	flag.Parse()
-
-	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	configs, err := Fleet(*nodes, *name, *plugin, Config{
-		StaticKeys: []string{StaticTaintKey}, Interval: *interval, Timeout: *timeout,
-		StatusReport: *statusReport, LeaseDuration: *leaseDuration, LeaseRenew: *leaseRenew,
-		Compat: *compat, Grace: *grace, ConnectivityCondition: corev1.NodeConditionType(*connectivity), CountHeld: *countHeld,
-	})
+	configs, election, err := f.settings(fs.Args())
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
+		fmt.Fprintln(stderr, err)
+		fs.Usage()
+		return 2
 	}
-	var election *Election
-	if *leaderElect {
-		lease := *electName
-		if lease == "" {
-			lease = "pingnode-" + strings.ReplaceAll(*name, Index, "fleet")
-		}
-		election = &Election{
-			Namespace: *electNamespace, Name: lease, Identity: *electID,
-			LeaseDuration: *electLease, RenewDeadline: *electRenew, RetryPeriod: *electRetry,
-		}
-	}
-	if err := run(*kubeconfig, *metricsAddr, election, configs, log); err != nil {
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	if err := run(f.kubeconfig, f.metricsAddr, election, configs, log); err != nil {
 		log.Error("provider stopped", "error", err)
-		os.Exit(1)
+		return 1
 	}
+	return 0
 }
 
-// run runs the providers until SIGINT or SIGTERM, or until one of them
-// fails (see runProviders). With an election, it runs them only while
-// this replica leads. With a metrics address, the providers' metrics are
-// served there.
+// run runs the providers until SIGINT or SIGTERM (see runProviders). With
+// an election, it runs them only while this replica leads. With a metrics
+// address, the providers' metrics are served there.
 func run(kubeconfig, metricsAddr string, election *Election, configs []Config, log *slog.Logger) error {
 	restConfig, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
@@ -160,32 +105,4 @@ func run(kubeconfig, metricsAddr string, election *Election, configs []Config, l
 	}
 	lost := func() { os.Exit(1) } // at once: no write after the renew deadline
 	return lead(ctx, client, *election, metrics, log, lost, work)
-}
-
-// runProviders runs a provider for each configuration until ctx ends, or
-// until one of them fails, which stops them all. Each node has its own
-// client, so its own rate limit, as a kubelet has; client-go shares the
-// connections of clients with the same configuration.
-func runProviders(ctx context.Context, restConfig *rest.Config, configs []Config, log *slog.Logger) error {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	var wg sync.WaitGroup
-	for _, cfg := range configs {
-		client, err := kubernetes.NewForConfig(restConfig)
-		if err != nil {
-			return err
-		}
-		nodeLog := log.With("node", cfg.Static.Name)
-		nodeLog.Info("provider starting", "plugin", cfg.PluginURL)
-		wg.Go(func() {
-			if err := NewProvider(cfg, client, nodeLog).Run(ctx); err != nil && ctx.Err() == nil {
-				cancel(fmt.Errorf("node %s: %w", cfg.Static.Name, err))
-			}
-		})
-	}
-	wg.Wait()
-	if err := context.Cause(ctx); err != nil && ctx.Err() != nil && !errors.Is(err, context.Canceled) {
-		return err
-	}
-	return nil
 }

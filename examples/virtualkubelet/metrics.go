@@ -45,6 +45,7 @@ type Metrics struct {
 	writeErrors  *prometheus.CounterVec   // node, kind
 	warnings     *prometheus.CounterVec   // node, subject, action
 	allocatable  *prometheus.GaugeVec     // node, resource, unit
+	startErrors  *prometheus.CounterVec   // node
 	leader       prometheus.Gauge
 }
 
@@ -66,7 +67,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}, []string{"node"}),
 		transitions: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "pingnode_reachability_transitions_total",
-			Help: "Transitions of the node's connectivity condition, to reachable (True) or unreachable (False); the condition's first setting on a new node is not one.",
+			Help: "Transitions of the node's connectivity condition, to reachable (True) or unreachable (False), counted when the write that makes them is stored; the condition's first setting on a new node is not one.",
 		}, []string{"node", "to"}),
 		writes: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "pingnode_node_writes_total",
@@ -86,15 +87,19 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}, []string{"node", "subject", "action"}),
 		allocatable: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "pingnode_node_allocatable",
-			Help: "What the node advertises as allocatable, by resource, in the unit the unit label names: core (cpu), byte (memory, ephemeral-storage, hugepages-*), integer (pods, extended resources).",
+			Help: "What the node advertises as allocatable, as stored, by resource, in the unit the unit label names: core (cpu), byte (memory, ephemeral-storage, hugepages-*), integer (pods, extended resources).",
 		}, []string{"node", "resource", "unit"}),
+		startErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "pingnode_start_errors_total",
+			Help: "Starts of the node that failed (the API server unreachable or refusing its registration, its caches not synced, its node controller stopped); each is tried again after a backoff.",
+		}, []string{"node"}),
 		leader: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "pingnode_leader",
 			Help: "1 when this replica leads (runs the node controllers and pings), 0 when it stands by.",
 		}),
 	}
 	reg.MustRegister(m.pings, m.pingDuration, m.lastSuccess, m.transitions, m.writes,
-		m.conflicts, m.writeErrors, m.warnings, m.allocatable, m.leader)
+		m.conflicts, m.writeErrors, m.warnings, m.allocatable, m.startErrors, m.leader)
 	return m
 }
 
@@ -138,6 +143,7 @@ func (m *Metrics) forNode(node string) nodeMetrics {
 		m.writeErrors.WithLabelValues(node, k)
 	}
 	m.conflicts.WithLabelValues(node, kindTaints)
+	m.startErrors.WithLabelValues(node)
 	for s := pingstatus.SubjectReply; s <= pingstatus.SubjectAnnotation; s++ {
 		for a := pingstatus.Refused; a <= pingstatus.Ignored; a++ {
 			m.warnings.WithLabelValues(node, s.String(), a.String())
@@ -160,6 +166,7 @@ func (n nodeMetrics) ping(answered bool, at time.Time, d time.Duration) {
 func (n nodeMetrics) write(kind string)      { n.m.writes.WithLabelValues(n.node, kind).Inc() }
 func (n nodeMetrics) conflict(kind string)   { n.m.conflicts.WithLabelValues(n.node, kind).Inc() }
 func (n nodeMetrics) writeError(kind string) { n.m.writeErrors.WithLabelValues(n.node, kind).Inc() }
+func (n nodeMetrics) startError()            { n.m.startErrors.WithLabelValues(n.node).Inc() }
 
 // warnings counts the warnings by their subject and action, never by path.
 func (n nodeMetrics) warnings(warnings []pingstatus.Warning) {

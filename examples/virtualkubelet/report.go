@@ -46,12 +46,8 @@ func (p *Provider) reportIfDue(node *corev1.Node, now time.Time) {
 	if now.Before(p.reportDue) {
 		return
 	}
-	notify := p.notifier()
-	if notify == nil {
-		return
-	}
 	p.Reports.Add(1)
 	p.metrics.write(kindReport)
 	p.reportAfter(now, false)
-	notify(node.DeepCopy()) // the controller changes the node it is given
+	p.handoff.put(node)
 }

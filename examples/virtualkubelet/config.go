@@ -1,0 +1,271 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"math"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/pingnode/pingnode/examples/internal/pingclient"
+	"github.com/pingnode/pingnode/nodeapply"
+	"github.com/pingnode/pingnode/pingstatus"
+)
+
+// FieldManager names this provider's writes in the node's managedFields.
+const FieldManager = "pingnode-provider"
+
+// StaticTaintKey is the taint of this provider's static configuration.
+const StaticTaintKey = "virtual-node.example.com/site"
+
+// DefaultLeaseDuration is the duration of the node's Lease, the kubelet's;
+// the Lease is renewed every quarter of it (10 s), as the kubelet does.
+const DefaultLeaseDuration = 40 * time.Second
+
+// DefaultStartRetry is how a node whose start failed (its registration
+// refused, the API server unreachable, its caches not synced) is started
+// again: after 1 s, then twice as long each time up to a minute, each
+// wait stretched at random by up to half, so that a fleet that failed
+// together does not retry in step.
+var DefaultStartRetry = wait.Backoff{Duration: time.Second, Factor: 2, Jitter: 0.5, Steps: 7, Cap: time.Minute}
+
+// Config is what the provider is told at start.
+type Config struct {
+	// Static is the node as configured: name, labels, capacity, and the
+	// taints of the static configuration (the protected one among them).
+	Static *corev1.Node
+	// StaticKeys are the keys of the static taints besides the default
+	// protected one; no plugin may set or remove them.
+	StaticKeys []string
+	// PluginURL is the plugin's status endpoint: http://, https://, or
+	// unix:///path/to/plugin.sock.
+	PluginURL string
+	// Transport is the rest of how the plugin is reached: a CA file, a
+	// client certificate, a token file, the HTTP path on a Unix socket.
+	// Its URL, Timeout and MaxBodyBytes are not used: PluginURL, Timeout
+	// and the library's options give them.
+	Transport pingclient.Config
+	// Interval is how often the plugin is pinged; Timeout bounds one ping.
+	// Both are more than zero. A ping that outlasts the interval delays
+	// the next one; the command line wants the timeout less than the
+	// interval, so that pings keep their pace.
+	Interval, Timeout time.Duration
+	// StatusReport is how often the status of a steady node is written
+	// (see report.go); zero means [DefaultStatusReport]. A change is
+	// written at once.
+	StatusReport time.Duration
+	// LeaseDuration is the duration of the node's Lease in kube-node-lease
+	// (whole seconds); zero means [DefaultLeaseDuration]. LeaseRenew is how
+	// often it is renewed; zero means a quarter of the duration.
+	LeaseDuration, LeaseRenew time.Duration
+	// Compat is interLink 0.6.2's taint rule.
+	Compat bool
+	// Grace is how long the plugin may fail to answer before Ready turns
+	// False; zero means nodeapply.DefaultGrace. NoGrace turns Ready False
+	// at the first failed ping instead.
+	Grace   time.Duration
+	NoGrace bool
+	// Unreachable is what the node says once the plugin has not answered
+	// for the grace (nodeapply.Options.Unreachable): Ready False, the
+	// default, or the taint pingnode.io/plugin-unreachable:NoSchedule,
+	// which keeps running pods; with the latter, NotReadyAfter turns
+	// Ready False after all once the plugin has not answered for that
+	// long (zero: never).
+	Unreachable   nodeapply.Unreachable
+	NotReadyAfter time.Duration
+	// ConnectivityCondition is the type of the condition that says whether
+	// the plugin answered its last ping; empty means
+	// nodeapply.DefaultConnectivityCondition.
+	ConnectivityCondition corev1.NodeConditionType
+	// CountHeld reads the plugin's figures as what the backend has
+	// available now, and adds what this node's running pods hold (see
+	// heldBy). Off, the figures are written as they are (interLink's
+	// rule), for a plugin that reports the total the backend gives the
+	// node.
+	CountHeld bool
+	// StartRetry is how a start that failed is tried again (see
+	// [Provider.RunRetrying]); zero means [DefaultStartRetry].
+	StartRetry wait.Backoff
+	// Metrics are where the provider counts its pings and writes; nil
+	// counts them in metrics that no registry serves.
+	Metrics *Metrics
+}
+
+// StaticNode is the node as this provider registers it.
+func StaticNode(name string) *corev1.Node {
+	capacity := corev1.ResourceList{
+		corev1.ResourceCPU:    resource.MustParse("100"),
+		corev1.ResourceMemory: resource.MustParse("128Gi"),
+		corev1.ResourcePods:   resource.MustParse("100"),
+	}
+	return &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: name,
+			Labels: map[string]string{
+				"type":                   "virtual-kubelet",
+				"kubernetes.io/role":     "agent",
+				"kubernetes.io/hostname": name,
+			},
+		},
+		Spec: corev1.NodeSpec{Taints: []corev1.Taint{
+			{Key: nodeapply.DefaultProtectedKey, Value: "true", Effect: corev1.TaintEffectNoSchedule},
+			{Key: StaticTaintKey, Value: "remote", Effect: corev1.TaintEffectNoSchedule},
+		}},
+		Status: corev1.NodeStatus{
+			Capacity:    capacity,
+			Allocatable: capacity.DeepCopy(),
+			// No conditions: the first ping, right after registration,
+			// sets Ready, the connectivity condition and the three
+			// pressure conditions, with true times.
+			NodeInfo: corev1.NodeSystemInfo{OperatingSystem: "linux", Architecture: "virtual-kubelet", KubeletVersion: "v1.37.2"},
+		},
+	}
+}
+
+// A SettingError is a setting of a [Config] or an [Election] that cannot
+// work. The command line reports it under the name of its flag.
+type SettingError struct {
+	// Setting is the field's name, such as "Interval".
+	Setting string
+	// Value is the setting as given.
+	Value string
+	// Problem says what the setting must be instead.
+	Problem string
+}
+
+func (e *SettingError) Error() string {
+	return fmt.Sprintf("%s %s: %s", e.Setting, e.Value, e.Problem)
+}
+
+func settingError(setting string, value any, format string, args ...any) error {
+	return &SettingError{Setting: setting, Value: fmt.Sprint(value), Problem: fmt.Sprintf(format, args...)}
+}
+
+// check returns the first setting of c that cannot work, as a
+// *SettingError.
+func (c *Config) check() error {
+	switch {
+	case c.Static == nil:
+		return settingError("Static", "<nil>", "want the node to register")
+	case len(validation.IsDNS1123Subdomain(c.Static.Name)) > 0:
+		return settingError("Static.Name", c.Static.Name, "want a node name: %s", strings.Join(validation.IsDNS1123Subdomain(c.Static.Name), "; "))
+	case c.Interval <= 0:
+		return settingError("Interval", c.Interval, "want more than zero")
+	case c.Timeout <= 0:
+		// No deadline would let a plugin that hangs stall the ping loop,
+		// while the Lease still says the node is alive.
+		return settingError("Timeout", c.Timeout, "want more than zero")
+	case c.StatusReport < 0:
+		return settingError("StatusReport", c.StatusReport, "want zero (the default) or more")
+	case c.Grace < 0:
+		return settingError("Grace", c.Grace, "want zero or more")
+	case c.NotReadyAfter < 0 || c.NotReadyAfter > 0 && c.Unreachable != nodeapply.UnreachableNoSchedule:
+		return settingError("NotReadyAfter", c.NotReadyAfter, "want zero or more, with the unreachable policy NoSchedule")
+	}
+	if problems := validation.IsQualifiedName(string(c.ConnectivityCondition)); c.ConnectivityCondition != "" && len(problems) > 0 {
+		return settingError("ConnectivityCondition", c.ConnectivityCondition, "want a condition type: %s", strings.Join(problems, "; "))
+	}
+	switch c.ConnectivityCondition {
+	case corev1.NodeReady, corev1.NodeMemoryPressure, corev1.NodeDiskPressure, corev1.NodePIDPressure:
+		return settingError("ConnectivityCondition", c.ConnectivityCondition, "want a type of its own: the provider sets %s itself", c.ConnectivityCondition)
+	}
+	t := c.transport()
+	if err := t.Validate(); err != nil {
+		return err // it names the flags
+	}
+	_, _, err := c.lease()
+	return err
+}
+
+func (c *Config) statusReport() time.Duration {
+	if c.StatusReport <= 0 {
+		return DefaultStatusReport
+	}
+	return c.StatusReport
+}
+
+func (c *Config) startRetry() wait.Backoff {
+	if c.StartRetry == (wait.Backoff{}) {
+		return DefaultStartRetry
+	}
+	return c.StartRetry
+}
+
+// lease returns the Lease's duration in seconds and its renew interval.
+func (c *Config) lease() (int32, time.Duration, error) {
+	duration := c.LeaseDuration
+	if duration == 0 {
+		duration = DefaultLeaseDuration
+	}
+	if duration < time.Second || duration%time.Second != 0 || duration/time.Second > math.MaxInt32 {
+		return 0, 0, settingError("LeaseDuration", duration, "want whole seconds, at least one")
+	}
+	renew := c.LeaseRenew
+	if renew == 0 {
+		renew = duration / 4
+	}
+	if renew <= 0 || renew >= duration {
+		return 0, 0, settingError("LeaseRenew", c.LeaseRenew, "want more than zero and less than the lease duration %s", duration)
+	}
+	return int32(duration / time.Second), renew, nil
+}
+
+// options are the library's options, built here from the configuration:
+// the reply's (the protected keys among them) are part of them.
+func (c *Config) options() options {
+	return options{nodeapply.Options{
+		Reply:                 pingstatus.Options{ProtectedKeys: c.StaticKeys},
+		ReplaceAllTaints:      c.Compat,
+		Grace:                 c.Grace,
+		NoGrace:               c.NoGrace,
+		ConnectivityCondition: c.ConnectivityCondition,
+		Unreachable:           c.Unreachable,
+		NotReadyAfter:         c.NotReadyAfter,
+		// MemoryPressure, DiskPressure, PIDPressure and NetworkUnavailable
+		// False, with true transition times: after an outage, when the
+		// node lifecycle controller set the pressures Unknown, or on a
+		// node interLink left NetworkUnavailable, the next ping restores
+		// them.
+		VirtualNodeConditions: true,
+	}}
+}
+
+type options struct{ apply nodeapply.Options }
+
+// connectivity is the type of the connectivity condition in use.
+func (o *options) connectivity() corev1.NodeConditionType {
+	if o.apply.ConnectivityCondition == "" {
+		return nodeapply.DefaultConnectivityCondition
+	}
+	return o.apply.ConnectivityCondition
+}
+
+// ownership is the key of the annotation that lists the plugin's taints.
+func (o *options) ownership() string {
+	if o.apply.OwnershipAnnotation == "" {
+		return nodeapply.DefaultOwnershipAnnotation
+	}
+	return o.apply.OwnershipAnnotation
+}
+
+// transport is how the plugin is reached: Transport, with the URL, the
+// timeout and the read limit of this configuration.
+func (c *Config) transport() pingclient.Config {
+	t := c.Transport
+	t.URL, t.Timeout, t.MaxBodyBytes = c.PluginURL, c.Timeout, c.options().apply.Reply.MaxBodyBytes
+	return t
+}
+
+// pingClient is the client that pings the plugin, reading at most what
+// Parse accepts. It fails when a file it names cannot be used.
+func (c *Config) pingClient(log *slog.Logger) (*pingclient.Client, error) {
+	t := c.transport()
+	t.Log = log
+	return pingclient.New(t)
+}

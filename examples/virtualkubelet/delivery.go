@@ -1,0 +1,301 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/util/retry"
+
+	"github.com/pingnode/pingnode/nodeapply"
+)
+
+// Delivery to the API server. The node's spec and its status go by two
+// independent writes: the provider sends the taints patch itself (the
+// node controller sends no spec), and hands the node to the Virtual
+// Kubelet node controller, which sends its status, labels and
+// annotations. Events and metrics say that a condition changed when the
+// node controller's write that changes it has been stored, and only then.
+
+// taintsDelivery is what deliverTaints did.
+type taintsDelivery struct {
+	// base is the node the last patch was computed from, the last read;
+	// res is the ping applied to it.
+	base *corev1.Node
+	res  nodeapply.Result
+	// stored is the node as stored after the patch was taken; nil when it
+	// was not.
+	stored *corev1.Node
+	// seen are the versions of the node read on the way, all older than
+	// the patch.
+	seen []string
+}
+
+// deliverTaints sends res's taints patch, computed from base, with
+// base's resourceVersion as a precondition. On a conflict (someone
+// changed the node since, or the cache lagged) it reads the node as
+// stored, applies the ping to it again, and tries again, as client-go's
+// retry.RetryOnConflict does; the last conflict, or any other error, is
+// returned.
+func (p *Provider) deliverTaints(ctx context.Context, ping nodeapply.Ping, base *corev1.Node, res nodeapply.Result) (taintsDelivery, error) {
+	d := taintsDelivery{base: base, res: res}
+	name := base.Name
+	first, refused := true, false
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if !first {
+			stored, err := p.nodes.Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			d.seen = append(d.seen, stored.ResourceVersion)
+			d.base, d.res = stored, nodeapply.Apply(stored, ping, p.opts.apply)
+			if !d.res.NeedsTaintsPatch() {
+				d.stored = stored // stored as the plugin wants already
+				return nil
+			}
+		}
+		first = false
+		if hook := p.beforeTaintsPatch(); hook != nil {
+			hook(ctx)
+		}
+		p.Writes.Add(1)
+		p.metrics.write(kindTaints)
+		stored, err := p.nodes.Patch(ctx, name, types.StrategicMergePatchType, d.res.TaintsPatch(), metav1.PatchOptions{FieldManager: FieldManager})
+		switch {
+		case err == nil:
+			d.stored = stored
+		case apierrors.IsConflict(err):
+			p.Conflicts.Add(1)
+			p.metrics.conflict(kindTaints)
+			p.log.Info("taints patch conflicted with another write; reading the node again")
+		default:
+			refused = true
+		}
+		return err
+	})
+	if refused && ctx.Err() == nil {
+		p.WriteErrors.Add(1)
+		p.metrics.writeError(kindTaints)
+	}
+	return d, err
+}
+
+// withStatus returns stored as it is in spec and in the ownership
+// annotation (key), with the status and the other annotations of want:
+// what the node controller may send, whether the taints patch that
+// brings want's taints was taken or refused. The node controller sends
+// annotations too, so the ownership annotation must be the one stored,
+// which lists the taints the node has.
+func withStatus(stored, want *corev1.Node, key string) *corev1.Node {
+	next := stored.DeepCopy()
+	next.Status = *want.Status.DeepCopy()
+	next.Annotations = maps.Clone(want.Annotations)
+	delete(next.Annotations, key)
+	if v, ok := stored.Annotations[key]; ok {
+		if next.Annotations == nil {
+			next.Annotations = map[string]string{}
+		}
+		next.Annotations[key] = v
+	}
+	return next
+}
+
+// handOn hands node, changed, to the node controller, and makes it stand
+// in for the cached node while the cache shows one of the versions in
+// older. The next status report is then one interval away, shifted at
+// random (report.go).
+func (p *Provider) handOn(node *corev1.Node, older []string) {
+	p.Writes.Add(1)
+	p.metrics.write(kindStatus)
+	p.setPending(node, older)
+	p.reportAfter(time.Now(), true)
+	p.handoff.put(node)
+}
+
+// handoff passes the nodes the ping loop hands on to the node controller,
+// from a goroutine of its own, so that the ping loop never waits for the
+// controller: the controller takes one node at a time, and while it is
+// busy with a write the newest node waits, replacing any older one still
+// waiting, which it holds all of.
+type handoff struct {
+	mu     sync.Mutex
+	notify func(*corev1.Node) // the node controller's
+	next   *corev1.Node       // waiting to be passed on: the controller's own copy
+	last   *corev1.Node       // the last node handed on
+	wake   chan struct{}
+}
+
+func newHandoff() *handoff { return &handoff{wake: make(chan struct{}, 1)} }
+
+// put hands node on; node must not change afterwards.
+func (h *handoff) put(node *corev1.Node) {
+	h.mu.Lock()
+	h.next, h.last = node.DeepCopy(), node // the controller changes the node it is given
+	h.mu.Unlock()
+	select {
+	case h.wake <- struct{}{}:
+	default: // already awake
+	}
+}
+
+// run passes the waiting node on until ctx ends. The node controller's
+// notify blocks while the controller is busy and holds a node already;
+// should ctx end then, the controller stops, and this goroutine stays
+// blocked, with one node: that is all that outlives the run.
+func (h *handoff) run(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-h.wake:
+		}
+		h.mu.Lock()
+		node, notify := h.next, h.notify
+		h.next = nil
+		h.mu.Unlock()
+		if node != nil && notify != nil && ctx.Err() == nil {
+			notify(node)
+		}
+	}
+}
+
+// NotifyNodeStatus keeps the node controller's callback: the node
+// controller calls it as it starts.
+func (p *Provider) NotifyNodeStatus(_ context.Context, cb func(*corev1.Node)) {
+	h := p.currentHandoff()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.notify = cb
+}
+
+func (p *Provider) setHandoff(h *handoff) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.handoff = h
+}
+
+func (p *Provider) currentHandoff() *handoff {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.handoff
+}
+
+// lastHandedOn returns a copy of the node last handed to the node
+// controller, or nil.
+func (p *Provider) lastHandedOn() *corev1.Node {
+	h := p.currentHandoff()
+	if h == nil {
+		return nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.last.DeepCopy()
+}
+
+// statusWatch is the node client the node controller writes through. The
+// controller reads the node before each status patch (virtual-kubelet
+// v1.14.1's updateNodeStatus, and its three-way patch needs it);
+// statusWatch keeps that read, and calls delivered with the node as
+// stored before and after each status patch the API server took, and
+// with the node the controller registered (before is then nil, as when
+// the read is missing or of a node since deleted).
+type statusWatch struct {
+	corev1client.NodeInterface
+	delivered func(before, after *corev1.Node)
+
+	mu     sync.Mutex
+	before *corev1.Node
+}
+
+func (w *statusWatch) Get(ctx context.Context, name string, opts metav1.GetOptions) (*corev1.Node, error) {
+	node, err := w.NodeInterface.Get(ctx, name, opts)
+	if err == nil {
+		w.mu.Lock()
+		w.before = node
+		w.mu.Unlock()
+	}
+	return node, err
+}
+
+func (w *statusWatch) Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (*corev1.Node, error) {
+	node, err := w.NodeInterface.Patch(ctx, name, pt, data, opts, subresources...)
+	if err == nil && slices.Equal(subresources, []string{"status"}) {
+		w.mu.Lock()
+		before := w.before
+		w.before = nil
+		w.mu.Unlock()
+		if before != nil && before.UID != node.UID {
+			before = nil // another node of the same name: no transition
+		}
+		w.delivered(before, node)
+	}
+	return node, err
+}
+
+func (w *statusWatch) Create(ctx context.Context, node *corev1.Node, opts metav1.CreateOptions) (*corev1.Node, error) {
+	created, err := w.NodeInterface.Create(ctx, node, opts)
+	if err == nil {
+		w.delivered(nil, created)
+	}
+	return created, err
+}
+
+// delivered records what a status write of the node controller stored:
+// the allocatable resources the node advertises, and the transitions of
+// its conditions, in the log, as events and in the metrics. It runs in
+// the node controller's goroutine.
+func (p *Provider) delivered(before, after *corev1.Node) {
+	p.advertised = p.metrics.advertise(p.advertised, after.Status.Allocatable)
+	if before == nil {
+		return // registered: the first ping sets the conditions
+	}
+	connectivity := p.opts.connectivity()
+	p.events.transitions(before, after, connectivity)
+	p.metrics.transition(before, after, connectivity)
+	for i := range after.Status.Conditions {
+		t := after.Status.Conditions[i].Type
+		now := transitioned(before, after, t)
+		if now == nil {
+			continue
+		}
+		from := corev1.ConditionStatus("")
+		if was := conditionNamed(before, t); was != nil {
+			from = was.Status
+		}
+		level := slog.LevelInfo
+		if (t == corev1.NodeReady || t == connectivity) && now.Status != corev1.ConditionTrue {
+			level = slog.LevelWarn
+		}
+		p.log.Log(context.Background(), level, "node condition transition", "condition", t, "from", from, "to", now.Status, "reason", now.Reason)
+	}
+}
+
+// statusRefused is the node controller's status error handler. The next
+// ping applies to the node as cached again, so that what was not stored
+// is handed on again; a node that is gone is registered again by the
+// next ping (registerAgain), not here.
+func (p *Provider) statusRefused(_ context.Context, err error) error {
+	p.stale.Store(true)
+	if apierrors.IsNotFound(err) {
+		p.log.Warn("the node is gone; the next ping registers it again")
+		return err
+	}
+	p.WriteErrors.Add(1)
+	p.metrics.writeError(kindStatus)
+	p.log.Error("node status refused; the next ping hands it on again", "error", err)
+	return err
+}
+
+func (p *Provider) beforeTaintsPatch() func(context.Context) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.BeforeTaintsPatch
+}

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/pingnode/pingnode/nodeapply"
+)
+
+// flags are the settings of the command line. registerFlags registers
+// every one of them, with its default and what it does; settings checks
+// them, once, and turns them into the providers' configurations.
+type flags struct {
+	kubeconfig   string
+	nodes        int
+	node         string
+	plugin       string
+	metricsAddr  string
+	grace        time.Duration
+	connectivity string // the connectivity condition's type
+	base         Config // what every node of the fleet shares
+
+	leaderElect bool
+	election    Election
+}
+
+// registerFlags registers the command line's flags on fs.
+func registerFlags(fs *flag.FlagSet) *flags {
+	f := &flags{base: Config{StaticKeys: []string{StaticTaintKey}}}
+	fs.StringVar(&f.kubeconfig, "kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig of the cluster (default $KUBECONFIG; empty: the in-cluster configuration)")
+	fs.IntVar(&f.nodes, "nodes", 1, "how many virtual nodes to run, each with its own node controller, Lease and plugin URL: "+Index+" in -node (required with more than one) and in -plugin is the node's index, from 0")
+	fs.StringVar(&f.node, "node", "pingnode-virtual", "node name")
+	fs.StringVar(&f.plugin, "plugin", "http://127.0.0.1:4000/status", "the plugin's status URL: http://, https://, or unix:///path/to/plugin.sock (with -plugin-http-path)")
+	f.base.Transport.AddFlags(fs, "plugin-")
+	fs.DurationVar(&f.base.Interval, "interval", 5*time.Second, "how often to ping the plugin")
+	fs.DurationVar(&f.base.Timeout, "timeout", 3*time.Second, "how long one ping may take; less than -interval")
+	fs.DurationVar(&f.base.StatusReport, "status-report", DefaultStatusReport, "how often the status of a steady node is written (a change is written at once); the first report after a start or a change moves by a random shift of up to half of it")
+	fs.DurationVar(&f.base.LeaseDuration, "lease-duration", DefaultLeaseDuration, "the duration of the node's Lease in kube-node-lease, whole seconds")
+	fs.DurationVar(&f.base.LeaseRenew, "lease-renew", 0, "how often the Lease is renewed, less than -lease-duration (0: a quarter of -lease-duration)")
+	fs.BoolVar(&f.base.Compat, "compat", false, "interLink 0.6.2's taint rule: replace every taint but the protected ones")
+	fs.DurationVar(&f.grace, "grace", nodeapply.DefaultGrace, "how long the plugin may fail to answer before the node takes no new pods (0: at the first failed ping)")
+	fs.TextVar(&f.base.Unreachable, "unreachable", nodeapply.UnreachableNotReady, "what the node says once the plugin has not answered for -grace: NotReady (Ready False: the node lifecycle controller taints it NoExecute, and running pods are evicted after their toleration) or NoSchedule (Ready stays True and the taint "+nodeapply.UnreachableTaintKey+":NoSchedule keeps new pods away; running pods stay)")
+	fs.DurationVar(&f.base.NotReadyAfter, "not-ready-after", 0, "with -unreachable NoSchedule: turn Ready False after all once the plugin has not answered for this long (0: never)")
+	fs.StringVar(&f.connectivity, "connectivity-condition", string(nodeapply.DefaultConnectivityCondition), "the type of the condition that says whether the plugin answered its last ping")
+	fs.BoolVar(&f.base.CountHeld, "held", true, "read the plugin's figures as available now, and add what this node's running pods hold")
+	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "the address to serve Prometheus metrics on, at /metrics (host:port); empty: none")
+	fs.BoolVar(&f.leaderElect, "leader-elect", false, "elect a leader among replicas with a Lease: only the leader runs the node controllers and pings")
+	fs.StringVar(&f.election.Namespace, "leader-elect-namespace", metav1.NamespaceDefault, "the namespace of the leader election Lease")
+	fs.StringVar(&f.election.Name, "leader-elect-name", "", "the name of the leader election Lease (empty: pingnode- and the -node pattern, "+Index+" read as fleet)")
+	fs.StringVar(&f.election.Identity, "leader-elect-id", DefaultIdentity(), "this replica's identity in the Lease")
+	fs.DurationVar(&f.election.LeaseDuration, "leader-elect-lease-duration", DefaultElectionLease, "how long a standby waits after the leader's last renewal before it takes over")
+	fs.DurationVar(&f.election.RenewDeadline, "leader-elect-renew-deadline", DefaultElectionRenewDeadline, "how long the leader tries to renew before it stops (it exits); less than -leader-elect-lease-duration")
+	fs.DurationVar(&f.election.RetryPeriod, "leader-elect-retry-period", DefaultElectionRetry, "how often the leader renews and a standby tries to take over; less than -leader-elect-renew-deadline divided by 1.2")
+	return f
+}
+
+// configFlags and electionFlags name the flag of each setting.
+var (
+	configFlags = map[string]string{
+		"Static.Name": "node", "PluginURL": "plugin", "Interval": "interval", "Timeout": "timeout",
+		"StatusReport": "status-report", "LeaseDuration": "lease-duration", "LeaseRenew": "lease-renew",
+		"Grace": "grace", "NotReadyAfter": "not-ready-after", "ConnectivityCondition": "connectivity-condition",
+	}
+	electionFlags = map[string]string{
+		"Namespace": "leader-elect-namespace", "Name": "leader-elect-name", "Identity": "leader-elect-id",
+		"LeaseDuration": "leader-elect-lease-duration", "RenewDeadline": "leader-elect-renew-deadline",
+		"RetryPeriod": "leader-elect-retry-period",
+	}
+)
+
+// flagError is a flag whose value cannot work, said as the flag package
+// says it of a value it cannot parse.
+func flagError(name string, value any, format string, args ...any) error {
+	return fmt.Errorf("invalid value %q for flag -%s: %s", fmt.Sprint(value), name, fmt.Sprintf(format, args...))
+}
+
+// asFlagError says a *SettingError under its flag's name.
+func asFlagError(err error, names map[string]string) error {
+	var s *SettingError
+	if errors.As(err, &s) {
+		if name, ok := names[s.Setting]; ok {
+			return flagError(name, s.Value, "%s", s.Problem)
+		}
+	}
+	return err
+}
+
+// settings checks the flags, and args, what follows them, and returns the
+// configuration of each node, and the election, or nil without
+// -leader-elect. The error names the first flag that cannot work.
+func (f *flags) settings(args []string) ([]Config, *Election, error) {
+	switch {
+	case len(args) > 0:
+		return nil, nil, fmt.Errorf("unexpected argument %q: every setting is a flag", args[0])
+	case f.nodes < 1:
+		return nil, nil, flagError("nodes", f.nodes, "want at least one node")
+	case f.nodes > 1 && !strings.Contains(f.node, Index):
+		return nil, nil, flagError("node", f.node, "with more than one node, the name must hold %s, the node's index", Index)
+	// Zero means the default in a Config; on the command line, the
+	// default is written in the flag's own default instead.
+	case f.base.StatusReport <= 0:
+		return nil, nil, flagError("status-report", f.base.StatusReport, "want more than zero")
+	case f.base.LeaseDuration <= 0:
+		return nil, nil, flagError("lease-duration", f.base.LeaseDuration, "want whole seconds, at least one")
+	case f.base.Interval > 0 && f.base.Timeout > 0 && f.base.Timeout >= f.base.Interval:
+		return nil, nil, flagError("timeout", f.base.Timeout, "want less than -interval %s, so that a ping ends before the next is due", f.base.Interval)
+	case f.base.LeaseRenew < 0:
+		return nil, nil, flagError("lease-renew", f.base.LeaseRenew, "want more than zero, or zero for a quarter of -lease-duration")
+	}
+	if f.metricsAddr != "" {
+		if _, _, err := net.SplitHostPort(f.metricsAddr); err != nil {
+			return nil, nil, flagError("metrics-addr", f.metricsAddr, "want host:port: %v", err)
+		}
+	}
+	base := f.base
+	base.Grace, base.NoGrace = f.grace, f.grace == 0
+	base.ConnectivityCondition = corev1.NodeConditionType(f.connectivity)
+	if f.connectivity == "" {
+		return nil, nil, flagError("connectivity-condition", f.connectivity, "want a condition type")
+	}
+	configs, err := Fleet(f.nodes, f.node, f.plugin, base)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range configs {
+		if err := configs[i].check(); err != nil {
+			return nil, nil, asFlagError(err, configFlags)
+		}
+	}
+	// The election's flags are checked without -leader-elect too: a
+	// mistake in them is found before a replica is ever started with it.
+	e := f.election
+	if e.Name == "" {
+		e.Name = "pingnode-" + strings.ReplaceAll(f.node, Index, "fleet")
+	}
+	if err := e.check(); err != nil {
+		return nil, nil, asFlagError(err, electionFlags)
+	}
+	if !f.leaderElect {
+		return configs, nil, nil
+	}
+	return configs, &e, nil
+}

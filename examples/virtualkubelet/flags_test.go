@@ -1,0 +1,120 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// runCommand runs the provider's main with args in a child process (this
+// test binary, re-executed, as startProviderProcess does) and returns its
+// exit status and what it wrote. Its kubeconfig does not exist: a
+// provider that got past its flags would stop there, with status 1.
+func runCommand(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], append([]string{"-kubeconfig", filepath.Join(t.TempDir(), "none")}, args...)...)
+	cmd.Env = append(os.Environ(), providerProcessEnv+"=1")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, out.String()
+	case errors.As(err, &exit):
+		return exit.ExitCode(), out.String()
+	}
+	t.Fatalf("%v: %v", args, err)
+	return 0, ""
+}
+
+// TestFlagErrors: a flag that cannot work is refused at start, before
+// anything runs, with exit status 2 and a message that names it, as the
+// flag package refuses a value it cannot parse. Before, -interval 0
+// panicked in the ping loop, and -timeout 0 ran pings with no deadline.
+func TestFlagErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string // in the message
+	}{
+		{"no interval", []string{"-interval", "0"}, `invalid value "0s" for flag -interval: want more than zero`},
+		{"a negative interval", []string{"-interval", "-1s"}, "for flag -interval:"},
+		{"no timeout", []string{"-timeout", "0"}, `invalid value "0s" for flag -timeout: want more than zero`},
+		{"a timeout as long as the interval", []string{"-interval", "5s", "-timeout", "5s"}, "for flag -timeout: want less than -interval 5s"},
+		{"a timeout longer than the interval", []string{"-interval", "1s", "-timeout", "3s"}, "for flag -timeout:"},
+		{"no status report", []string{"-status-report", "0"}, "for flag -status-report:"},
+		{"a lease of no time", []string{"-lease-duration", "0"}, "for flag -lease-duration:"},
+		{"a lease not in whole seconds", []string{"-lease-duration", "1500ms"}, "for flag -lease-duration: want whole seconds"},
+		{"a lease renewed no sooner than it ends", []string{"-lease-duration", "10s", "-lease-renew", "10s"}, "for flag -lease-renew:"},
+		{"a negative renew interval", []string{"-lease-renew", "-1s"}, "for flag -lease-renew:"},
+		{"a negative grace", []string{"-grace", "-1s"}, "for flag -grace:"},
+		{"no node", []string{"-nodes", "0"}, "for flag -nodes:"},
+		{"many nodes of one name", []string{"-nodes", "2", "-node", "vk"}, "for flag -node: with more than one node"},
+		{"a node name the API server refuses", []string{"-node", "Virtual_Node"}, `invalid value "Virtual_Node" for flag -node: want a node name`},
+		{"a plugin URL without a scheme", []string{"-plugin", "127.0.0.1:4000/status"}, "plugin URL: "},
+		{"a plugin URL of another scheme", []string{"-plugin", "ftp://127.0.0.1/status"}, `plugin URL: scheme "ftp": want http, https or unix`},
+		{"a client certificate without its key", []string{"-plugin", "https://plugin.example/status", "-plugin-cert-file", "vk.pem"}, "-plugin-cert-file: needs -plugin-key-file"},
+		{"a CA file for plain HTTP", []string{"-plugin-ca-file", "ca.pem"}, "-plugin-ca-file: only with an https:// plugin URL"},
+		{"an HTTP path for an http URL", []string{"-plugin-http-path", "/status"}, "-plugin-http-path: only with a unix:// plugin URL"},
+		{"an unknown unreachable policy", []string{"-unreachable", "Evict"}, `invalid value "Evict" for flag -unreachable`},
+		{"not ready after, without NoSchedule", []string{"-not-ready-after", "1h"}, `invalid value "1h0m0s" for flag -not-ready-after: want zero or more, with the unreachable policy NoSchedule`},
+		{"no connectivity condition", []string{"-connectivity-condition", ""}, "for flag -connectivity-condition:"},
+		{"Ready as the connectivity condition", []string{"-connectivity-condition", "Ready"}, "for flag -connectivity-condition: want a type of its own"},
+		{"a connectivity condition that is no type", []string{"-connectivity-condition", "plugin reachable"}, "for flag -connectivity-condition:"},
+		{"a metrics address without a port", []string{"-metrics-addr", "127.0.0.1"}, "for flag -metrics-addr:"},
+		{"a renew deadline as long as the lease", []string{"-leader-elect", "-leader-elect-lease-duration", "10s", "-leader-elect-renew-deadline", "10s"}, "for flag -leader-elect-renew-deadline:"},
+		{"a renew deadline longer than the lease", []string{"-leader-elect", "-leader-elect-renew-deadline", "20s"}, "for flag -leader-elect-renew-deadline:"},
+		{"a retry period near the renew deadline", []string{"-leader-elect", "-leader-elect-retry-period", "9s"}, "for flag -leader-elect-retry-period:"},
+		{"no retry period", []string{"-leader-elect", "-leader-elect-retry-period", "0"}, "for flag -leader-elect-retry-period:"},
+		{"no lease duration", []string{"-leader-elect", "-leader-elect-lease-duration", "0"}, "for flag -leader-elect-lease-duration:"},
+		{"no identity", []string{"-leader-elect", "-leader-elect-id", ""}, "for flag -leader-elect-id:"},
+		{"a namespace that is no name", []string{"-leader-elect", "-leader-elect-namespace", "Kube_System"}, "for flag -leader-elect-namespace:"},
+		{"a Lease name that is no name", []string{"-leader-elect", "-leader-elect-name", "my lease"}, "for flag -leader-elect-name:"},
+		{"election timings that cannot work, without -leader-elect", []string{"-leader-elect-renew-deadline", "20s"}, "for flag -leader-elect-renew-deadline:"},
+		{"an argument after the flags", []string{"-interval", "5s", "extra"}, `unexpected argument "extra"`},
+		{"a value that does not parse", []string{"-interval", "often"}, `invalid value "often" for flag -interval`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out := runCommand(t, tt.args...)
+			if code != 2 {
+				t.Errorf("exit status %d, want 2", code)
+			}
+			if !strings.Contains(out, tt.want) {
+				t.Errorf("the message does not say %q:\n%s", tt.want, tail(out, 10))
+			}
+			if strings.Contains(out, "level=") {
+				t.Errorf("it ran before it refused the flag:\n%s", tail(out, 10))
+			}
+		})
+	}
+}
+
+// TestFlagDefaults: the defaults, and every flag given as the README
+// gives it, pass the check; the provider then stops at its kubeconfig,
+// which does not exist here.
+func TestFlagDefaults(t *testing.T) {
+	for _, args := range [][]string{
+		nil,
+		{"-nodes", "3", "-node", "vk-{i}", "-plugin", "http://127.0.0.1:4000/status/{i}"},
+		{"-interval", "100ms", "-timeout", "50ms", "-status-report", "30s", "-lease-duration", "4s", "-lease-renew", "1s", "-grace", "0", "-held=false", "-compat"},
+		{"-leader-elect", "-leader-elect-id", "a", "-metrics-addr", "127.0.0.1:0"},
+		{"-unreachable", "NoSchedule", "-not-ready-after", "2h"},
+		{"-plugin", "https://plugin.example:8443/status", "-plugin-ca-file", "ca.pem", "-plugin-ca-only", "-plugin-cert-file", "vk.pem", "-plugin-key-file", "vk-key.pem", "-plugin-token-file", "token"},
+		{"-plugin", "unix:///run/plugin.sock", "-plugin-http-path", "/pinglink", "-plugin-token-file", "token"},
+	} {
+		code, out := runCommand(t, args...)
+		if code != 1 || !strings.Contains(out, "kubeconfig") {
+			t.Errorf("%v: exit status %d, want 1 at the kubeconfig:\n%s", args, code, tail(out, 10))
+		}
+	}
+}

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/pingnode/pingnode/nodeapply"
+	"github.com/pingnode/pingnode/pingstatus"
+)
+
+// The step at each ping: ask the plugin, apply the outcome to the node,
+// and hand what changed on to be delivered (delivery.go).
+//
+// Each ping is applied to the node as cached (an informer on this node
+// alone: no read of the API server at a ping), so what an administrator or
+// a controller changed meanwhile is seen within moments, and drift (the
+// plugin's taint deleted by hand) is corrected at the next ping. Writes
+// carry preconditions: the taints patch the resourceVersion of the node it
+// was computed from, so a cache that lags costs a conflict, a read of the
+// node as stored and a retry, never a lost taint.
+//
+// A cache lags the provider's own writes too. So that a write on its way
+// is not made twice, the node last written (or handed to the node
+// controller) stands in for the cached one while the cache shows a version
+// the provider knows to be older than that write: the one the write was
+// built on, any the provider read on the way, and the result of its own
+// taints patch when the status is still to come. A cache shows versions in
+// order, so any other version is newer and holds the write, or another
+// writer's change, which the next Apply sees.
+//
+// The taints and the status are independent writes: a taints patch the
+// API server refuses never holds the status back. The status then goes on
+// with the taints and the ownership annotation as stored, and the next
+// ping, applied to that node, finds the taints still to send and sends
+// them again.
+
+// PingOnce asks the plugin once, applies the outcome to the node, and
+// delivers what changed. When nothing conflicts, it reads the node once,
+// from the cache, and calls Apply once.
+func (p *Provider) PingOnce(ctx context.Context) {
+	if hook := p.beforePing(); hook != nil {
+		hook(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+	}
+	p.Pings.Add(1)
+	start := time.Now()
+	ping := p.pinger.Ping(ctx)
+	if ctx.Err() != nil {
+		return // stopping: the failure is ours, not the plugin's
+	}
+	p.metrics.ping(ping.Reached(), ping.At, time.Since(start))
+	var warnings []pingstatus.Warning
+	if ping.Reached() {
+		patch, w := pingstatus.Parse(ping.Body, p.opts.apply.Reply)
+		ping.Reply, warnings = &patch, w
+		if p.cfg.CountHeld {
+			ping.Held = p.held(ping.At)
+		}
+	} else {
+		p.Failures.Add(1)
+		p.log.Warn("plugin ping failed", "failure", ping.Failure)
+	}
+	base, err := p.current(ctx)
+	if err != nil {
+		p.log.Error("reading the node; the next ping tries again", "error", err)
+		return
+	}
+	res := nodeapply.Apply(base, ping, p.opts.apply)
+	warnings = append(warnings, res.Warnings...)
+	for _, w := range warnings {
+		p.log.Warn("plugin reply", "subject", w.Subject, "action", w.Action, "path", w.Path, "problem", w.Message)
+	}
+	p.events.warnings(warnings)
+	p.metrics.warnings(warnings)
+	if len(res.Changes) == 0 {
+		p.reportIfDue(base, time.Now())
+		return
+	}
+
+	older := []string{base.ResourceVersion}
+	taintsSent := false
+	if res.NeedsTaintsPatch() {
+		d, err := p.deliverTaints(ctx, ping, base, res)
+		if ctx.Err() != nil {
+			return
+		}
+		older = append(older, d.seen...)
+		if err != nil {
+			p.log.Error("taints patch not delivered; the status goes on without it, and the next ping sends it again", "error", err)
+			base, res = d.base, d.res
+		} else {
+			p.logChanges(d.res, pingstatus.SubjectTaint, pingstatus.SubjectAnnotation)
+			base, res, taintsSent = d.stored, d.res, true
+		}
+	}
+	// The node as stored in spec and the ownership annotation (with the
+	// taints just delivered, or as they were), with the new status; it
+	// stands in for the cached node while the cache shows base's version
+	// (the result of the taints patch, if any) or an older one.
+	next := withStatus(base, res.Node, p.opts.ownership())
+	older = append(older, base.ResourceVersion)
+	switch {
+	case res.NeedsStatusPatch():
+		p.logChanges(res, pingstatus.SubjectResource, pingstatus.SubjectCondition)
+		p.handOn(next, older)
+	case taintsSent:
+		p.setPending(next, older) // only the taints: nothing more is on its way
+	}
+}
+
+// current returns the node to apply the next ping to: the cached node,
+// or the node last written while the cache has not caught up with it.
+// Only a node missing from the cache costs a read of the API server:
+// registered too recently for the cache, or deleted by someone, and then
+// registered again.
+func (p *Provider) current(ctx context.Context) (*corev1.Node, error) {
+	if p.stale.Swap(false) {
+		p.pending, p.older = nil, nil // a status write failed: it is not on its way
+	}
+	cached, err := p.caches.node.Get(p.cfg.Static.Name)
+	if apierrors.IsNotFound(err) {
+		p.pending, p.older = nil, nil
+		return p.registerAgain(ctx)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if p.pending != nil && p.older[cached.ResourceVersion] {
+		return p.pending, nil
+	}
+	p.pending, p.older = nil, nil
+	return cached, nil
+}
+
+// setPending makes node stand in for the cached node while the cache
+// shows one of the versions in older (or one already known older).
+func (p *Provider) setPending(node *corev1.Node, older []string) {
+	if p.pending == nil {
+		p.older = map[string]bool{}
+	}
+	p.pending = node
+	for _, rv := range older {
+		p.older[rv] = true
+	}
+}
+
+// logChanges logs the changes of res about the subjects given, when the
+// write that carries them is made: the taints patch carries the taints
+// and the ownership annotation (this provider keeps no ping-response
+// annotation), the status the resources and the conditions.
+func (p *Provider) logChanges(res nodeapply.Result, subjects ...pingstatus.Subject) {
+	for _, c := range res.Changes {
+		for _, s := range subjects {
+			if c.Subject == s {
+				p.log.Info("node change", "subject", c.Subject, "path", c.Path, "op", c.Op.String(), "old", c.Old, "new", c.New)
+			}
+		}
+	}
+}
+
+func (p *Provider) beforePing() func(context.Context) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.BeforePing
+}
