@@ -52,6 +52,16 @@ func graceOf(opts nodeapply.Options) time.Duration {
 	return opts.Grace
 }
 
+// failingSince is when the run of failures under way began, as the node
+// says it: the connectivity condition's transition time while it is False;
+// zero when it is not.
+func failingSince(node *corev1.Node, conn corev1.NodeConditionType) time.Time {
+	if c := condition(node, conn); c != nil && c.Status == corev1.ConditionFalse {
+		return c.LastTransitionTime.Time
+	}
+	return time.Time{}
+}
+
 func condition(node *corev1.Node, typ corev1.NodeConditionType) *corev1.NodeCondition {
 	for i := range node.Status.Conditions {
 		if node.Status.Conditions[i].Type == typ {
@@ -132,10 +142,7 @@ func TestPropertyReachabilityLaws(t *testing.T) {
 
 		// The run of failures under way, from what the node says at the
 		// start: the connectivity condition False since its transition.
-		var runStart time.Time
-		if c := condition(node, conn); c != nil && c.Status == corev1.ConditionFalse {
-			runStart = c.LastTransitionTime.Time
-		}
+		runStart := failingSince(node, conn)
 		at := t0
 		for step := range rapid.IntRange(1, 8).Draw(t, "pings") {
 			ping := pingStep(t, at, earlier)

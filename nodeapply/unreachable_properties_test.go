@@ -1,7 +1,6 @@
 package nodeapply_test
 
 import (
-	"encoding/json"
 	"slices"
 	"testing"
 	"time"
@@ -41,20 +40,6 @@ func fences(node *corev1.Node) int {
 	return n
 }
 
-// readBack is node as a restarted provider reads it from the API server:
-// marshalled and read again, with nothing kept in memory.
-func readBack(t *rapid.T, node *corev1.Node) *corev1.Node {
-	b, err := json.Marshal(node)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out corev1.Node
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatal(err)
-	}
-	return &out
-}
-
 // TestPropertyUnreachableTaint runs sequences of pings, under either
 // policy, on nodes with any taints (among them the unreachable taint as
 // an earlier run left it, and one with its key and another effect, which
@@ -87,10 +72,7 @@ func TestPropertyUnreachableTaint(t *testing.T) {
 				node.Spec.Taints = slices.Insert(slices.Clone(node.Spec.Taints), at, extra)
 			}
 		}
-		var runStart time.Time
-		if c := condition(node, conn); c != nil && c.Status == corev1.ConditionFalse {
-			runStart = c.LastTransitionTime.Time
-		}
+		runStart := failingSince(node, conn)
 		at := t0
 		for step := range rapid.IntRange(1, 8).Draw(t, "pings") {
 			ping := pingStep(t, at, earlier)
@@ -135,7 +117,7 @@ func TestPropertyUnreachableTaint(t *testing.T) {
 					t.Fatalf("ping %d: a failed ping changed taints that are not pingnode's (-before +after):\n%s", step, diff)
 				}
 			}
-			restarted := nodeapply.Apply(readBack(t, node), ping, opts)
+			restarted := nodeapply.Apply(roundTrip(t, node), ping, opts)
 			if diff := cmp.Diff(res.Changes, restarted.Changes); diff != "" {
 				t.Fatalf("ping %d: read back from JSON, the node changes otherwise (-in memory +read back):\n%s", step, diff)
 			}
