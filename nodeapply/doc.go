@@ -6,6 +6,17 @@
 // does no I/O. Everything it must remember lives on the node itself, so a
 // provider that restarts carries on where it was.
 //
+// # A ping
+//
+// A provider builds a [Ping] at each ping of its plugin: the time it made
+// it; the reply's bytes, read up to opts.Reply.ReadLimit() and parsed with
+// [pingstatus.Parse](body, opts.Reply), the reply's options being part of
+// [Options] so that each setting is given once; or, when the plugin did
+// not answer, [Failure] of the HTTP status code or the transport's error:
+// short words that stay the same while the plugin fails the same way, and
+// never hold a URL, a token or a body. The [Result] of [Apply] then gives
+// the two patches to send, built with the options Apply was given.
+//
 // # The merge contract
 //
 // [Apply](node, ping, options) returns the node after the ping, the
