@@ -73,6 +73,9 @@ type Provider struct {
 	older   map[string]bool
 	// reportDue is when a steady node's status is next written.
 	reportDue time.Time
+	// lastFailure is the last ping's failure, "" when it was answered: a
+	// failure is logged when it begins or changes, not at every ping.
+	lastFailure string
 
 	// BeforePing, when set, runs before each ping, in the ping loop: a
 	// hook for tests that step the provider one ping at a time.

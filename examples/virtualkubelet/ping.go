@@ -63,8 +63,11 @@ func (p *Provider) PingOnce(ctx context.Context) {
 		}
 	} else {
 		p.Failures.Add(1)
-		p.log.Warn("plugin ping failed", "failure", ping.Failure)
+		if ping.Failure != p.lastFailure { // said once, not at every ping of an outage
+			p.log.Warn("plugin ping failed", "failure", ping.Failure)
+		}
 	}
+	p.lastFailure = ping.Failure
 	base, err := p.current(ctx)
 	if err != nil {
 		p.log.Error("reading the node; the next ping tries again", "error", err)
