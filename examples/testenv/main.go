@@ -288,17 +288,29 @@ func startEtcd(dir string) (*embed.Etcd, string, error) {
 	}
 }
 
+// serviceAccountKey returns the file of the key that signs ServiceAccount
+// tokens, in dir: the one an earlier run left (with -keep, so that tokens
+// minted before a restart of the control plane stay valid, as in a real
+// cluster), or a new one.
+func serviceAccountKey(dir string) (string, error) {
+	keyFile := filepath.Join(dir, "sa.key")
+	if _, err := os.Stat(keyFile); err == nil {
+		return keyFile, nil
+	}
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		return "", err
+	}
+	pemKey := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
+	return keyFile, os.WriteFile(keyFile, pemKey, 0o600)
+}
+
 // apiServerArgs are kube-apiserver's flags: serving on port of 127.0.0.1,
 // storing in the etcd at etcdURL, keeping its files in dir, and authorizing
 // as [authorizationArgs] says.
 func apiServerArgs(dir, etcdURL string, port int, rbac bool) ([]string, error) {
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	keyFile, err := serviceAccountKey(dir)
 	if err != nil {
-		return nil, err
-	}
-	keyFile := filepath.Join(dir, "sa.key")
-	pemKey := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
-	if err := os.WriteFile(keyFile, pemKey, 0o600); err != nil {
 		return nil, err
 	}
 	tokens := filepath.Join(dir, "tokens.csv")

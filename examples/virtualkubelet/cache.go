@@ -7,6 +7,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
@@ -17,9 +18,12 @@ import (
 )
 
 // cacheSyncTimeout bounds the wait for the caches to hold what the API
-// server holds at start. An API server that answers but never lists (a
-// role without list and watch on nodes or pods) would otherwise keep the
-// start waiting for good; past it, the start fails and is tried again.
+// server holds at start. An API server that answers but never lists would
+// otherwise keep the start waiting for good; past it, the start fails and
+// is tried again. A list or watch the API server refuses (403 Forbidden: a
+// role without list and watch on the node or on pods; 401 Unauthorized: a
+// token it does not take) ends the wait at once: waiting would not help,
+// and the start's error then says what was refused.
 const cacheSyncTimeout = 30 * time.Second
 
 // caches are the provider's view of its node and of the pods bound to it:
@@ -35,15 +39,20 @@ type caches struct {
 
 	mu      sync.Mutex
 	lastErr error // the informers' last list or watch error
+	// refused is closed at the first list or watch the API server
+	// refused (403 or 401); refusal says which, once it is closed.
+	refused     chan struct{}
+	refusedOnce sync.Once
+	refusal     error
 }
 
 // startCaches starts the informers, with a context of their own that
 // stop ends, and waits until they hold what the API server holds, for at
 // most cacheSyncTimeout. When it returns an error, nothing it started
 // still runs.
-func startCaches(ctx context.Context, client kubernetes.Interface, name string, withPods bool) (*caches, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	c := &caches{cancel: cancel}
+func startCaches(parent context.Context, client kubernetes.Interface, name string, withPods bool) (*caches, error) {
+	ctx, cancel := context.WithCancel(parent)
+	c := &caches{cancel: cancel, refused: make(chan struct{})}
 	byName := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
 		o.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
 	}))
@@ -65,14 +74,27 @@ func startCaches(ctx context.Context, client kubernetes.Interface, name string, 
 	}
 	syncing, stopSyncing := context.WithTimeout(ctx, cacheSyncTimeout)
 	defer stopSyncing()
+	go func() {
+		select {
+		case <-c.refused:
+			stopSyncing()
+		case <-syncing.Done():
+		}
+	}()
 	for _, f := range c.factories {
 		for typ, ok := range f.WaitForCacheSync(syncing.Done()) {
 			if !ok {
-				c.stop()
-				if err := ctx.Err(); err != nil {
+				c.stop() // which ends ctx: the start's own is parent
+				if err := parent.Err(); err != nil {
 					return nil, err
 				}
-				if err := c.lastError(); err != nil {
+				select {
+				case <-c.refused:
+					return nil, c.refusal
+				default:
+				}
+				err := c.lastError()
+				if err != nil {
 					return nil, fmt.Errorf("the cache of %s did not sync within %s: %w", typ, cacheSyncTimeout, err)
 				}
 				return nil, fmt.Errorf("the cache of %s did not sync within %s", typ, cacheSyncTimeout)
@@ -83,12 +105,19 @@ func startCaches(ctx context.Context, client kubernetes.Interface, name string, 
 }
 
 // watchErrors keeps the informer's list and watch errors, for the error
-// of a cache that does not sync, and logs them as client-go does.
+// of a cache that does not sync, says when one was refused, and logs them
+// as client-go does.
 func (c *caches) watchErrors(informer cache.SharedIndexInformer) {
 	_ = informer.SetWatchErrorHandlerWithContext(func(ctx context.Context, r *cache.Reflector, err error) {
 		c.mu.Lock()
 		c.lastErr = err
 		c.mu.Unlock()
+		if apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) {
+			c.refusedOnce.Do(func() {
+				c.refusal = fmt.Errorf("the cache of %s cannot sync: %w", r.TypeDescription(), err)
+				close(c.refused)
+			})
+		}
 		cache.DefaultWatchErrorHandler(ctx, r, err)
 	}) // fails only once the informer runs
 }

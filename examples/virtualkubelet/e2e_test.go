@@ -62,7 +62,8 @@ func (f *fakePlugin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // plugin that first answers "ok", until the test ends; then it deletes
 // what the provider left (deleteNode). statusReport is how often the
 // status of a steady node is written. Each change edits the
-// configuration first.
+// configuration first. The provider runs as a ServiceAccount of its own,
+// bound to exactly the rights rbac.go gives its configuration (grant).
 func startProvider(t *testing.T, name string, statusReport time.Duration, change ...func(*Config)) (*Provider, *fakePlugin) {
 	t.Helper()
 	plugin := &fakePlugin{}
@@ -76,15 +77,9 @@ func startProvider(t *testing.T, name string, statusReport time.Duration, change
 	for _, c := range change {
 		c(&cfg)
 	}
-	p := NewProvider(cfg, client, slog.New(slog.NewTextHandler(t.Output(), nil)))
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- p.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("provider: %v", err)
-		}
+	id := grant(t, name, accessFor("", "", []Config{cfg}, nil))
+	p := NewProvider(cfg, id.client, slog.New(slog.NewTextHandler(t.Output(), nil)))
+	runProvider(t, p, func() {
 		plugin.closeServer()
 		deleteNode(t, name)
 	})
@@ -93,6 +88,24 @@ func startProvider(t *testing.T, name string, statusReport time.Duration, change
 		return err == nil && p.Pings.Load() > 0, "no node yet"
 	})
 	return p, plugin
+}
+
+// runProvider runs p until the test ends, and then calls after, if not
+// nil, once p has returned.
+func runProvider(t *testing.T, p *Provider, after func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("provider: %v", err)
+		}
+		if after != nil {
+			after()
+		}
+	})
 }
 
 // deleteNode deletes what a provider of the node leaves in the cluster:

@@ -15,11 +15,18 @@ import (
 	"time"
 
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
-// client talks to the real kube-apiserver that TestMain starts.
-var client kubernetes.Interface
+// client talks to the real kube-apiserver that TestMain starts, as its
+// administrator (system:masters); envConfig is its configuration. A
+// provider never uses them: it runs with a ServiceAccount of its own,
+// bound to the rights rbac.go gives it (see grant).
+var (
+	client    kubernetes.Interface
+	envConfig *rest.Config
+)
 
 // testenvBin is the testenv binary TestMain runs.
 var testenvBin string
@@ -35,7 +42,10 @@ var (
 
 // TestMain starts the test environment (a real etcd, kube-apiserver,
 // kube-scheduler and kube-controller-manager on loopback,
-// examples/testenv) once for all tests, and stops it after them.
+// examples/testenv) once for all tests, and stops it after them. It runs
+// with -rbac, authorizing as a real cluster does (Node and RBAC, and the
+// NodeRestriction admission plugin): every provider the tests run has only
+// the rights its ServiceAccount is given.
 // $PINGNODE_TESTENV names a built testenv binary; without it, the test
 // builds one (about 11 minutes cold, seconds with the build cache).
 func TestMain(m *testing.M) {
@@ -74,7 +84,7 @@ func testMain(m *testing.M) int {
 	testenvBin, envDir = bin, filepath.Join(tmp, "env")
 	start := time.Now()
 	var kubeconfig string
-	env, kubeconfig, err = startEnv(bin, envDir)
+	env, kubeconfig, err = startEnv(bin, envDir, "-rbac")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "starting the test environment:", err)
 		return 1
@@ -89,12 +99,23 @@ func testMain(m *testing.M) int {
 		return 1
 	}
 	config.QPS, config.Burst = 10000, 10000 // the validity test sends 20,000 requests
-	envHost = config.Host
+	envHost, envConfig = config.Host, config
 	if client, err = kubernetes.NewForConfig(config); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	return m.Run()
+	code := m.Run()
+	// The tests cleaned up the identities they made.
+	left, err := leftRights(context.Background())
+	switch {
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "listing what the tests left:", err)
+		return 1
+	case len(left) > 0 && code == 0:
+		fmt.Fprintf(os.Stderr, "the tests left %d objects of the provider's rights:\n  %s\n", len(left), strings.Join(left, "\n  "))
+		return 1
+	}
+	return code
 }
 
 // startEnv starts the testenv binary and waits for its "ready" line.
@@ -157,11 +178,14 @@ func tail(s string, lines int) string {
 	return strings.Join(all, "\n")
 }
 
+// defaultWait is how long eventually waits.
+const defaultWait = 20 * time.Second
+
 // eventually polls check every 50ms until it reports done, and fails the
 // test with its last word after 20 seconds.
 func eventually(t *testing.T, what string, check func(ctx context.Context) (bool, string)) {
 	t.Helper()
-	within(t, 20*time.Second, what, check)
+	within(t, defaultWait, what, check)
 }
 
 // within is eventually with another limit.
@@ -185,7 +209,11 @@ func within(t testing.TB, limit time.Duration, what string, check func(ctx conte
 }
 
 // restartEnv stops the whole control plane and starts it again on the same
-// etcd data and port, and calls during, if not nil, while it is down.
+// etcd data and port, with -rbac as before, and calls during, if not nil,
+// while it is down. testenv makes a new service account signing key at
+// each start (a real cluster keeps its key), so the tokens minted before
+// are refused (401) after it: it gives every identity in use a new one,
+// as the kubelet rotates a pod's.
 func restartEnv(t *testing.T, during func()) {
 	t.Helper()
 	u, err := url.Parse(envHost)
@@ -196,7 +224,7 @@ func restartEnv(t *testing.T, during func()) {
 	if during != nil {
 		during()
 	}
-	next, _, err := startEnv(testenvBin, envDir, "-keep", "-port", u.Port())
+	next, _, err := startEnv(testenvBin, envDir, "-keep", "-port", u.Port(), "-rbac")
 	if err != nil {
 		t.Fatalf("starting the control plane again: %v", err)
 	}

@@ -235,8 +235,10 @@ func TestRestartWhileEmpty(t *testing.T) {
 		Static: StaticNode(name), StaticKeys: []string{StaticTaintKey}, PluginURL: server.URL,
 		Interval: 50 * time.Millisecond, Timeout: 500 * time.Millisecond, StatusReport: time.Hour,
 	}
+	// One ServiceAccount for both runs, as a pod restarted keeps its own.
+	id := grant(t, name, accessFor("", "", []Config{cfg}, nil))
 	run := func() (*Provider, func()) {
-		p := NewProvider(cfg, client, slog.New(slog.NewTextHandler(t.Output(), nil)))
+		p := NewProvider(cfg, id.client, slog.New(slog.NewTextHandler(t.Output(), nil)))
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		go func() { done <- p.Run(ctx) }()

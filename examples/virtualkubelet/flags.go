@@ -11,6 +11,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/pingnode/pingnode/nodeapply"
 )
@@ -30,7 +31,16 @@ type flags struct {
 
 	leaderElect bool
 	election    Election
+
+	// serviceAccount is -service-account, namespace/name; saNamespace and
+	// saName are its parts, once checked.
+	serviceAccount         string
+	saNamespace, saName    string
+	printRBAC, printPolicy bool
 }
+
+// DefaultServiceAccount is the ServiceAccount deploy/ runs the provider as.
+const DefaultServiceAccount = "pingnode/pingnode-provider"
 
 // registerFlags registers the command line's flags on fs.
 func registerFlags(fs *flag.FlagSet) *flags {
@@ -59,6 +69,9 @@ func registerFlags(fs *flag.FlagSet) *flags {
 	fs.DurationVar(&f.election.LeaseDuration, "leader-elect-lease-duration", DefaultElectionLease, "how long a standby waits after the leader's last renewal before it takes over")
 	fs.DurationVar(&f.election.RenewDeadline, "leader-elect-renew-deadline", DefaultElectionRenewDeadline, "how long the leader tries to renew before it stops (it exits); less than -leader-elect-lease-duration")
 	fs.DurationVar(&f.election.RetryPeriod, "leader-elect-retry-period", DefaultElectionRetry, "how often the leader renews and a standby tries to take over; less than -leader-elect-renew-deadline divided by 1.2")
+	fs.StringVar(&f.serviceAccount, "service-account", DefaultServiceAccount, "namespace/name of the ServiceAccount the provider runs as, which -print-rbac and -print-node-policy give the rights to")
+	fs.BoolVar(&f.printRBAC, "print-rbac", false, "print the RBAC rules the provider needs for the configuration the other flags give (its nodes, -held, -leader-elect), bound to -service-account, as YAML, and exit")
+	fs.BoolVar(&f.printPolicy, "print-node-policy", false, "print a ValidatingAdmissionPolicy that lets -service-account create only the nodes and Leases of this configuration (what RBAC cannot name), as YAML, and exit")
 	return f
 }
 
@@ -144,8 +157,25 @@ func (f *flags) settings(args []string) ([]Config, *Election, error) {
 	if err := e.check(); err != nil {
 		return nil, nil, asFlagError(err, electionFlags)
 	}
+	namespace, name, ok := strings.Cut(f.serviceAccount, "/")
+	switch {
+	case !ok || strings.Contains(name, "/"):
+		return nil, nil, flagError("service-account", f.serviceAccount, "want namespace/name")
+	case len(validation.IsDNS1123Label(namespace)) > 0:
+		return nil, nil, flagError("service-account", f.serviceAccount, "want a namespace: %s", strings.Join(validation.IsDNS1123Label(namespace), "; "))
+	case len(validation.IsDNS1123Subdomain(name)) > 0:
+		return nil, nil, flagError("service-account", f.serviceAccount, "want a ServiceAccount name: %s", strings.Join(validation.IsDNS1123Subdomain(name), "; "))
+	}
+	f.saNamespace, f.saName = namespace, name
 	if !f.leaderElect {
 		return configs, nil, nil
 	}
 	return configs, &e, nil
+}
+
+// access is the rights of the providers of configs, with election, bound
+// to -service-account: what -print-rbac prints. settings has checked the
+// flags.
+func (f *flags) access(configs []Config, election *Election) Access {
+	return accessFor(f.saNamespace, f.saName, configs, election)
 }

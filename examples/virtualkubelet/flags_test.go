@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -80,6 +81,11 @@ func TestFlagErrors(t *testing.T) {
 		{"a namespace that is no name", []string{"-leader-elect", "-leader-elect-namespace", "Kube_System"}, "for flag -leader-elect-namespace:"},
 		{"a Lease name that is no name", []string{"-leader-elect", "-leader-elect-name", "my lease"}, "for flag -leader-elect-name:"},
 		{"election timings that cannot work, without -leader-elect", []string{"-leader-elect-renew-deadline", "20s"}, "for flag -leader-elect-renew-deadline:"},
+		{"a ServiceAccount without its namespace", []string{"-service-account", "pingnode-provider"}, `invalid value "pingnode-provider" for flag -service-account: want namespace/name`},
+		{"a ServiceAccount in a namespace that is no name", []string{"-service-account", "Ping_Node/provider"}, "for flag -service-account: want a namespace"},
+		{"a ServiceAccount whose name is no name", []string{"-service-account", "pingnode/a/b"}, "for flag -service-account: want namespace/name"},
+		{"the rights of a configuration that cannot work", []string{"-print-rbac", "-interval", "0"}, "for flag -interval:"},
+		{"the policy of a configuration that cannot work", []string{"-print-node-policy", "-nodes", "2"}, "for flag -node:"},
 		{"an argument after the flags", []string{"-interval", "5s", "extra"}, `unexpected argument "extra"`},
 		{"a value that does not parse", []string{"-interval", "often"}, `invalid value "often" for flag -interval`},
 	}
@@ -116,5 +122,46 @@ func TestFlagDefaults(t *testing.T) {
 		if code != 1 || !strings.Contains(out, "kubeconfig") {
 			t.Errorf("%v: exit status %d, want 1 at the kubeconfig:\n%s", args, code, tail(out, 10))
 		}
+	}
+}
+
+// TestPrintRBAC: -print-rbac and -print-node-policy print, and exit 0,
+// the rights of the configuration the other flags give, as Access gives
+// them: the nodes of -nodes and -node, the pods' rule with -held only, the
+// election's rules with -leader-elect only, bound to -service-account.
+func TestPrintRBAC(t *testing.T) {
+	for _, args := range [][]string{
+		nil,
+		{"-nodes", "3", "-node", "vk-{i}", "-held=false"},
+		{"-leader-elect", "-leader-elect-namespace", "pingnode", "-service-account", "pingnode/provider"},
+	} {
+		a := accessOfArgs(t, args)
+		for flag, want := range map[string]func() ([]byte, error){"-print-rbac": a.YAML, "-print-node-policy": a.PolicyYAML} {
+			code, stdout, stderr := printCommand(t, append(slices.Clone(args), flag)...)
+			if code != 0 || stderr != "" {
+				t.Errorf("%v %s: exit status %d, want 0:\n%s", args, flag, code, stderr)
+			}
+			printed, err := want()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if stdout != string(printed) {
+				t.Errorf("%v %s printed:\n%s\nwant:\n%s", args, flag, stdout, printed)
+			}
+		}
+		out, err := a.YAML()
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(out)
+		if pods := strings.Contains(text, "- pods\n"); pods != a.Held {
+			t.Errorf("%v: the pods' rule %v, want it with -held (%v)", args, pods, a.Held)
+		}
+		if election := strings.Contains(text, "leader election"); election != (a.Election != nil) {
+			t.Errorf("%v: the election's rules %v, want them with -leader-elect", args, election)
+		}
+	}
+	if a := accessOfArgs(t, []string{"-nodes", "3", "-node", "vk-{i}"}); !slices.Equal(a.Nodes, []string{"vk-0", "vk-1", "vk-2"}) {
+		t.Errorf("the nodes %v, want vk-0, vk-1, vk-2", a.Nodes)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes"
@@ -73,10 +74,23 @@ func DefaultIdentity() string {
 }
 
 // renewWatch is the Lease lock, with the time of its last successful
-// write (an acquisition or a renewal) kept for the watchdog.
+// write (an acquisition or a renewal) kept for the watchdog, and whether
+// its last try reached the API server and was allowed, for /readyz: a
+// read of the Lease some replica holds, or a write that was taken, or
+// lost to another replica's. A read that finds no Lease says nothing yet:
+// the write that follows does.
 type renewWatch struct {
 	resourcelock.Interface
 	renewed atomic.Int64 // unix nanoseconds
+	metrics *Metrics
+}
+
+func (r *renewWatch) Get(ctx context.Context) (*resourcelock.LeaderElectionRecord, []byte, error) {
+	ler, raw, err := r.Interface.Get(ctx)
+	if !apierrors.IsNotFound(err) {
+		r.metrics.reachedElection(err == nil)
+	}
+	return ler, raw, err
 }
 
 func (r *renewWatch) Create(ctx context.Context, ler resourcelock.LeaderElectionRecord) error {
@@ -84,6 +98,7 @@ func (r *renewWatch) Create(ctx context.Context, ler resourcelock.LeaderElection
 	if err == nil {
 		r.renewed.Store(time.Now().UnixNano())
 	}
+	r.metrics.reachedElection(err == nil || apierrors.IsAlreadyExists(err))
 	return err
 }
 
@@ -92,6 +107,7 @@ func (r *renewWatch) Update(ctx context.Context, ler resourcelock.LeaderElection
 	if err == nil {
 		r.renewed.Store(time.Now().UnixNano())
 	}
+	r.metrics.reachedElection(err == nil || apierrors.IsConflict(err))
 	return err
 }
 
@@ -110,7 +126,7 @@ func lead(ctx context.Context, client kubernetes.Interface, e Election, metrics 
 		LeaseMeta:  metav1.ObjectMeta{Namespace: e.Namespace, Name: e.Name},
 		Client:     client.CoordinationV1(),
 		LockConfig: resourcelock.ResourceLockConfig{Identity: e.Identity},
-	}}
+	}, metrics: metrics}
 	// The elector's context ends when work has returned, or on ctx's end
 	// before this replica leads; then it releases the Lease if held.
 	electing, stopElecting := context.WithCancel(context.WithoutCancel(ctx))

@@ -3,11 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -20,8 +20,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/client-go/tools/leaderelection"
 )
 
@@ -78,19 +76,17 @@ type apiProxy struct {
 
 // startAPIProxy starts a proxy to the test environment's API server for
 // one replica, which records its writes in log, and writes a kubeconfig
-// that talks to the API server through it. The proxy authenticates as
-// the test does; the replica's own requests carry no credentials.
-func startAPIProxy(t *testing.T, replica string, log *apiWrites) *apiProxy {
+// that talks to the API server through it with id's token. The proxy
+// passes each request on as it came, its credentials with it: the API
+// server authorizes the replica's ServiceAccount.
+func startAPIProxy(t *testing.T, replica string, id *identity, log *apiWrites) *apiProxy {
 	t.Helper()
-	config, err := clientcmd.BuildConfigFromFlags("", envKubeconfig)
+	// How to reach the API server and trust it, without credentials.
+	transport, err := rest.TransportFor(rest.AnonymousClientConfig(envConfig))
 	if err != nil {
 		t.Fatal(err)
 	}
-	transport, err := rest.TransportFor(config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	target, err := url.Parse(config.Host)
+	target, err := url.Parse(envHost)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,8 +95,9 @@ func startAPIProxy(t *testing.T, replica string, log *apiWrites) *apiProxy {
 		Transport:     transport,
 		FlushInterval: -1, // watches stream
 	}
-	p := &apiProxy{kubeconfig: filepath.Join(t.TempDir(), "kubeconfig")}
-	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	p := &apiProxy{}
+	// TLS, self-signed: a kubeconfig's credentials are sent only over TLS.
+	server := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if p.cut.Load() {
 			if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
 				_ = conn.Close()
@@ -118,15 +115,7 @@ func startAPIProxy(t *testing.T, replica string, log *apiWrites) *apiProxy {
 		log.add(apiWrite{replica: replica, at: at, method: r.Method, path: r.URL.Path, status: rec.status})
 	}))
 	t.Cleanup(server.Close)
-	err = clientcmd.WriteToFile(clientcmdapi.Config{
-		Clusters:       map[string]*clientcmdapi.Cluster{"proxy": {Server: server.URL}},
-		AuthInfos:      map[string]*clientcmdapi.AuthInfo{"proxy": {}},
-		Contexts:       map[string]*clientcmdapi.Context{"proxy": {Cluster: "proxy", AuthInfo: "proxy"}},
-		CurrentContext: "proxy",
-	}, p.kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p.kubeconfig = id.kubeconfig(t, server.URL)
 	return p
 }
 
@@ -193,13 +182,18 @@ func startTakeover(t *testing.T, name string, leaseFor time.Duration) *takeover 
 	s.plugin.reply(http.StatusOK, goodReply, 0)
 	s.plugin.server = httptest.NewServer(s.plugin)
 	t.Cleanup(s.plugin.closeServer)
+	args := []string{
+		"-node", name, "-plugin", s.plugin.server.URL + "/status", "-interval", "250ms", "-timeout", "200ms",
+		"-leader-elect", "-leader-elect-namespace", testElectionNS,
+		"-leader-elect-lease-duration", leaseFor.String(), "-leader-elect-renew-deadline", testElectionRenew.String(),
+		"-leader-elect-retry-period", testElectionRetry.String(), "-metrics-addr", "127.0.0.1:0",
+	}
+	// Both replicas run as one ServiceAccount, as a Deployment's pods do,
+	// with the rights -print-rbac gives for their flags.
+	account := grant(t, name, accessOfArgs(t, args))
 	replica := func(id string) (*providerProcess, *apiProxy) {
-		proxy := startAPIProxy(t, id, &s.writes)
-		return startProviderProcess(t, "-kubeconfig", proxy.kubeconfig,
-			"-node", name, "-plugin", s.plugin.server.URL+"/status", "-interval", "250ms", "-timeout", "200ms",
-			"-leader-elect", "-leader-elect-namespace", testElectionNS, "-leader-elect-id", id,
-			"-leader-elect-lease-duration", leaseFor.String(), "-leader-elect-renew-deadline", testElectionRenew.String(),
-			"-leader-elect-retry-period", testElectionRetry.String(), "-metrics-addr", "127.0.0.1:0"), proxy
+		proxy := startAPIProxy(t, id, account, &s.writes)
+		return runProviderProcess(t, proxy.kubeconfig, append([]string{"-leader-elect-id", id}, args...)...), proxy
 	}
 	s.a, s.proxyA = replica(replicaA)
 	s.awaitLeader(t, replicaA, 20*time.Second)
@@ -338,7 +332,9 @@ func (s *takeover) finish(t *testing.T, stopped time.Time) time.Time {
 }
 
 // expectLeading scrapes the metrics of replica p, and checks that they
-// say it leads or not, and that it pinged the plugin or not.
+// say it leads or not, and that it pinged the plugin or not; and that its
+// probes say it lives and is ready: as the leader, its node runs; on
+// standby, it read the Lease the leader holds.
 func (s *takeover) expectLeading(t *testing.T, p *providerProcess, leads bool) {
 	t.Helper()
 	var url string
@@ -357,6 +353,22 @@ func (s *takeover) expectLeading(t *testing.T, p *providerProcess, leads bool) {
 		pings, _ := got.value("pingnode_pings_total", "node", s.name)
 		return leader == want && (pings > 0) == leads, fmt.Sprintf("pingnode_leader %g, %g pings", leader, pings)
 	})
+	base := strings.TrimSuffix(url, "/metrics")
+	for _, probe := range []string{"/healthz", "/readyz"} {
+		eventually(t, "the replica's "+probe, func(ctx context.Context) (bool, string) {
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+probe, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				return false, err.Error()
+			}
+			defer func() { _ = resp.Body.Close() }()
+			body, _ := io.ReadAll(resp.Body)
+			return resp.StatusCode == http.StatusOK, resp.Status + ": " + string(body)
+		})
+	}
 }
 
 func stamp(t time.Time) string { return t.Format("15:04:05.000") }

@@ -209,6 +209,8 @@ func (p *Provider) Run(ctx context.Context) error {
 	case <-ctx.Done():
 		return nil
 	}
+	p.metrics.running(1)
+	defer p.metrics.running(-1)
 
 	go p.handoff.run(running)
 	p.reportAfter(time.Now(), true) // the controller has just written the status

@@ -18,7 +18,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 )
 
 // startErrorLimit is how long Run may take to return a start that
@@ -96,7 +95,9 @@ func TestStartErrorReturns(t *testing.T) {
 		const name = "vk-start-refused"
 		refuseRegistration(t, name)
 		t.Cleanup(func() { deleteNode(t, name) })
-		took, err := runOnce(t, NewProvider(testConfig(name, "http://127.0.0.1:1/status"), client, log))
+		cfg := testConfig(name, "http://127.0.0.1:1/status")
+		id := grant(t, name, accessFor("", "", []Config{cfg}, nil))
+		took, err := runOnce(t, NewProvider(cfg, id.client, log))
 		if !apierrors.IsInvalid(err) && !apierrors.IsForbidden(err) {
 			t.Errorf("Run: %v, want the API server's refusal", err)
 		}
@@ -131,13 +132,11 @@ func TestFleetOneNodeCannotStart(t *testing.T) {
 		cfg.StartRetry = wait.Backoff{Duration: 100 * time.Millisecond, Factor: 2, Steps: 3, Cap: 400 * time.Millisecond}
 		configs = append(configs, cfg)
 	}
-	restConfig, err := clientcmd.BuildConfigFromFlags("", envKubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// One ServiceAccount for the fleet, with the rights of both nodes.
+	id := grant(t, good, accessFor("", "", configs, nil))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- runProviders(ctx, restConfig, configs, slog.New(slog.NewTextHandler(t.Output(), nil))) }()
+	go func() { done <- runProviders(ctx, id.config, configs, slog.New(slog.NewTextHandler(t.Output(), nil))) }()
 	stopped := false
 	stop := func() {
 		t.Helper()

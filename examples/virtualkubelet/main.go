@@ -18,12 +18,20 @@
 //	go run . -kubeconfig /tmp/pingnode-env/kubeconfig -leader-elect -leader-elect-id a -metrics-addr 127.0.0.1:9101
 //	go run . -kubeconfig /tmp/pingnode-env/kubeconfig -leader-elect -leader-elect-id b -metrics-addr 127.0.0.1:9102
 //
+// Its rights are data (rbac.go): -print-rbac prints the RBAC objects the
+// configuration the other flags give needs, bound to -service-account,
+// and -print-node-policy the admission policy that fences what RBAC cannot
+// name; deploy/ holds them, for a Deployment of two replicas:
+//
+//	go run . -service-account pingnode/pingnode-provider -leader-elect -print-rbac
+//
 // The files follow the provider's jobs: its configuration (config.go,
 // flags.go, fleet.go), its lifecycle (lifecycle.go: start, retry, stop),
 // the step at each ping (ping.go, held.go, report.go), the delivery of
 // what changed to the API server (delivery.go), its caches (cache.go),
-// and what it tells people (events.go, metrics.go); leader.go elects the
-// replica that runs. README.md is the operator's guide.
+// what it tells people (events.go, metrics.go, health.go) and its rights
+// (rbac.go); leader.go elects the replica that runs. README.md is the
+// operator's guide.
 package main
 
 import (
@@ -41,14 +49,17 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 )
 
-func main() { os.Exit(runMain(os.Args[1:], os.Stderr)) }
+func main() { os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr)) }
 
 // runMain runs the provider with the command line's arguments, logging to
 // stderr, and returns the process's exit status: 2 for a flag that
 // cannot work, found before anything runs, as the flag package does for
 // a flag it cannot parse; 1 when the provider cannot run (no kubeconfig,
-// no metrics address); 0 when it stopped on SIGINT or SIGTERM.
-func runMain(args []string, stderr io.Writer) int {
+// no metrics address); 0 when it stopped on SIGINT or SIGTERM. With
+// -print-rbac or -print-node-policy it prints the provider's rights for
+// the configuration the other flags give to stdout instead, and returns
+// 0.
+func runMain(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("virtualkubelet", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	f := registerFlags(fs)
@@ -63,6 +74,9 @@ func runMain(args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		fs.Usage()
 		return 2
+	}
+	if f.printRBAC || f.printPolicy {
+		return printAccess(f.access(configs, election), f.printRBAC, f.printPolicy, stdout, stderr)
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	if err := run(f.kubeconfig, f.metricsAddr, election, configs, log); err != nil {
@@ -81,11 +95,12 @@ func run(kubeconfig, metricsAddr string, election *Election, configs []Config, l
 		return fmt.Errorf("kubeconfig: %w", err)
 	}
 	reg, metrics := NewRegistry()
+	metrics.Expect(len(configs), election != nil)
 	for i := range configs {
 		configs[i].Metrics = metrics
 	}
 	if metricsAddr != "" {
-		server, addr, err := serveMetrics(metricsAddr, reg, log)
+		server, addr, err := serveMetrics(metricsAddr, reg, metrics, log)
 		if err != nil {
 			return fmt.Errorf("-metrics-addr: %w", err)
 		}
@@ -105,4 +120,27 @@ func run(kubeconfig, metricsAddr string, election *Election, configs []Config, l
 	}
 	lost := func() { os.Exit(1) } // at once: no write after the renew deadline
 	return lead(ctx, client, *election, metrics, log, lost, work)
+}
+
+// printAccess prints the RBAC objects of a, its admission policy, or both,
+// and returns the exit status.
+func printAccess(a Access, rbac, policy bool, stdout, stderr io.Writer) int {
+	var docs []func() ([]byte, error)
+	if rbac {
+		docs = append(docs, a.YAML)
+	}
+	if policy {
+		docs = append(docs, a.PolicyYAML)
+	}
+	for _, doc := range docs {
+		out, err := doc()
+		if err == nil {
+			_, err = stdout.Write(out)
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return 1
+		}
+	}
+	return 0
 }

@@ -47,6 +47,8 @@ type Metrics struct {
 	allocatable  *prometheus.GaugeVec     // node, resource, unit
 	startErrors  *prometheus.CounterVec   // node
 	leader       prometheus.Gauge
+
+	health health // what /healthz and /readyz say (health.go)
 }
 
 // NewMetrics creates the provider's metrics and registers them with reg.
@@ -118,6 +120,17 @@ func (m *Metrics) SetLeader(leads bool) {
 		v = 1
 	}
 	m.leader.Set(v)
+	m.health.leading.Store(int64(v))
+}
+
+// reachedElection records whether a standby's read of the election Lease
+// succeeded.
+func (m *Metrics) reachedElection(ok bool) {
+	v := int64(0)
+	if ok {
+		v = 1
+	}
+	m.health.reached.Store(v)
 }
 
 // nodeMetrics are the metrics of one node.
@@ -167,6 +180,9 @@ func (n nodeMetrics) write(kind string)      { n.m.writes.WithLabelValues(n.node
 func (n nodeMetrics) conflict(kind string)   { n.m.conflicts.WithLabelValues(n.node, kind).Inc() }
 func (n nodeMetrics) writeError(kind string) { n.m.writeErrors.WithLabelValues(n.node, kind).Inc() }
 func (n nodeMetrics) startError()            { n.m.startErrors.WithLabelValues(n.node).Inc() }
+
+// running records that the node started (+1) or stopped (-1), for /readyz.
+func (n nodeMetrics) running(delta int64) { n.m.health.running.Add(delta) }
 
 // warnings counts the warnings by their subject and action, never by path.
 func (n nodeMetrics) warnings(warnings []pingstatus.Warning) {
@@ -232,15 +248,18 @@ func unitOf(name corev1.ResourceName) string {
 }
 
 // serveMetrics serves reg's metrics at /metrics on addr until the server
-// is closed; it returns the server and the address it listens on (addr
-// may end in :0).
-func serveMetrics(addr string, reg *prometheus.Registry, log *slog.Logger) (*http.Server, string, error) {
+// is closed, and the probes of m: /healthz, the liveness probe, and
+// /readyz, the readiness probe (health.go). It returns the server and the
+// address it listens on (addr may end in :0).
+func serveMetrics(addr string, reg *prometheus.Registry, m *Metrics, log *slog.Logger) (*http.Server, string, error) {
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, "", err
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+	mux.HandleFunc("/healthz", healthz)
+	mux.HandleFunc("/readyz", m.health.readyz)
 	server := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		if err := server.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {

@@ -121,7 +121,7 @@ func (s scrape) since(before scrape, name string, want ...string) float64 {
 func TestMetricsScrape(t *testing.T) {
 	const name = "vk-metrics"
 	reg, metrics := NewRegistry()
-	server, addr, err := serveMetrics("127.0.0.1:0", reg, slog.New(slog.NewTextHandler(t.Output(), nil)))
+	server, addr, err := serveMetrics("127.0.0.1:0", reg, metrics, slog.New(slog.NewTextHandler(t.Output(), nil)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,14 +28,25 @@ type providerProcess struct {
 }
 
 // startProviderProcess starts the provider with args, against the test
-// environment; it is killed when the test ends, if still running.
+// environment, as a ServiceAccount of its own bound to exactly the rights
+// that -print-rbac gives for args; it is killed when the test ends, if
+// still running.
 func startProviderProcess(tb testing.TB, args ...string) *providerProcess {
+	tb.Helper()
+	a := accessOfArgs(tb, args)
+	id := grant(tb, a.Nodes[0], a)
+	return runProviderProcess(tb, id.kubeconfig(tb, envHost), args...)
+}
+
+// runProviderProcess starts the provider with args and the kubeconfig; it
+// is killed when the test ends, if still running.
+func runProviderProcess(tb testing.TB, kubeconfig string, args ...string) *providerProcess {
 	tb.Helper()
 	log, err := os.CreateTemp(tb.TempDir(), "provider-*.log")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cmd := exec.Command(os.Args[0], append([]string{"-kubeconfig", envKubeconfig}, args...)...)
+	cmd := exec.Command(os.Args[0], append([]string{"-kubeconfig", kubeconfig}, args...)...)
 	cmd.Env = append(os.Environ(), providerProcessEnv+"=1")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	cmd.Stdout, cmd.Stderr = log, log
