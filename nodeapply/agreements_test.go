@@ -23,7 +23,7 @@ import (
 //     full (every part of the ping applied, no early return) changes
 //     nothing either;
 //   - the changes are empty exactly when both patches are nil, and the
-//     Result's NeedsTaintsPatch and NeedsStatusPatch say which is not.
+//     Result's NeedsObjectPatch and NeedsStatusPatch say which is not.
 
 var agreementT0 = time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
 
@@ -153,7 +153,7 @@ func TestPropertyUnchangedMeansNoChange(t *testing.T) {
 }
 
 // TestPropertyChangesAgreeWithPatches: the changes are empty exactly when
-// both patches are nil, and NeedsTaintsPatch and NeedsStatusPatch report
+// both patches are nil, and NeedsObjectPatch and NeedsStatusPatch report
 // whether each is not nil.
 func TestPropertyChangesAgreeWithPatches(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
@@ -162,12 +162,12 @@ func TestPropertyChangesAgreeWithPatches(t *testing.T) {
 		for step := range 2 { // as drawn, then once more after the first ping
 			ping := agreementPing(t, node)
 			res := Apply(node, ping, opts)
-			taints, status := res.TaintsPatch(), res.StatusPatch()
+			taints, status := res.ObjectPatch(), res.StatusPatch()
 			if (len(res.Changes) == 0) != (taints == nil && status == nil) {
-				t.Fatalf("step %d: changes %v, but taints patch %s and status patch %s", step, res.Changes, taints, status)
+				t.Fatalf("step %d: changes %v, but object patch %s and status patch %s", step, res.Changes, taints, status)
 			}
-			if res.NeedsTaintsPatch() != (taints != nil) {
-				t.Fatalf("step %d: NeedsTaintsPatch %v, taints patch %s; changes %v", step, res.NeedsTaintsPatch(), taints, res.Changes)
+			if res.NeedsObjectPatch() != (taints != nil) {
+				t.Fatalf("step %d: NeedsObjectPatch %v, object patch %s; changes %v", step, res.NeedsObjectPatch(), taints, res.Changes)
 			}
 			if res.NeedsStatusPatch() != (status != nil) {
 				t.Fatalf("step %d: NeedsStatusPatch %v, status patch %s; changes %v", step, res.NeedsStatusPatch(), status, res.Changes)

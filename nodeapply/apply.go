@@ -59,7 +59,7 @@ type checker struct {
 	pastGrace bool
 	fence     fence
 	// What unchanged found, for apply.
-	valid, sameResources, sameTaints, sameConditions, sameAnnotation bool
+	valid, sameResources, sameTaints, sameLabels, sameConditions, sameAnnotation bool
 }
 
 // applier builds the new node when the checker cannot say it is unchanged.
@@ -68,9 +68,9 @@ type applier struct {
 	warnings []pingstatus.Warning
 	// touched says which parts apply may have changed, so that only those
 	// are compared with the input.
-	touchedResources, touchedTaints, touchedConditions, touchedAnnotation bool
-	// What diff found: changes for the taints patch, for the status patch.
-	taintsChanged, statusChanged bool
+	touchedResources, touchedTaints, touchedLabels, touchedConditions, touchedAnnotation bool
+	// What diff found: changes for the object patch, for the status patch.
+	objectChanged, statusChanged bool
 }
 
 // warn adds a warning about the part s of the node, at path, saying what
@@ -92,7 +92,8 @@ func (a *checker) unchanged() bool {
 	a.valid = kuberules.NodeProblems(a.in) == nil // if not, apply repairs it
 	a.sameResources = a.resourcesUnchanged()
 	a.sameTaints = (!a.patch.ReplaceTaints || a.taintsUnchanged()) && a.fenceUnchanged()
-	return a.valid && a.sameResources && a.sameTaints && a.sameConditions && a.sameAnnotation &&
+	a.sameLabels = !a.patch.ReplaceLabels || a.labelsUnchanged()
+	return a.valid && a.sameResources && a.sameTaints && a.sameLabels && a.sameConditions && a.sameAnnotation &&
 		!a.ignoredReply() && !a.failedWithoutTime()
 }
 
@@ -216,13 +217,13 @@ func (a *applier) apply() Result {
 		return a.result(a.in, a.warnings)
 	}
 	r := a.result(out, a.warnings)
-	r.Changes, r.taintsPatch, r.statusPatch = changes, a.taintsChanged, a.statusChanged
+	r.Changes, r.objectPatch, r.statusPatch = changes, a.objectChanged, a.statusChanged
 	return r
 }
 
 // result is a Result with node and warnings, and no changes.
 func (a *checker) result(node *corev1.Node, warnings []pingstatus.Warning) Result {
-	return Result{Node: node, Warnings: warnings, in: a.in, ownership: a.opts.ownership()}
+	return Result{Node: node, Warnings: warnings, in: a.in, ownership: a.opts.ownership(), labelOwnership: a.opts.labelOwnership()}
 }
 
 // build returns a copy of the input with the ping merged into the parts
@@ -232,6 +233,7 @@ func (a *applier) build(everything bool) *corev1.Node {
 	out := a.in.DeepCopy()
 	a.touchedResources = everything || !a.valid || !a.sameResources
 	a.touchedTaints = everything || !a.valid || !a.sameTaints
+	a.touchedLabels = everything || !a.sameLabels
 	a.touchedConditions = everything || !a.sameConditions
 	a.touchedAnnotation = everything && a.opts.KeepPingResponse || !a.sameAnnotation
 	if a.ignoredReply() {
@@ -257,6 +259,9 @@ func (a *applier) build(everything bool) *corev1.Node {
 	}
 	if a.touchedTaints {
 		a.setFence(out)
+	}
+	if a.touchedLabels && a.patch.ReplaceLabels {
+		a.labels(out)
 	}
 	slices.SortStableFunc(a.warnings, func(x, y pingstatus.Warning) int { return strings.Compare(x.Path, y.Path) })
 	return out

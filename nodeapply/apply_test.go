@@ -67,6 +67,17 @@ var goldenCases = []struct {
 	{"bare-node", "bare-node.json", "spec-example.json", nodeapply.Options{}},
 	{"bad-reply-fields", "node-with-plugin-taints.json", "wrong-types.json", nodeapply.Options{}},
 	{"hand-edited-annotation", "hand-edited-annotation.json", "taints-empty.json", nodeapply.Options{}},
+	// Labels: in the default namespaces, in one the provider allows, in
+	// none, and beside an administrator's.
+	{"labels-fresh-node", "interlink-node.json", "labels.json", nodeapply.Options{}},
+	{"labels-gpu-not-allowed", "interlink-node.json", "labels-gpu.json", nodeapply.Options{}},
+	{"labels-gpu-allowed", "interlink-node.json", "labels-gpu.json", gpuLabels},
+	{"labels-beside-admin", "node-with-admin-labels.json", "labels-gpu.json", gpuLabels},
+	{"labels-empty-keeps-admin", "node-with-admin-labels.json", "labels-empty.json", gpuLabels},
+	{"labels-null-no-change", "node-with-admin-labels.json", "labels-null.json", gpuLabels},
+	{"labels-forbidden", "interlink-node.json", "labels-forbidden.json", gpuLabels},
+	{"labels-bad-values-kept", "node-with-admin-labels.json", "labels-bad-values.json", gpuLabels},
+	{"labels-protected-by-option", "node-with-admin-labels.json", "labels-gpu.json", nodeapply.Options{Reply: pingstatus.Options{LabelNamespaces: []string{"nvidia.com"}, ProtectedLabels: []string{"nvidia.com/gpu.family"}}}},
 	// Replies that plugins send today change nothing.
 	{"real-legacy-ok", "node-with-plugin-taints.json", "legacy-ok.txt", nodeapply.Options{}},
 	{"real-legacy-zero", "node-with-plugin-taints.json", "legacy-zero.txt", nodeapply.Options{}},
@@ -77,8 +88,13 @@ var goldenCases = []struct {
 	{"real-htcondor", "node-with-plugin-taints.json", "htcondor.json", nodeapply.Options{}},
 }
 
+// gpuLabels are the options of a provider that lets its plugin label
+// nodes with GPU feature discovery's names.
+var gpuLabels = nodeapply.Options{Reply: pingstatus.Options{LabelNamespaces: []string{"nvidia.com"}}}
+
 // nodeParts is what a golden shows of a node: the fields Apply may write.
 type nodeParts struct {
+	Labels      map[string]string   `json:"labels,omitempty"`
 	Annotations map[string]string   `json:"annotations,omitempty"`
 	Taints      []corev1.Taint      `json:"taints,omitempty"`
 	Capacity    corev1.ResourceList `json:"capacity,omitempty"`
@@ -99,7 +115,7 @@ func TestGolden(t *testing.T) {
 			section(&b, "parse warnings", parseWarnings)
 			section(&b, "changes", res.Changes)
 			section(&b, "apply warnings", res.Warnings)
-			out, err := json.MarshalIndent(nodeParts{res.Node.Annotations, res.Node.Spec.Taints, res.Node.Status.Capacity, res.Node.Status.Allocatable}, "", "  ")
+			out, err := json.MarshalIndent(nodeParts{res.Node.Labels, res.Node.Annotations, res.Node.Spec.Taints, res.Node.Status.Capacity, res.Node.Status.Allocatable}, "", "  ")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -167,8 +183,8 @@ func TestNilNodeAndPatch(t *testing.T) {
 		if res.Node == nil || !equality.Semantic.DeepEqual(res.Node, &corev1.Node{}) || len(res.Changes) != 0 || res.Warnings != nil {
 			t.Errorf("Apply(nil, %+v) = %+v, want an empty node and nothing else", ping, res)
 		}
-		if res.TaintsPatch() != nil || res.StatusPatch() != nil {
-			t.Errorf("Apply(nil, %+v): patches %s and %s, want none", ping, res.TaintsPatch(), res.StatusPatch())
+		if res.ObjectPatch() != nil || res.StatusPatch() != nil {
+			t.Errorf("Apply(nil, %+v): patches %s and %s, want none", ping, res.ObjectPatch(), res.StatusPatch())
 		}
 	}
 	node := readNode(t, "interlink-node.json")

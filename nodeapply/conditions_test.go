@@ -297,7 +297,7 @@ func runSequence(t *testing.T, tc sequenceCase, dir string, taints bool) {
 		if taints {
 			fmt.Fprintf(&b, "taints: %s\n", taintsLine(res.Node.Spec.Taints))
 			fmt.Fprintf(&b, "the node lifecycle controller's taints for these conditions: %s\n", orNone(strings.Join(lifecycleTaints(res.Node.Status.Conditions), ", ")))
-			fmt.Fprintf(&b, "taints patch: %s\n", orNone(res.TaintsPatch()))
+			fmt.Fprintf(&b, "object patch: %s\n", orNone(res.ObjectPatch()))
 		}
 		if v, ok := res.Node.Annotations[nodeapply.PingResponseAnnotation]; ok {
 			fmt.Fprintf(&b, "ping-response annotation (%d bytes): %q\n", len(v), v)

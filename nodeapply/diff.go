@@ -8,12 +8,13 @@ import (
 )
 
 // diff lists what differs between the input and out in the parts of the
-// node that apply touched: capacity and allocatable, taints and the
-// ownership annotation, the conditions the ping sets, the ping-response
-// annotation. Quantities compare by value and taints by key and effect,
-// then value; the order of taints does not count. It notes which patch
-// the changes call for: spec.taints and the ownership annotation go in the
-// taints patch, the rest in the status patch.
+// node that apply touched: capacity and allocatable, taints, labels and
+// their ownership annotations, the conditions the ping sets, the
+// ping-response annotation. Quantities compare by value, taints by key
+// and effect, then value, and labels by key, then value; the order of
+// taints does not count. It notes which patch the changes call for:
+// taints, labels and their ownership annotations go in the object patch,
+// the rest in the status patch.
 func (a *applier) diff(out *corev1.Node) []Change {
 	in := a.in
 	var changes []Change
@@ -26,7 +27,16 @@ func (a *applier) diff(out *corev1.Node) []Change {
 			changes = append(changes, c)
 		}
 	}
-	taintChanges := len(changes)
+	if a.touchedLabels {
+		changes = diffLabels(changes, in.Labels, out.Labels)
+		key := a.opts.labelOwnership()
+		old, hadOld := in.Annotations[key]
+		now, hasNew := out.Annotations[key]
+		if c, ok := compareAnnotation("metadata.annotations["+key+"]", old, hadOld, now, hasNew); ok {
+			changes = append(changes, c)
+		}
+	}
+	objectChanges := len(changes)
 	if a.touchedResources {
 		changes = diffResources(changes, "status.capacity", in.Status.Capacity, out.Status.Capacity)
 		changes = diffResources(changes, "status.allocatable", in.Status.Allocatable, out.Status.Allocatable)
@@ -41,7 +51,7 @@ func (a *applier) diff(out *corev1.Node) []Change {
 			changes = append(changes, c)
 		}
 	}
-	a.taintsChanged, a.statusChanged = taintChanges > 0, len(changes) > taintChanges
+	a.objectChanged, a.statusChanged = objectChanges > 0, len(changes) > objectChanges
 	sortChanges(changes)
 	return changes
 }

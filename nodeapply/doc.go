@@ -70,10 +70,10 @@
 //     changed ([Change.Subject]: a resource, a taint, a condition or an
 //     annotation). The list is empty exactly when the returned node is
 //     semantically equal to the input (quantities by value, taints as a
-//     set), and so exactly when both [Result.TaintsPatch] and
+//     set), and so exactly when both [Result.ObjectPatch] and
 //     [Result.StatusPatch] are nil: an empty list means there is nothing to
 //     send.
-//     [Result.NeedsTaintsPatch] and [Result.NeedsStatusPatch] say which
+//     [Result.NeedsObjectPatch] and [Result.NeedsStatusPatch] say which
 //     patch is needed without building it.
 //  9. Each ping with a time ([Ping.At]) sets two conditions: Ready, and the
 //     connectivity condition ([Options.ConnectivityCondition], by default

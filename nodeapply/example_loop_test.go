@@ -56,7 +56,7 @@ func providerLoop(ticks <-chan time.Time, client *http.Client, url string, node 
 		if len(res.Changes) == 0 {
 			continue // nothing changed: no API write
 		}
-		send(res.TaintsPatch(), res.StatusPatch()) // either may be nil
+		send(res.ObjectPatch(), res.StatusPatch()) // either may be nil
 		node = res.Node
 	}
 }
@@ -89,13 +89,13 @@ func Example_providerLoop() {
 	close(ticks)
 	providerLoop(ticks, &http.Client{Timeout: 3 * time.Second}, plugin.URL+"/status", &corev1.Node{},
 		func(taints, status []byte) {
-			fmt.Printf("send: taints patch %t, status patch %t\n", taints != nil, status != nil)
+			fmt.Printf("send: object patch %t, status patch %t\n", taints != nil, status != nil)
 		})
 	// Output:
 	//   warning: resources.memory: -1 must not be negative; memory left unchanged
-	// send: taints patch true, status patch true
+	// send: object patch true, status patch true
 	//   warning: resources.memory: -1 must not be negative; memory left unchanged
-	// send: taints patch false, status patch true
+	// send: object patch false, status patch true
 }
 
 // TestReadmeLoop: the README's provider loop is pingOnce and providerLoop,

@@ -38,7 +38,7 @@ func ExampleApply() {
 			fmt.Println("  ", c)
 		}
 		if len(res.Changes) > 0 {
-			node = res.Node // and send res.TaintsPatch() and res.StatusPatch()
+			node = res.Node // and send res.ObjectPatch() and res.StatusPatch()
 		}
 	}
 	// Output:

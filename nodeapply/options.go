@@ -14,6 +14,11 @@ import (
 // restarts; [Options.OwnershipAnnotation] names another.
 const DefaultOwnershipAnnotation = "pingnode.io/plugin-taints"
 
+// DefaultLabelOwnershipAnnotation is the annotation in which Apply
+// records the labels the plugin set; [Options.LabelOwnershipAnnotation]
+// names another.
+const DefaultLabelOwnershipAnnotation = "pingnode.io/plugin-labels"
+
 // DefaultProtectedKey is the taint key of interLink's provider, which Apply
 // never touches.
 const DefaultProtectedKey = pingstatus.DefaultProtectedKey
@@ -33,6 +38,11 @@ type Options struct {
 	// records the taints the plugin set; empty means
 	// [DefaultOwnershipAnnotation].
 	OwnershipAnnotation string
+	// LabelOwnershipAnnotation is the key of the annotation in which
+	// Apply records the labels the plugin set; empty means
+	// [DefaultLabelOwnershipAnnotation]. Which labels a plugin may set at
+	// all is said in Reply: its LabelNamespaces and ProtectedLabels.
+	LabelOwnershipAnnotation string
 	// ReplaceAllTaints is interLink 0.6.2's rule: when the patch carries
 	// taints, every taint but the protected ones is replaced by the plugin's
 	// list, including an administrator's and the Kubernetes controllers'.
@@ -114,6 +124,13 @@ func (o *Options) ownership() string {
 		return DefaultOwnershipAnnotation
 	}
 	return o.OwnershipAnnotation
+}
+
+func (o *Options) labelOwnership() string {
+	if o.LabelOwnershipAnnotation == "" {
+		return DefaultLabelOwnershipAnnotation
+	}
+	return o.LabelOwnershipAnnotation
 }
 
 func (o *Options) protected(key string) bool {

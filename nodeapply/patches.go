@@ -10,50 +10,101 @@ import (
 // The Virtual Kubelet node controller sends only status, labels and
 // annotations once a node is registered (it patches the status subresource,
 // which drops spec), so taints that a provider sets on its node object never
-// reach the API server. A [Result] gives the bytes a provider sends with
-// its own client instead. Each patch is computed from the input and the
-// output node alone; [Result.NeedsTaintsPatch] and
-// [Result.NeedsStatusPatch] say the same without building it.
+// reach the API server; and it keeps labels by a three-way merge against
+// its own record of what it applied, which a label written by another
+// path is not in. A [Result] gives the bytes a provider sends with its own
+// client instead. Each patch is computed from the input and the output
+// node alone; [Result.NeedsObjectPatch] and [Result.NeedsStatusPatch] say
+// the same without building it.
 
-// TaintsPatch returns the patch that brings the node object from the
-// input of Apply to r.Node in spec.taints and the ownership annotation, or
-// nil when neither differs. Send it to the node itself (no subresource) as
-// a strategic merge patch (types.StrategicMergePatchType); it is also a
-// valid JSON merge patch.
+// ObjectPatch returns the patch that brings the node object from the
+// input of Apply to r.Node in what the plugin owns: spec.taints, the
+// labels, and the two ownership annotations; nil when none differs. Send
+// it to the node itself (no subresource) as a strategic merge patch
+// (types.StrategicMergePatchType); it is also a valid JSON merge patch.
 //
-// spec.taints is an atomic list, so the patch carries the whole new list.
-// It also carries the input's metadata.resourceVersion, as Kubernetes' own
-// PatchNodeTaints does: if anyone changed the node since it was read (an
-// administrator's kubectl taint, say), the API server answers 409
-// Conflict instead of overwriting their change. The provider then reads
-// the node again, applies the ping again, and sends that result's patch.
-// When the input has no resourceVersion, the patch has no precondition.
-func (r Result) TaintsPatch() []byte {
-	old, key := r.in, r.ownership
-	oldValue, hadOld := old.Annotations[key]
-	newValue, hasNew := r.Node.Annotations[key]
-	if len(diffTaints(nil, old.Spec.Taints, r.Node.Spec.Taints)) == 0 && oldValue == newValue && hadOld == hasNew {
-		return nil
-	}
+// spec.taints is an atomic list, so when the taints or their ownership
+// annotation changed the patch carries the whole new list; labels and
+// annotations merge by key, so it carries only the labels that changed
+// (null for a removed one). It also carries the input's
+// metadata.resourceVersion, as Kubernetes' own PatchNodeTaints does: if
+// anyone changed the node since it was read (an administrator's kubectl
+// taint or kubectl label, say), the API server answers 409 Conflict
+// instead of overwriting their change. The provider then reads the node
+// again, applies the ping again, and sends that result's patch. When the
+// input has no resourceVersion, the patch has no precondition.
+func (r Result) ObjectPatch() []byte {
+	old, new := r.in, r.Node
 	var p struct {
 		Metadata struct {
 			ResourceVersion string             `json:"resourceVersion,omitempty"`
-			Annotations     map[string]*string `json:"annotations"`
+			Labels          map[string]*string `json:"labels,omitempty"`
+			Annotations     map[string]*string `json:"annotations,omitempty"`
 		} `json:"metadata"`
-		Spec struct {
+		Spec *struct {
 			Taints []corev1.Taint `json:"taints"`
-		} `json:"spec"`
+		} `json:"spec,omitempty"`
+	}
+	annotations := map[string]*string{}
+	if annotationChanged(r.ownership, old.Annotations, new.Annotations) || len(diffTaints(nil, old.Spec.Taints, new.Spec.Taints)) != 0 {
+		annotations[r.ownership] = annotationValue(new.Annotations, r.ownership) // always with the taints
+		p.Spec = &struct {
+			Taints []corev1.Taint `json:"taints"`
+		}{Taints: new.Spec.Taints}
+		if p.Spec.Taints == nil {
+			p.Spec.Taints = []corev1.Taint{}
+		}
+	}
+	labels := labelsPatch(old.Labels, new.Labels)
+	if annotationChanged(r.labelOwnership, old.Annotations, new.Annotations) || labels != nil {
+		annotations[r.labelOwnership] = annotationValue(new.Annotations, r.labelOwnership)
+	}
+	if p.Spec == nil && labels == nil && len(annotations) == 0 {
+		return nil
 	}
 	p.Metadata.ResourceVersion = old.ResourceVersion
-	p.Metadata.Annotations = map[string]*string{key: nil} // null removes it
-	if hasNew {
-		p.Metadata.Annotations[key] = &newValue
-	}
-	p.Spec.Taints = r.Node.Spec.Taints
-	if p.Spec.Taints == nil {
-		p.Spec.Taints = []corev1.Taint{}
-	}
+	p.Metadata.Labels, p.Metadata.Annotations = labels, annotations
 	return mustMarshal(p)
+}
+
+// annotationChanged reports whether the annotation key differs between
+// old and new.
+func annotationChanged(key string, old, new map[string]string) bool {
+	o, hadOld := old[key]
+	n, hasNew := new[key]
+	return hadOld != hasNew || o != n
+}
+
+// annotationValue returns the value of the entry key of a map in a
+// patch: null, which removes it, when m lacks it.
+func annotationValue(m map[string]string, key string) *string {
+	if v, ok := m[key]; ok {
+		return &v
+	}
+	return nil
+}
+
+// labelsPatch returns the labels of new that old lacks or has otherwise,
+// and null for those new lacks; nil when there are none.
+func labelsPatch(old, new map[string]string) map[string]*string {
+	var p map[string]*string
+	set := func(key string, value *string) {
+		if p == nil {
+			p = map[string]*string{}
+		}
+		p[key] = value
+	}
+	for k, v := range new {
+		if o, ok := old[k]; !ok || o != v {
+			set(k, &v)
+		}
+	}
+	for k := range old {
+		if _, ok := new[k]; !ok {
+			set(k, nil)
+		}
+	}
+	return p
 }
 
 // StatusPatch returns the patch that brings the node's status from the

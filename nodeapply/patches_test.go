@@ -17,34 +17,38 @@ import (
 
 // TestPatches pins the bytes of both patches for every golden case, and
 // applies each with apimachinery's own strategic merge patch to the old
-// node: the result has the new node's taints, annotation, capacity and
-// allocatable, and the taints patch carries the old resourceVersion.
+// node: the result has the new node's taints, annotations, capacity and
+// allocatable, labels, and the object patch carries the old
+// resourceVersion.
 func TestPatches(t *testing.T) {
 	for _, tc := range goldenCases {
 		t.Run(tc.name, func(t *testing.T) {
 			old := readNode(t, tc.node)
 			patch, _ := pingstatus.Parse(readReply(t, tc.reply), tc.opts.Reply)
 			res := nodeapply.Apply(old, nodeapply.Ping{Reply: &patch}, tc.opts)
-			taints := res.TaintsPatch()
+			taints := res.ObjectPatch()
 			status := res.StatusPatch()
 			golden.Check(t, filepath.Join("testdata", tc.name+".patches.golden"),
-				fmt.Appendf(nil, "taints patch: %s\nstatus patch: %s\n", orNone(taints), orNone(status)))
+				fmt.Appendf(nil, "object patch: %s\nstatus patch: %s\n", orNone(taints), orNone(status)))
 
 			if len(res.Changes) == 0 && (taints != nil || status != nil) {
 				t.Error("a patch to send, though nothing changed")
 			}
 			got := applyPatch(t, old, taints)
 			if diff := cmp.Diff(res.Node.Spec.Taints, got.Spec.Taints); diff != "" {
-				t.Errorf("taints after the taints patch (-want +got):\n%s", diff)
+				t.Errorf("taints after the object patch (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(res.Node.Annotations, got.Annotations); diff != "" {
-				t.Errorf("annotations after the taints patch (-want +got):\n%s", diff)
+				t.Errorf("annotations after the object patch (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(res.Node.Labels, got.Labels); diff != "" {
+				t.Errorf("labels after the object patch (-want +got):\n%s", diff)
 			}
 			if got.ResourceVersion != old.ResourceVersion {
 				t.Errorf("resourceVersion %q, want the old %q", got.ResourceVersion, old.ResourceVersion)
 			}
 			if taints != nil && old.ResourceVersion != "" && !jsonHas(t, taints, "metadata", "resourceVersion") {
-				t.Error("the taints patch has no resourceVersion precondition")
+				t.Error("the object patch has no resourceVersion precondition")
 			}
 			got = applyPatch(t, old, status)
 			for _, l := range []struct{ want, got corev1.ResourceList }{

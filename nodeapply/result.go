@@ -7,7 +7,7 @@ import (
 )
 
 // Result is what [Apply] returns. It also builds the patches that bring
-// the node as it was to Node ([Result.TaintsPatch], [Result.StatusPatch]),
+// the node as it was to Node ([Result.ObjectPatch], [Result.StatusPatch]),
 // with the options Apply was given, so that a patch can never be paired
 // with other options than the merge it comes from.
 type Result struct {
@@ -23,14 +23,14 @@ type Result struct {
 	// Warnings are what Apply refused or repaired, sorted by path.
 	Warnings []pingstatus.Warning
 
-	in                       *corev1.Node // the input, as Apply read it
-	ownership                string       // the ownership annotation's key
-	taintsPatch, statusPatch bool
+	in                        *corev1.Node // the input, as Apply read it
+	ownership, labelOwnership string       // the ownership annotations' keys
+	objectPatch, statusPatch  bool
 }
 
-// NeedsTaintsPatch reports whether the taints or the ownership annotation
-// changed: whether [Result.TaintsPatch] is not nil.
-func (r Result) NeedsTaintsPatch() bool { return r.taintsPatch }
+// NeedsObjectPatch reports whether the taints, the labels or their
+// ownership annotations changed: whether [Result.ObjectPatch] is not nil.
+func (r Result) NeedsObjectPatch() bool { return r.objectPatch }
 
 // NeedsStatusPatch reports whether capacity, allocatable, a condition or
 // the ping-response annotation changed: whether [Result.StatusPatch] is

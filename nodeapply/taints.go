@@ -104,14 +104,5 @@ func (a *applier) pluginTaints() kuberules.UniqueTaints {
 // recordOwned writes the ownership annotation for the taints that mine
 // marks as the plugin's, or removes it when there are none.
 func (a *applier) recordOwned(out *corev1.Node, mine []bool) {
-	key := a.opts.ownership()
-	value := formatOwned(out.Spec.Taints, mine)
-	if value == "" {
-		delete(out.Annotations, key)
-		return
-	}
-	if out.Annotations == nil {
-		out.Annotations = map[string]string{}
-	}
-	out.Annotations[key] = value
+	setAnnotation(out, a.opts.ownership(), formatOwned(out.Spec.Taints, mine))
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
@@ -18,6 +20,9 @@ type reply struct {
 	Status    string     `json:"status"`
 	Resources *resources `json:"resources"`
 	Taints    *[]taint   `json:"taints"`
+	// Labels is nil when absent or null; {} gives an empty map. A null
+	// value reads as "", as a taint's does.
+	Labels map[string]string `json:"labels"`
 }
 
 type resources struct {
@@ -105,11 +110,11 @@ func (p *parser) decode(body []byte) (reply, bool) {
 			if p.nonFinite == nil {
 				p.nonFinite = make(map[string]string)
 			}
-			p.nonFinite[f.at.String()] = f.token
+			p.nonFinite[f.path()] = f.token
 			continue
 		}
 		repeated = true
-		p.warn(f.at.subject(), Repaired, f.at.String(), "given %d times; the last one is used", f.count)
+		p.warn(f.at.subject(), Repaired, f.path(), "given %d times; the last one is used", f.count)
 	}
 	switch {
 	case raw != nil:
@@ -164,6 +169,7 @@ type rawReply struct {
 	Status    json.RawMessage `json:"status"`
 	Resources json.RawMessage `json:"resources"`
 	Taints    json.RawMessage `json:"taints"`
+	Labels    json.RawMessage `json:"labels"`
 }
 
 type rawResources struct {
@@ -218,7 +224,36 @@ func (p *parser) decodeByField(raw *rawReply) reply {
 			r.Taints = &taints
 		}
 	}
+	labelsPath := fieldPath(replyLevel, labelsField)
+	if isPresent(raw.Labels) && p.withinLimit(SubjectLabel, labelsPath, "labels", entryCount(raw.Labels), p.opts.maxLabels()) {
+		var entries map[string]json.RawMessage
+		if p.field(SubjectLabel, Refused, raw.Labels, labelsPath, &entries, "an object", "labels left unchanged") {
+			r.Labels = p.labelValues(entries)
+		}
+	}
 	return r
+}
+
+// labelValues decodes the labels' values. A value that is not a string
+// (nor null, read as "") drops its entry, and the plugin's current label
+// with its key is kept (if the key is valid: no label has an invalid one).
+func (p *parser) labelValues(entries map[string]json.RawMessage) map[string]string {
+	labels := make(map[string]string, len(entries))
+	for _, key := range slices.Sorted(maps.Keys(entries)) {
+		var value string
+		if json.Unmarshal(entries[key], &value) == nil {
+			labels[key] = value
+			continue
+		}
+		done := "entry dropped"
+		if p.opts.labelCheck().Check(key, "").Mine() {
+			done += ", the plugin's current " + key + " label kept"
+			p.keptOnBadLabel = append(p.keptOnBadLabel, key)
+		}
+		path := labelPath(key)
+		p.warn(SubjectLabel, Refused, path, "must be a string, got %s; %s", p.describe(path, entries[key]), done)
+	}
+	return labels
 }
 
 // withinLimit reports whether the list of n entries at path, of what,
@@ -251,18 +286,25 @@ func (p *parser) accelerators(raw json.RawMessage) []accelerator {
 }
 
 // entryCount returns the number of entries of raw, a JSON value, if it is
-// a list, or 0; it decodes nothing, so that a list over its limit costs no
-// more than reading it.
+// a list or an object, or 0; it decodes nothing, so that a list over its
+// limit costs no more than reading it.
 func entryCount(raw json.RawMessage) int {
-	if len(raw) == 0 || raw[0] != '[' {
+	if len(raw) == 0 || raw[0] != '[' && raw[0] != '{' {
 		return 0
 	}
+	object := raw[0] == '{'
 	w := walker{b: raw, i: 1}
 	n := 0
 	for ; ; w.i++ {
 		w.space()
-		if w.i >= len(w.b) || w.b[w.i] == ']' {
+		if w.i >= len(w.b) || w.b[w.i] == ']' || w.b[w.i] == '}' {
 			return n
+		}
+		if object { // a key, then ':'
+			w.skip()
+			w.space()
+			w.i++
+			w.space()
 		}
 		w.skip()
 		n++

@@ -1,5 +1,10 @@
 package pingstatus
 
+import (
+	"github.com/pingnode/pingnode/internal/kuberules"
+	"github.com/pingnode/pingnode/internal/text"
+)
+
 // The reply's field names, as JSON spells them, live in one table,
 // levelFields: the walker matches keys against it, warnings name their
 // paths from it, and a test holds it to the json tags of the wire types
@@ -21,6 +26,7 @@ const (
 	statusField = iota
 	resourcesField
 	taintsField
+	labelsField
 )
 
 const (
@@ -44,7 +50,7 @@ const (
 
 // levelFields are the JSON names of the fields of each level.
 var levelFields = [...][]string{
-	replyLevel:       {statusField: "status", resourcesField: "resources", taintsField: "taints"},
+	replyLevel:       {statusField: "status", resourcesField: "resources", taintsField: "taints", labelsField: "labels"},
 	resourcesLevel:   {cpuField: "cpu", memoryField: "memory", podsField: "pods", acceleratorsField: "accelerators", basisField: "basis"},
 	acceleratorLevel: {resourceTypeField: "resourceType", availableField: "available"},
 	taintLevel:       {keyField: "key", valueField: "value", effectField: "effect"},
@@ -78,3 +84,14 @@ var fieldPaths = func() (paths [len(levelFields)][]string) {
 // names it: "taints", "resources.cpu", or for a field of a list entry
 // what follows the entry's index, ".key".
 func fieldPath(lv level, k int) string { return fieldPaths[lv][k] }
+
+// labelPath returns the path of the label key as a warning names it:
+// labels[nvidia.com/gpu.product], or, for a key that is no qualified name
+// and so may hold any text, the key quoted and cut as warnings quote a
+// plugin's text.
+func labelPath(key string) string {
+	if kuberules.LengthProblem(key, kuberules.MaxNameBytes) != "" || kuberules.QualifiedNameProblem(key) != "" {
+		key = text.Quote(key, quoteBytes)
+	}
+	return levelFields[replyLevel][labelsField] + "[" + key + "]"
+}

@@ -1,6 +1,10 @@
 package pingstatus
 
-import "github.com/pingnode/pingnode/internal/kuberules"
+import (
+	"slices"
+
+	"github.com/pingnode/pingnode/internal/kuberules"
+)
 
 // DefaultProtectedKey is the taint key that interLink's provider sets on its
 // own virtual node. No plugin may set it, and nodeapply never removes it.
@@ -11,7 +15,14 @@ const (
 	DefaultMaxBodyBytes    = 1 << 20
 	DefaultMaxAccelerators = 256
 	DefaultMaxTaints       = 256
+	DefaultMaxLabels       = 256
 )
+
+// DefaultLabelNamespaces returns the namespaces in which a plugin may set
+// labels unless the provider allows more ([Options.LabelNamespaces]):
+// node-feature-discovery's defaults, feature.node.kubernetes.io and
+// profile.node.kubernetes.io, each with its subdomains.
+func DefaultLabelNamespaces() []string { return slices.Clone(kuberules.DefaultLabelNamespaces[:]) }
 
 // Options change how [Parse] judges a reply. The zero value is the safe
 // default.
@@ -33,6 +44,21 @@ type Options struct {
 	// MaxTaints is the most taint entries accepted; a longer list is
 	// ignored whole. Zero or less means [DefaultMaxTaints].
 	MaxTaints int
+	// LabelNamespaces are the namespaces, besides
+	// [DefaultLabelNamespaces], in which the plugin may set labels: a
+	// label key's prefix must be one of them or a subdomain of one
+	// ("nvidia.com" allows nvidia.com/gpu.product). Whatever they say, no
+	// plugin may set an unprefixed label, nor one in kubernetes.io, k8s.io
+	// or their subdomains (node-restriction.kubernetes.io among them) but
+	// for the default namespaces.
+	LabelNamespaces []string
+	// ProtectedLabels are label keys that the provider sets itself (at
+	// registration, from its configuration): a plugin entry with one of
+	// them is dropped, even in an allowed namespace.
+	ProtectedLabels []string
+	// MaxLabels is the most label entries accepted; more are ignored
+	// whole. Zero or less means [DefaultMaxLabels].
+	MaxLabels int
 }
 
 // ReadLimit is how many bytes of a reply a provider reads: one more than
@@ -44,6 +70,13 @@ func (o Options) ReadLimit() int64 { return int64(o.maxBodyBytes()) + 1 }
 func (o Options) maxBodyBytes() int    { return orDefault(o.MaxBodyBytes, DefaultMaxBodyBytes) }
 func (o Options) maxAccelerators() int { return orDefault(o.MaxAccelerators, DefaultMaxAccelerators) }
 func (o Options) maxTaints() int       { return orDefault(o.MaxTaints, DefaultMaxTaints) }
+func (o Options) maxLabels() int       { return orDefault(o.MaxLabels, DefaultMaxLabels) }
+
+// labelCheck is the check of a plugin's label by these options:
+// bounded, since the reply's text is.
+func (o Options) labelCheck() kuberules.LabelCheck {
+	return kuberules.LabelCheck{Namespaces: o.LabelNamespaces, Protected: o.ProtectedLabels, Bounded: true}
+}
 
 func orDefault(n, def int) int {
 	if n <= 0 {

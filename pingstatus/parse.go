@@ -23,8 +23,8 @@ import (
 //     types, or, when the walk or the decoder found a problem, field by
 //     field, so that each bad field has its own warning and the good ones
 //     are kept;
-//  4. the rules (rules.go): each quantity, accelerator and taint judged by
-//     Kubernetes' rules (internal/kuberules).
+//  4. the rules (rules.go, labels.go): each quantity, accelerator, taint
+//     and label judged by Kubernetes' rules (internal/kuberules).
 func Parse(body []byte, opts Options) (NodePatch, []Warning) {
 	p := parser{opts: opts}
 	patch := p.parse(body)
@@ -37,6 +37,9 @@ type parser struct {
 	// keptOnBadValue are keys of taint entries that the field-by-field
 	// decode dropped because their value was not a string.
 	keptOnBadValue []string
+	// keptOnBadLabel are keys of label entries that the field-by-field
+	// decode dropped because their value was not a string.
+	keptOnBadLabel []string
 	// nonFinite maps the path of a field that held NaN, Infinity or the
 	// like to that token; the body the decoder reads has false there.
 	nonFinite map[string]string
@@ -75,6 +78,9 @@ func (p *parser) parse(body []byte) NodePatch {
 	}
 	if r.Taints != nil {
 		patch.ReplaceTaints, patch.Taints, patch.KeptTaintKeys = p.taints(*r.Taints)
+	}
+	if r.Labels != nil {
+		patch.ReplaceLabels, patch.Labels, patch.KeptLabelKeys = p.labels(r.Labels)
 	}
 	return patch
 }

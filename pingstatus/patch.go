@@ -54,6 +54,18 @@ type NodePatch struct {
 	// plugin still means a taint with that key, so nodeapply keeps the
 	// plugin's current taints with these keys instead of removing them.
 	KeptTaintKeys []string `json:"keptTaintKeys,omitempty"`
+	// ReplaceLabels reports whether the reply carried labels. When true,
+	// Labels (possibly empty) is the plugin's whole set; when false, the
+	// node's labels are left alone.
+	ReplaceLabels bool `json:"replaceLabels"`
+	// Labels are the plugin's labels, key to value, with valid keys and
+	// values, each in a namespace the options allow and none the
+	// provider's own.
+	Labels map[string]string `json:"labels,omitempty"`
+	// KeptLabelKeys are keys of label entries refused for a bad value,
+	// sorted. The plugin still means a label with that key, so nodeapply
+	// keeps the plugin's current label with it instead of removing it.
+	KeptLabelKeys []string `json:"keptLabelKeys,omitempty"`
 	// Basis is what the resources' figures are, as the reply says: what
 	// the backend has available now, or the total it gives the node. ""
 	// when the reply does not say.
@@ -75,5 +87,5 @@ const (
 
 // IsEmpty reports whether p asks for no change at all.
 func (p *NodePatch) IsEmpty() bool {
-	return len(p.Resources) == 0 && !p.ReplaceTaints
+	return len(p.Resources) == 0 && !p.ReplaceTaints && !p.ReplaceLabels
 }

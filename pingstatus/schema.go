@@ -18,6 +18,12 @@ var schema string
 //   - quantities too large for a scheduler's int64
 //   - quantities written as JSON numbers of more than 64 characters (a
 //     schema sees a number's value, not its text)
+//   - label keys in namespaces a provider may allow but the default
+//     options do not (the schema takes every namespace that
+//     [Options.LabelNamespaces] can allow, such as nvidia.com, since a
+//     plugin is written for the provider that allows it; Parse with the
+//     zero Options takes only feature.node.kubernetes.io and
+//     profile.node.kubernetes.io)
 //
 // It is a little stricter than Parse for:
 //

@@ -31,8 +31,8 @@ type checker struct {
 
 var known = map[string]bool{
 	"$schema": true, "$id": true, "title": true, "description": true, "$defs": true,
-	"type": true, "properties": true, "patternProperties": true, "propertyNames": true, "items": true,
-	"enum": true, "const": true, "pattern": true, "maxLength": true, "maxItems": true, "minimum": true, "maximum": true,
+	"type": true, "properties": true, "patternProperties": true, "propertyNames": true, "additionalProperties": true, "items": true,
+	"enum": true, "const": true, "pattern": true, "maxLength": true, "maxItems": true, "maxProperties": true, "minimum": true, "maximum": true,
 	"$ref": true, "allOf": true, "anyOf": true, "not": true,
 }
 
@@ -60,7 +60,7 @@ func knowsKeywords(t *testing.T, s map[string]any, at string) {
 			for name, sub := range v.(map[string]any) {
 				knowsKeywords(t, sub.(map[string]any), at+"/"+k+"/"+name)
 			}
-		case "items", "not", "propertyNames":
+		case "items", "not", "propertyNames", "additionalProperties":
 			knowsKeywords(t, v.(map[string]any), at+"/"+k)
 		case "allOf", "anyOf":
 			for i, sub := range v.([]any) {
@@ -131,15 +131,25 @@ func (c *checker) check(s map[string]any, v any, path string) []string {
 		props, _ := s["properties"].(map[string]any)
 		patterns, _ := s["patternProperties"].(map[string]any)
 		names, _ := s["propertyNames"].(map[string]any)
+		additional, _ := s["additionalProperties"].(map[string]any)
+		if n, ok := s["maxProperties"].(float64); ok && float64(len(v)) > n {
+			fail("more than %v properties", n)
+		}
 		for _, name := range slices.Sorted(maps.Keys(v)) {
 			at := strings.TrimPrefix(path+"."+name, ".")
+			matched := false
 			if sub, ok := props[name]; ok {
+				matched = true
 				errs = append(errs, c.check(sub.(map[string]any), v[name], at)...)
 			}
 			for _, pattern := range slices.Sorted(maps.Keys(patterns)) {
 				if c.matches(pattern, name) {
+					matched = true
 					errs = append(errs, c.check(patterns[pattern].(map[string]any), v[name], at)...)
 				}
+			}
+			if additional != nil && !matched {
+				errs = append(errs, c.check(additional, v[name], at)...)
 			}
 			if names != nil {
 				errs = append(errs, c.check(names, name, at+" (the name)")...)
@@ -239,6 +249,7 @@ var beyondSchema = map[string]string{
 	"huge.json":                          "quantities too large for a scheduler's int64",
 	"long-numbers.json":                  "quantities written as JSON numbers of more than 64 characters",
 	"whole-numbers-other-spellings.json": "whole numbers in spellings other than the plain ones",
+	"labels-gpu.json":                    "label keys in namespaces a provider may allow but the default options do not",
 }
 
 // schemaDocLists returns the items of the two lists in JSONSchema's doc

@@ -51,11 +51,21 @@ type walker struct {
 	overLimit bool // a list was over its limit
 }
 
-// A finding is a key given count times, or a field that held token.
+// A finding is a key given count times, or a field that held token. A
+// finding in the labels has the label's key, and its path from it.
 type finding struct {
 	at    where
 	count int
 	token string
+	label string
+}
+
+// path returns the path of what f is about, as a warning names it.
+func (f finding) path() string {
+	if f.at.top == labelsField && f.at.index >= 0 {
+		return labelPath(f.label)
+	}
+	return f.at.String()
 }
 
 // where is the JSON path of a field that Parse reads, as indexes into
@@ -90,6 +100,8 @@ func (w where) subject() Subject {
 		return SubjectResource
 	case taintsField:
 		return SubjectTaint
+	case labelsField:
+		return SubjectLabel
 	}
 	return SubjectReply
 }
@@ -203,6 +215,8 @@ func (w *walker) field(at where, lv level, k int) {
 		w.object(at, resourcesLevel)
 	case lv == replyLevel && k == taintsField && c == '[':
 		w.list(at, taintLevel, w.opts.maxTaints())
+	case lv == replyLevel && k == labelsField && c == '{':
+		w.labels(at, w.opts.maxLabels())
 	case lv == resourcesLevel && k == acceleratorsField && c == '[':
 		w.list(at, acceleratorLevel, w.opts.maxAccelerators())
 	default:
@@ -244,15 +258,102 @@ func (w *walker) list(at where, lv level, limit int) {
 	}
 }
 
+// labels walks the labels object at w.b[w.i], a '{', whose keys are the
+// labels' own: a key given more than once is noted once, where it was
+// first met, with its count. Entries past limit are skipped, and an
+// object over it leaves no findings.
+func (w *walker) labels(at where, limit int) {
+	var count map[string]int
+	var order []string // of the keys met, in order
+	n := 0
+	for w.i++; ; w.i++ {
+		w.space()
+		if w.i >= len(w.b) || w.b[w.i] != '"' {
+			break
+		}
+		start := w.i
+		w.i = stringEnd(w.b, w.i)
+		key := unquote(w.b[start:w.i])
+		w.space()
+		if w.i >= len(w.b) || w.b[w.i] != ':' {
+			break
+		}
+		w.i++
+		w.space()
+		if n >= limit {
+			w.skip()
+		} else {
+			if count == nil {
+				count = make(map[string]int)
+			}
+			entry := at
+			entry.index = int32(n)
+			if count[key]++; count[key] > 1 {
+				w.dropLabel(at, key) // what an earlier value held
+			} else {
+				order = append(order, key)
+			}
+			if w.value(entry) {
+				w.findings[len(w.findings)-1].label = key
+			}
+		}
+		n++
+		w.space()
+		if w.i >= len(w.b) || w.b[w.i] != ',' {
+			break
+		}
+	}
+	if w.i < len(w.b) && w.b[w.i] == '}' {
+		w.i++
+	}
+	if n > limit {
+		w.drop(at)
+		w.overLimit = true
+		return
+	}
+	for _, key := range order {
+		if c := count[key]; c > 1 {
+			entry := at
+			entry.index = 0 // a label, named by its key
+			w.findings = append(w.findings, finding{at: entry, count: c, label: key})
+		}
+	}
+}
+
+// dropLabel forgets the findings of the label key in the labels at at.
+func (w *walker) dropLabel(at where, key string) {
+	kept := w.findings[:0]
+	for _, f := range w.findings {
+		if !f.at.within(at) || f.label != key {
+			kept = append(kept, f)
+		}
+	}
+	w.findings = kept
+}
+
+// unquote returns the text of the JSON string quoted, or quoted itself
+// when it is no JSON string (the decoder refuses the body then).
+func unquote(quoted []byte) string {
+	if len(quoted) >= 2 && bytes.IndexByte(quoted, '\\') < 0 {
+		return string(quoted[1 : len(quoted)-1])
+	}
+	var s string
+	if json.Unmarshal(quoted, &s) != nil {
+		return string(quoted)
+	}
+	return s
+}
+
 // value walks a value that Parse reads but the walker does not enter,
 // noting a non-finite number.
-func (w *walker) value(at where) {
+func (w *walker) value(at where) bool {
 	if n := nonFiniteAt(w.b[w.i:]); n > 0 {
 		w.findings = append(w.findings, finding{at: at, token: string(w.b[w.i : w.i+n])})
 		w.i += n
-		return
+		return true
 	}
 	w.skip()
+	return false
 }
 
 // skip moves past the value at w.b[w.i], without recursion.

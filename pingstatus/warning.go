@@ -43,21 +43,24 @@ const (
 	SubjectCondition
 	// SubjectAnnotation is an annotation of the node.
 	SubjectAnnotation
+	// SubjectLabel is a label: metadata.labels, or the reply's labels.
+	SubjectLabel
 )
 
-var subjectNames = [...]string{"reply", "resource", "taint", "condition", "annotation"}
+var subjectNames = [...]string{"reply", "resource", "taint", "condition", "annotation", "label"}
 
-// String returns "reply", "resource", "taint", "condition" or "annotation".
+// String returns "reply", "resource", "taint", "condition", "annotation"
+// or "label".
 func (s Subject) String() string { return enum.Name(subjectNames[:], int(s), "Subject") }
 
 // MarshalText returns the subject as [Subject.String] writes it.
 func (s Subject) MarshalText() ([]byte, error) {
-	return enum.Marshal(s, s >= SubjectReply && s <= SubjectAnnotation)
+	return enum.Marshal(s, s >= SubjectReply && s <= SubjectLabel)
 }
 
 // UnmarshalText reads what MarshalText writes.
 func (s *Subject) UnmarshalText(b []byte) error {
-	return enum.Unmarshal(s, b, SubjectReply, SubjectAnnotation)
+	return enum.Unmarshal(s, b, SubjectReply, SubjectLabel)
 }
 
 // Action is what was done about what a [Warning] reports.

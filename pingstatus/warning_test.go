@@ -20,6 +20,8 @@ func subjectOf(path string) pingstatus.Subject {
 		return pingstatus.SubjectResource
 	case strings.HasPrefix(path, "taints"):
 		return pingstatus.SubjectTaint
+	case strings.HasPrefix(path, "labels"):
+		return pingstatus.SubjectLabel
 	}
 	return pingstatus.SubjectReply // "" and "status"
 }
@@ -34,7 +36,7 @@ func actionOf(message string) pingstatus.Action {
 		strings.HasSuffix(message, "decoded and read"), strings.Contains(message, `read as "total"`):
 		return pingstatus.Repaired
 	}
-	return pingstatus.Refused // "left unchanged", "entry dropped"
+	return pingstatus.Refused // "left unchanged", "entry dropped", "label kept"
 }
 
 // checkClasses fails unless every warning's Subject and Action agree with

@@ -18,6 +18,13 @@ type PingResponse struct {
 	// taint the plugin set earlier. Build it with [TaintList], which never
 	// yields a nil slice (a pointer to a nil slice would marshal as null).
 	Taints *[]TaintResponse `json:"taints,omitempty"`
+	// Labels is the plugin's whole set of node labels, key to value, in
+	// the namespaces the provider allows (by default
+	// feature.node.kubernetes.io and profile.node.kubernetes.io; see
+	// [Options.LabelNamespaces]). nil means "no news": the node's labels
+	// are left alone. An empty, non-nil map removes every label the
+	// plugin set earlier; it marshals as {}, and nil not at all.
+	Labels map[string]string `json:"labels,omitzero"`
 }
 
 // ResourcesResponse holds the backend's resources as Kubernetes quantity
