@@ -94,7 +94,7 @@ func Step(ctx context.Context, client kubernetes.Interface, name string, ping no
 	if len(res.Changes) == 0 {
 		return res, nil
 	}
-	if p := res.TaintsPatch(); p != nil {
+	if p := res.ObjectPatch(); p != nil {
 		if _, err := nodes.Patch(ctx, name, types.StrategicMergePatchType, p, metav1.PatchOptions{}); err != nil {
 			return res, fmt.Errorf("taints patch: %w", err)
 		}

@@ -57,7 +57,7 @@ func (p *Provider) deliverTaints(ctx context.Context, ping nodeapply.Ping, base 
 			}
 			d.seen = append(d.seen, stored.ResourceVersion)
 			d.base, d.res = stored, nodeapply.Apply(stored, ping, p.opts.apply)
-			if !d.res.NeedsTaintsPatch() {
+			if !d.res.NeedsObjectPatch() {
 				d.stored = stored // stored as the plugin wants already
 				return nil
 			}
@@ -68,7 +68,7 @@ func (p *Provider) deliverTaints(ctx context.Context, ping nodeapply.Ping, base 
 		}
 		p.Writes.Add(1)
 		p.metrics.write(kindTaints)
-		stored, err := p.nodes.Patch(ctx, name, types.StrategicMergePatchType, d.res.TaintsPatch(), metav1.PatchOptions{FieldManager: FieldManager})
+		stored, err := p.nodes.Patch(ctx, name, types.StrategicMergePatchType, d.res.ObjectPatch(), metav1.PatchOptions{FieldManager: FieldManager})
 		switch {
 		case err == nil:
 			d.stored = stored

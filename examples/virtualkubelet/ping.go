@@ -87,7 +87,7 @@ func (p *Provider) PingOnce(ctx context.Context) {
 
 	older := []string{base.ResourceVersion}
 	taintsSent := false
-	if res.NeedsTaintsPatch() {
+	if res.NeedsObjectPatch() {
 		d, err := p.deliverTaints(ctx, ping, base, res)
 		if ctx.Err() != nil {
 			return
