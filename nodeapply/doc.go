@@ -42,7 +42,8 @@
 //     equal value is no change, and the node keeps its spelling ("512Gi"
 //     stays, though the plugin said "549755813888").
 //  3. What the patch does not name is left as it is: resources it omits,
-//     and all taints when it carries no taints list.
+//     all taints when it carries no taints list, and all labels when it
+//     carries no labels (rule 18).
 //  4. The plugin owns only the taints it set. Apply records them in the
 //     node's ownership annotation ([DefaultOwnershipAnnotation], or
 //     [Options.OwnershipAnnotation]; key:Effect entries, comma-separated), so
@@ -67,12 +68,14 @@
 //  8. The changes list one entry per changed path, sorted by path, with old
 //     and new values (a changed condition has one per changed field, like
 //     "status.conditions[Ready].status"), each saying what kind of field
-//     changed ([Change.Subject]: a resource, a taint, a condition or an
-//     annotation). The list is empty exactly when the returned node is
-//     semantically equal to the input (quantities by value, taints as a
-//     set), and so exactly when both [Result.ObjectPatch] and
-//     [Result.StatusPatch] are nil: an empty list means there is nothing to
-//     send.
+//     changed ([Change.Subject]: a resource, a taint, a label, a condition
+//     or an annotation). The list is empty exactly when the returned node
+//     is semantically equal to the input (quantities by value, taints as a
+//     set, labels by key), and so exactly when both [Result.ObjectPatch]
+//     and [Result.StatusPatch] are nil: an empty list means there is
+//     nothing to send. The object patch carries the taints, the labels and
+//     their ownership annotations, with the input's resourceVersion as a
+//     precondition; the status patch carries the rest.
 //     [Result.NeedsObjectPatch] and [Result.NeedsStatusPatch] say which
 //     patch is needed without building it.
 //  9. Each ping with a time ([Ping.At]) sets two conditions: Ready, and the
@@ -118,9 +121,9 @@
 //     it otherwise; an answered ping without a time removes it, and a
 //     failed one without a time leaves it. Like everything else, it is
 //     read from the node, so a provider that restarts carries on.
-//  13. A failed ping changes nothing else: resources, the other taints and
-//     the ownership annotation stay, and its Reply, if any, is ignored
-//     with a warning (and so is Held).
+//  13. A failed ping changes nothing else: resources, the other taints,
+//     the labels and the ownership annotations stay, and its Reply, if
+//     any, is ignored with a warning (and so is Held).
 //  14. A condition's lastTransitionTime moves only when its status moves.
 //     Its lastHeartbeatTime moves when the condition changes, or, with
 //     [Options.HeartbeatInterval], when it is older than that. Reasons and
@@ -152,6 +155,29 @@
 //     rules are refused with a warning, as [pingstatus.Parse] would. Each
 //     warning says what it is about and what was done
 //     ([pingstatus.Warning.Subject], [pingstatus.Warning.Action]).
+//  18. The plugin owns only the labels it set, as it owns its taints.
+//     Apply records their keys, sorted and comma-separated, in the label
+//     ownership annotation ([DefaultLabelOwnershipAnnotation], or
+//     [Options.LabelOwnershipAnnotation]). When the patch carries labels
+//     ([pingstatus.NodePatch.ReplaceLabels]), the plugin's labels are
+//     replaced by them: a listed label is set to its value, and one no
+//     longer listed is removed, unless its key is in
+//     [pingstatus.NodePatch.KeptLabelKeys]. An empty set removes every
+//     label the plugin set; a patch without labels leaves every label
+//     alone, and so does a failed ping.
+//  19. Labels the plugin did not set are never changed or removed: an
+//     administrator's, the provider's, another controller's. A listed
+//     label whose key the node has from someone else is refused with a
+//     warning when its value differs, and is already satisfied when it
+//     is equal; either way it does not become the plugin's. A label
+//     outside the namespaces the options allow (the LabelNamespaces of
+//     [Options.Reply]), in a namespace no plugin may set, or one of the
+//     provider's ProtectedLabels, is refused with a warning, as
+//     [pingstatus.Parse] refuses it; an annotation entry that names one
+//     of the last two is ignored with a warning, so a hand-edited
+//     annotation cannot hand the plugin a label that is never its own.
+//     A label of the plugin's in a namespace the options no longer allow
+//     is still the plugin's, and is removed at its next labels.
 //
 // One consequence of rule 4: an administrator who removes the plugin's
 // taint and sets one with the same key and effect before the next ping

@@ -29,22 +29,37 @@ func FuzzParseApply(f *testing.F) {
 	f.Add([]byte("ok"), false, int16(90), "HTTP 500")
 	f.Add([]byte(`{"resources":{"cpu":"1"}}`), true, int16(-30), "timeout\x00\xff")
 	var nodes []*corev1.Node
-	for _, name := range []string{"node-with-plugin-taints.json", "invalid-node.json", "bare-node.json"} {
+	for _, name := range []string{"node-with-plugin-taints.json", "invalid-node.json", "bare-node.json", "node-with-admin-labels.json"} {
 		nodes = append(nodes, readNode(f, name))
 	}
 	base := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC) // the nodes' conditions' heartbeat
 	f.Fuzz(func(t *testing.T, body []byte, compat bool, seconds int16, failure string) {
-		patch, _ := pingstatus.Parse(body, pingstatus.Options{})
+		opts := nodeapply.Options{ReplaceAllTaints: compat, KeepPingResponse: compat}
+		if compat {
+			opts.Reply.LabelNamespaces = []string{"nvidia.com"}
+		}
+		patch, _ := pingstatus.Parse(body, opts.Reply)
 		ping := nodeapply.Ping{Reply: &patch, Body: body, Failure: failure}
 		if seconds != 0 {
 			ping.At = base.Add(time.Duration(seconds) * time.Second)
 		}
-		opts := nodeapply.Options{ReplaceAllTaints: compat, KeepPingResponse: compat}
 		for i, original := range nodes {
 			node := original.DeepCopy()
 			res := nodeapply.Apply(node, ping, opts)
 			if p := kuberules.NodeProblems(res.Node); p != nil {
 				t.Fatalf("node %d with %q: invalid node: %v", i, body, p)
+			}
+			for k, v := range foreignLabels(original) {
+				if got, ok := res.Node.Labels[k]; !ok || got != v {
+					t.Fatalf("node %d with %q: foreign label %s=%s is now %q (present %v)", i, body, k, v, got, ok)
+				}
+			}
+			check := kuberules.LabelCheck{Namespaces: opts.Reply.LabelNamespaces}
+			for _, k := range pluginLabelKeys(res.Node) {
+				// one in a namespace the options do not allow may stay until the plugin's next labels
+				if p := check.Check(k, res.Node.Labels[k]); !p.Valid() || p.Forbidden != "" || p.Protected {
+					t.Fatalf("node %d with %q: the plugin's label %s=%s breaks a rule: %+v", i, body, k, res.Node.Labels[k], p)
+				}
 			}
 			if !reflect.DeepEqual(original, node) { // cheap; then the exact comparison
 				if diff := nodeDiff(original, node); diff != "" {

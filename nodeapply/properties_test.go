@@ -2,6 +2,7 @@ package nodeapply_test
 
 import (
 	"encoding/json"
+	"maps"
 	"reflect"
 	"slices"
 	"testing"
@@ -68,6 +69,13 @@ func validPatch(t *rapid.T) *pingstatus.NodePatch {
 			p.KeptTaintKeys = []string{rapid.SampledFrom(gen.SharedKeys).Draw(t, "kept key")}
 		}
 	}
+	if rapid.Bool().Draw(t, "labels") {
+		p.ReplaceLabels = true
+		p.Labels = gen.Labels(5).Draw(t, "plugin labels")
+		if rapid.IntRange(0, 2).Draw(t, "kept label") == 0 {
+			p.KeptLabelKeys = []string{rapid.SampledFrom(gen.SharedLabelKeys).Draw(t, "kept label key")}
+		}
+	}
 	return p
 }
 
@@ -76,7 +84,11 @@ func validPatch(t *rapid.T) *pingstatus.NodePatch {
 func optionsGen(compatMayBe bool) *rapid.Generator[nodeapply.Options] {
 	return rapid.Custom(func(t *rapid.T) nodeapply.Options {
 		return nodeapply.Options{
-			Reply:            pingstatus.Options{ProtectedKeys: rapid.SliceOfN(rapid.SampledFrom(gen.SharedKeys), 0, 1).Draw(t, "protected")},
+			Reply: pingstatus.Options{
+				ProtectedKeys:   rapid.SliceOfN(rapid.SampledFrom(gen.SharedKeys), 0, 1).Draw(t, "protected"),
+				LabelNamespaces: gen.LabelNamespaces,
+				ProtectedLabels: rapid.SliceOfN(rapid.SampledFrom(gen.SharedLabelKeys), 0, 1).Draw(t, "protected labels"),
+			},
 			ReplaceAllTaints: compatMayBe && rapid.Bool().Draw(t, "compat"),
 		}
 	})
@@ -156,6 +168,10 @@ func deepCopyPatch(p *pingstatus.NodePatch) *pingstatus.NodePatch {
 	}
 	if p.KeptTaintKeys != nil {
 		c.KeptTaintKeys = append([]string{}, p.KeptTaintKeys...)
+	}
+	c.Labels = maps.Clone(p.Labels)
+	if p.KeptLabelKeys != nil {
+		c.KeptLabelKeys = append([]string{}, p.KeptLabelKeys...)
 	}
 	return &c
 }
@@ -315,9 +331,17 @@ func semanticallyEqual(a, b *corev1.Node) bool {
 			return false
 		}
 	}
-	va, oka := a.Annotations[nodeapply.DefaultOwnershipAnnotation]
-	vb, okb := b.Annotations[nodeapply.DefaultOwnershipAnnotation]
-	return va == vb && oka == okb
+	if !maps.Equal(a.Labels, b.Labels) {
+		return false
+	}
+	for _, key := range []string{nodeapply.DefaultOwnershipAnnotation, nodeapply.DefaultLabelOwnershipAnnotation} {
+		va, oka := a.Annotations[key]
+		vb, okb := b.Annotations[key]
+		if va != vb || oka != okb {
+			return false
+		}
+	}
+	return true
 }
 
 func hasTaint(node *corev1.Node, want corev1.Taint) bool {

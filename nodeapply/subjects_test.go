@@ -21,6 +21,7 @@ func subjectOfPath(path string) pingstatus.Subject {
 		{"spec.taints", pingstatus.SubjectTaint}, {"patch.taints", pingstatus.SubjectTaint},
 		{"status.conditions", pingstatus.SubjectCondition}, {"ping.at", pingstatus.SubjectCondition},
 		{"metadata.annotations", pingstatus.SubjectAnnotation},
+		{"metadata.labels", pingstatus.SubjectLabel}, {"patch.labels", pingstatus.SubjectLabel},
 	} {
 		if strings.HasPrefix(path, p.prefix) {
 			return p.subject

@@ -21,13 +21,20 @@
 //	  },
 //	  "taints": [
 //	    { "key": "vendor.io/maintenance", "value": "true", "effect": "NoSchedule" }
-//	  ]
+//	  ],
+//	  "labels": {
+//	    "feature.node.kubernetes.io/cpu-model.vendor_id": "AMD",
+//	    "nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB"
+//	  }
 //	}
 //
 // Quantities are Kubernetes quantity strings; JSON numbers are accepted too
 // (a Python plugin may send "cpu": 128). "taints" absent or null leaves the
 // node's taints alone; "taints": [] removes every taint the plugin set
-// earlier. Unknown fields are ignored.
+// earlier. "labels" is alike: absent or null leaves the node's labels
+// alone, and {} removes every label the plugin set earlier; a label's
+// value may be null, read as "". Unknown fields are ignored, so interLink
+// and every provider before labels read a reply with them as before.
 //
 // The resources are what the backend can take right now: idle cpus, free
 // memory and devices, room for more pods. The scheduler subtracts the
@@ -53,7 +60,7 @@
 // unchanged on the node, and a warning names its JSON path
 // ("taints[2].effect") and what was done. A caller that counts or sorts
 // warnings asks [Warning.Subject] (the reply as a whole, a resource, a
-// taint) and [Warning.Action] ([Refused]: not accepted, the node keeps
+// taint, a label) and [Warning.Action] ([Refused]: not accepted, the node keeps
 // what it has; [Repaired]: read to the safe side and used, like an unknown
 // effect as NoSchedule; [Ignored]: passed over whole, like a list over its
 // limit), never the path. [Kind], [Subject] and [Action] marshal as their
@@ -86,8 +93,24 @@
 //     puts on a node whose plugin does not answer) and the provider's
 //     protected keys ([DefaultProtectedKey] and [Options.ProtectedKeys])
 //     are dropped.
-//  9. Over [Options.MaxAccelerators] or [Options.MaxTaints] entries, the
-//     whole list is ignored.
+//  9. Over [Options.MaxAccelerators], [Options.MaxTaints] or
+//     [Options.MaxLabels] entries, the whole list is ignored.
+//  10. labels' keys must be qualified names and their values label values
+//     (empty, or at most 63 characters). An entry with a bad key is
+//     dropped, and one with a bad value, or a value that is not a string,
+//     is dropped while the plugin's current label with that key is kept
+//     ([NodePatch.KeptLabelKeys]).
+//  11. A label key must be in a namespace the provider allows: its prefix
+//     is one of [DefaultLabelNamespaces] (node-feature-discovery's,
+//     feature.node.kubernetes.io and profile.node.kubernetes.io) or of
+//     [Options.LabelNamespaces], or a subdomain of one. Whatever the
+//     options, no plugin sets an unprefixed label (the cluster's users'),
+//     nor one in kubernetes.io, k8s.io or their subdomains but those two
+//     (Kubernetes' and the kubelet's; node-restriction.kubernetes.io is
+//     how administrators fence nodes, KEP-279), nor one of the provider's
+//     own ([Options.ProtectedLabels]): a node that could label itself
+//     there could attract workloads dedicated to other nodes. Such
+//     entries are dropped.
 //
 // # What serializers write
 //
@@ -136,9 +159,10 @@
 //     at most 64 characters the mantissa lies between 10^-63 and 10^64, so
 //     a larger exponent means too large, and a smaller one an amount below
 //     1n, which the quantity parser rounds up to 1n as it does any other.
-//   - A taint key or resource type longer than 317 bytes (a 253-byte
-//     prefix, '/' and a 63-byte name) and a taint value longer than 63 are
-//     refused by their length alone.
+//   - A taint or label key or resource type longer than 317 bytes (a
+//     253-byte prefix, '/' and a 63-byte name) and a taint or label value
+//     longer than 63 are refused by their length alone; a warning names a
+//     label whose key is no qualified name by its key quoted and cut.
 //   - A list over its limit (rule 9) is counted, not decoded.
 //   - Warnings quote a plugin's text escaped as a Go string and cut after
 //     64 bytes, so a field of a megabyte never makes a warning of one.

@@ -23,13 +23,16 @@ func FuzzParse(f *testing.F) {
 		`{"taints":[{"key":"a.io/x","key":"a.io/y"}],"taints":[{"value":NaN}]}`,
 		`{"resources":{"cpu":"1e999999999","memory":"-1e-999999999","pods":"0e4294967296"}}`,
 		`{"status":"a\"\\","taints":[[[[{"key":"\\\""}]]]]}`,
+		`{"labels":{"nvidia.com/a":"1","nvidia.com/a":NaN,"n\u0076idia.com/a":"2"},"Labels":{"a.io/":null}}`,
+		`{"labels":{"feature.node.kubernetes.io/x":{"a":"b"},"feature.node.kubernetes.io/y":[1],"":""}}`,
 	} {
 		f.Add([]byte(body))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		for _, opts := range []pingstatus.Options{
 			{},
-			{AllowZero: true, ProtectedKeys: []string{"vendor.io/maintenance"}, MaxAccelerators: 2, MaxTaints: 2, MaxBodyBytes: 512},
+			{AllowZero: true, ProtectedKeys: []string{"vendor.io/maintenance"}, MaxAccelerators: 2, MaxTaints: 2, MaxBodyBytes: 512,
+				LabelNamespaces: []string{"nvidia.com"}, ProtectedLabels: []string{"nvidia.com/gpu.product"}, MaxLabels: 2},
 		} {
 			patch, _ := pingstatus.Parse(body, opts)
 			if err := checkPatch(patch, opts); err != nil {

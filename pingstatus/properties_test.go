@@ -3,6 +3,8 @@ package pingstatus_test
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -40,6 +42,12 @@ func wireReply() *rapid.Generator[pingstatus.PingResponse] {
 			}
 			r.Taints = pingstatus.TaintList(list...)
 		}
+		switch rapid.IntRange(0, 2).Draw(t, "labels") {
+		case 1:
+			r.Labels = map[string]string{}
+		case 2:
+			r.Labels = rapid.MapOfN(str, str, 1, 3).Draw(t, "label entries")
+		}
 		return r
 	})
 }
@@ -62,6 +70,9 @@ func TestPropertyWireRoundTrip(t *testing.T) {
 		}
 		if (want.Taints == nil) != (got.Taints == nil) {
 			t.Fatalf("absent and empty taints were confused: %s", b)
+		}
+		if (want.Labels == nil) != (got.Labels == nil) {
+			t.Fatalf("absent and empty labels were confused: %s", b)
 		}
 	})
 }
@@ -107,14 +118,20 @@ func TestPropertyValidReplyParsesToItsPatch(t *testing.T) {
 			}
 			reply.Taints = pingstatus.TaintList(list...)
 		}
-		if w := reply.Validate(pingstatus.Options{}); w != nil {
+		opts := pingstatus.Options{LabelNamespaces: gen.LabelNamespaces}
+		if rapid.Bool().Draw(t, "labels") {
+			want.ReplaceLabels = true
+			want.Labels = gen.Labels(6).Draw(t, "labels")
+			reply.Labels = want.Labels
+		}
+		if w := reply.Validate(opts); w != nil {
 			t.Fatalf("Validate of a valid reply: %v", w)
 		}
 		body, err := json.Marshal(reply)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, warnings := pingstatus.Parse(body, pingstatus.Options{})
+		got, warnings := pingstatus.Parse(body, opts)
 		if len(warnings) != 0 {
 			t.Fatalf("warnings for %s: %v", body, warnings)
 		}
@@ -133,6 +150,11 @@ func TestPropertyParseYieldsOnlyValidEntries(t *testing.T) {
 			AllowZero:     rapid.Bool().Draw(t, "allowZero"),
 			ProtectedKeys: rapid.SliceOfN(rapid.SampledFrom(gen.SharedKeys), 0, 1).Draw(t, "protected"),
 			MaxTaints:     rapid.IntRange(0, 8).Draw(t, "maxTaints"),
+			MaxLabels:     rapid.IntRange(0, 8).Draw(t, "maxLabels"),
+		}
+		if rapid.Bool().Draw(t, "label namespaces") {
+			opts.LabelNamespaces = gen.LabelNamespaces
+			opts.ProtectedLabels = rapid.SliceOfN(rapid.SampledFrom(gen.SharedLabelKeys), 0, 1).Draw(t, "protected labels")
 		}
 		patch, warnings := pingstatus.Parse(body, opts)
 		if err := checkPatch(patch, opts); err != nil {
@@ -188,6 +210,39 @@ func checkPatch(p pingstatus.NodePatch, opts pingstatus.Options) error {
 			return fmt.Errorf("taint %s has a key the plugin may not set", id)
 		}
 		seen[id] = true
+	}
+	return checkLabels(p, opts)
+}
+
+// checkLabels returns an error if a label of p breaks a rule of the
+// package, each rule written here as the package comment says it.
+func checkLabels(p pingstatus.NodePatch, opts pingstatus.Options) error {
+	if !p.ReplaceLabels && p.Labels != nil {
+		return fmt.Errorf("labels %v without ReplaceLabels", p.Labels)
+	}
+	if limit := opts.MaxLabels; limit > 0 && len(p.Labels) > limit {
+		return fmt.Errorf("%d labels, over the limit of %d", len(p.Labels), limit)
+	}
+	within := func(prefix, ns string) bool { return prefix == ns || strings.HasSuffix(prefix, "."+ns) }
+	for key, value := range p.Labels {
+		prefix, _, prefixed := strings.Cut(key, "/")
+		nfd := within(prefix, "feature.node.kubernetes.io") || within(prefix, "profile.node.kubernetes.io")
+		allowed := nfd
+		for _, ns := range opts.LabelNamespaces {
+			allowed = allowed || within(prefix, ns)
+		}
+		switch {
+		case kuberules.QualifiedNameProblem(key) != "", kuberules.TaintValueProblem(value) != "":
+			return fmt.Errorf("invalid label %s=%s", key, value)
+		case !prefixed:
+			return fmt.Errorf("label %s has no prefix", key)
+		case !nfd && (within(prefix, "kubernetes.io") || within(prefix, "k8s.io")):
+			return fmt.Errorf("label %s is Kubernetes'", key)
+		case !allowed:
+			return fmt.Errorf("label %s is in a namespace the options do not allow", key)
+		case slices.Contains(opts.ProtectedLabels, key):
+			return fmt.Errorf("label %s is the provider's", key)
+		}
 	}
 	return nil
 }

@@ -80,6 +80,37 @@ func UniqueTaints(max int) *rapid.Generator[[]corev1.Taint] {
 	})
 }
 
+// LabelNamespaces are the namespaces, besides the defaults, that tests
+// allow their plugins' labels in.
+var LabelNamespaces = []string{"nvidia.com"}
+
+// SharedLabelKeys are label keys that both plugins and administrators draw
+// from, so that generated plugin labels and foreign ones collide often;
+// each is in [LabelNamespaces] or a default namespace.
+var SharedLabelKeys = []string{
+	"nvidia.com/gpu.product",
+	"nvidia.com/gpu.count",
+	"feature.node.kubernetes.io/cpu-model.vendor_id",
+	"feature.node.kubernetes.io/custom-cvmfs",
+}
+
+// LabelKey draws a label key a plugin may set under [LabelNamespaces]:
+// often one of [SharedLabelKeys], sometimes a fresh one.
+func LabelKey() *rapid.Generator[string] {
+	return rapid.OneOf(
+		rapid.SampledFrom(SharedLabelKeys),
+		rapid.Custom(func(t *rapid.T) string {
+			prefix := rapid.SampledFrom([]string{"feature.node.kubernetes.io", "profile.node.kubernetes.io", "nvidia.com", "gpu.nvidia.com"}).Draw(t, "namespace")
+			return prefix + "/" + rapid.StringMatching(`[A-Za-z0-9]([-A-Za-z0-9_.]{0,10}[A-Za-z0-9])?`).Draw(t, "name")
+		}),
+	)
+}
+
+// Labels draws up to max labels a plugin may set under [LabelNamespaces].
+func Labels(max int) *rapid.Generator[map[string]string] {
+	return rapid.MapOfN(LabelKey(), TaintValue(), 0, max)
+}
+
 // ExtendedResourceName draws a valid extended resource name.
 func ExtendedResourceName() *rapid.Generator[corev1.ResourceName] {
 	return rapid.OneOf(
@@ -141,6 +172,9 @@ func replyObject(t *rapid.T) []byte {
 	}
 	if rapid.Bool().Draw(t, "has unknown") {
 		reply["message"] = "sidecar is alive"
+	}
+	if rapid.IntRange(0, 3).Draw(t, "has labels") > 0 {
+		reply["labels"] = labelsValue(t)
 	}
 	b, err := json.Marshal(reply)
 	if err != nil {
@@ -226,8 +260,35 @@ func taintsValue(t *rapid.T) any {
 	return taints
 }
 
+func labelsValue(t *rapid.T) any {
+	switch rapid.IntRange(0, 9).Draw(t, "labels shape") {
+	case 0:
+		return nil
+	case 1:
+		return map[string]any{}
+	case 2:
+		return []any{"gpu"}
+	}
+	labels := map[string]any{}
+	for range rapid.IntRange(0, 8).Draw(t, "labels") {
+		key := rapid.OneOf(
+			LabelKey(),
+			rapid.SampledFrom([]string{
+				"kubernetes.io/hostname", "node-restriction.kubernetes.io/dedicated", "topology.kubernetes.io/zone",
+				"k8s.io/x", "dedicated", "example.org/not-allowed", "Upper.io/x", "a.io/", strings.Repeat("l", 64), "",
+			}),
+		).Draw(t, "label key")
+		labels[key] = rapid.OneOf(
+			rapid.Map(TaintValue(), func(v string) any { return v }),
+			rapid.SampledFrom([]any{"has spaces", strings.Repeat("v", 64), 8, true, nil}),
+		).Draw(t, "label value")
+	}
+	return labels
+}
+
 // Node draws a valid node as a provider might hold it: capacity and
-// allocatable, labels, and foreign taints (an administrator's, a
+// allocatable, labels (an administrator's among them, with keys a plugin
+// may also set), and foreign taints (an administrator's, a
 // controller's, the provider's protected one), unique by key and effect.
 func Node() *rapid.Generator[*corev1.Node] {
 	return rapid.Custom(func(t *rapid.T) *corev1.Node {
@@ -266,6 +327,9 @@ func Node() *rapid.Generator[*corev1.Node] {
 		}
 		if len(taints) > 0 {
 			node.Spec.Taints = taints
+		}
+		for _, key := range rapid.SliceOfNDistinct(rapid.SampledFrom(SharedLabelKeys), 0, 2, rapid.ID).Draw(t, "admin labels") {
+			node.Labels[key] = TaintValue().Draw(t, "admin label value")
 		}
 		return node
 	})
