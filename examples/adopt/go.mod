@@ -5,6 +5,7 @@ go 1.26.0
 replace github.com/pingnode/pingnode => ../..
 
 require (
+	github.com/google/go-cmp v0.7.0
 	github.com/pingnode/pingnode v0.0.0-00010101000000-000000000000
 	k8s.io/api v0.33.1
 	k8s.io/apimachinery v0.33.1
@@ -21,7 +22,6 @@ require (
 	github.com/go-openapi/swag v0.23.0 // indirect
 	github.com/gogo/protobuf v1.3.2 // indirect
 	github.com/google/gnostic-models v0.6.9 // indirect
-	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/josharian/intern v1.0.0 // indirect
 	github.com/json-iterator/go v1.1.12 // indirect

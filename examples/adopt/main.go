@@ -3,7 +3,9 @@
 // k8s.io/apimachinery v0.33.1, and importing pingnode must leave them
 // there. It reads a node and a reply, applies the reply the way a provider
 // does, sends the two patches through client-go, and prints the node as
-// the API sees it afterwards.
+// the API sees it afterwards. interLink itself decodes the same reply into
+// its own types, which have no labels field: interlink_test.go shows that
+// it reads a reply with labels as it reads one without.
 //
 //	go run . -node ../../testdata/nodes/interlink-node.json ../../testdata/replies/slurm-taints.json
 //
@@ -62,8 +64,8 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	fmt.Printf("stored: cpu %s, memory %s, %d taints\n",
-		stored.Status.Allocatable.Cpu(), stored.Status.Allocatable.Memory(), len(stored.Spec.Taints))
+	fmt.Printf("stored: cpu %s, memory %s, %d taints, %d labels\n",
+		stored.Status.Allocatable.Cpu(), stored.Status.Allocatable.Memory(), len(stored.Spec.Taints), len(stored.Labels))
 }
 
 func readNode(path string) (*corev1.Node, error) {
@@ -79,9 +81,10 @@ func readNode(path string) (*corev1.Node, error) {
 }
 
 // Step is one ping of a provider that sends its own patches: it reads the
-// node, parses the reply in ping.Body, applies it, and sends the taints
-// patch to the node and the status patch to its status subresource, only
-// when something changed.
+// node, parses the reply in ping.Body, applies it, and sends the object
+// patch (taints, the plugin's labels and their ownership annotations) to
+// the node and the status patch to its status subresource, only when
+// something changed.
 func Step(ctx context.Context, client kubernetes.Interface, name string, ping nodeapply.Ping, opts nodeapply.Options) (nodeapply.Result, error) {
 	nodes := client.CoreV1().Nodes()
 	node, err := nodes.Get(ctx, name, metav1.GetOptions{})
@@ -96,7 +99,7 @@ func Step(ctx context.Context, client kubernetes.Interface, name string, ping no
 	}
 	if p := res.ObjectPatch(); p != nil {
 		if _, err := nodes.Patch(ctx, name, types.StrategicMergePatchType, p, metav1.PatchOptions{}); err != nil {
-			return res, fmt.Errorf("taints patch: %w", err)
+			return res, fmt.Errorf("object patch: %w", err)
 		}
 	}
 	if p := res.StatusPatch(); p != nil {

@@ -81,6 +81,45 @@ func TestLivePlugin(t *testing.T) {
 	}
 }
 
+// TestLivePluginLabels: the example plugin's -label reaches the node when
+// pingcheck allows its namespace as the plugin does, and without that
+// allowance pingcheck refuses it with a warning naming its path, which
+// -strict makes exit status 1.
+func TestLivePluginLabels(t *testing.T) {
+	url := startPlugin(t, "-label-namespaces", "nvidia.com", "-label", "nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB", "-label", "feature.node.kubernetes.io/cpu-model.vendor_id=AMD")
+	for _, tt := range []struct {
+		name string
+		args []string
+		code int
+		want []string
+	}{
+		{"allowed", []string{"-label-namespaces", "nvidia.com"}, exitOK, []string{
+			"warnings (0)",
+			"metadata.labels[nvidia.com/gpu.product]                           + NVIDIA-A100-SXM4-80GB",
+			"metadata.labels[feature.node.kubernetes.io/cpu-model.vendor_id]   + AMD",
+		}},
+		{"not allowed", nil, exitWarnings, []string{
+			"warnings (1)",
+			"labels[nvidia.com/gpu.product]   nvidia.com/gpu.product is not in a namespace the provider allows",
+			"metadata.labels[feature.node.kubernetes.io/cpu-model.vendor_id]   + AMD",
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(append([]string{"-strict", "-node", "../../testdata/nodes/interlink-node.json", "-url", url}, tt.args...), nil, &stdout, &stderr)
+			out := stdout.String()
+			if code != tt.code {
+				t.Errorf("exit %d, want %d\n%s%s", code, tt.code, out, stderr.String())
+			}
+			for _, want := range tt.want {
+				if !strings.Contains(out, want) {
+					t.Errorf("no %q in:\n%s", want, out)
+				}
+			}
+		})
+	}
+}
+
 func TestLiveFailures(t *testing.T) {
 	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "<html>backend down</html>", http.StatusServiceUnavailable)

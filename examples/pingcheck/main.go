@@ -25,6 +25,13 @@
 //
 //	pingcheck -node testdata/nodes/interlink-failed-ping.json -at 2026-11-30T00:00:30Z -unreachable NoSchedule -failed "HTTP 503"
 //
+// A reply's labels are taken in the namespaces node-feature-discovery
+// writes by default (feature.node.kubernetes.io, profile.node.kubernetes.io);
+// -label-namespaces allows more, as a provider does for its plugin, and
+// -protected-labels names the labels the provider sets itself:
+//
+//	pingcheck -label-namespaces nvidia.com -node node.json testdata/replies/labels-gpu.json
+//
 // With -url, pingcheck pings a live plugin exactly as the Virtual Kubelet
 // example does (the same client: timeout, body limit, status handling,
 // failure names) and shows the outcome; with -watch it pings every
@@ -51,6 +58,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/pingnode/pingnode/examples/internal/pingclient"
+	"github.com/pingnode/pingnode/internal/kuberules"
 	"github.com/pingnode/pingnode/nodeapply"
 	"github.com/pingnode/pingnode/pingstatus"
 )
@@ -78,6 +86,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	strict := flags.Bool("strict", false, "exit with status 1 when there is any warning")
 	allowZero := flags.Bool("allow-zero", false, "accept 0 for cpu, memory and pods")
 	protected := flags.String("protected", "", "comma-separated taint keys of the provider's own, besides "+pingstatus.DefaultProtectedKey)
+	labelNamespaces := flags.String("label-namespaces", "", "comma-separated namespaces in which the plugin may set labels, each with its subdomains, like nvidia.com, besides "+strings.Join(pingstatus.DefaultLabelNamespaces(), " and ")+" (never unprefixed, kubernetes.io or k8s.io)")
+	protectedLabels := flags.String("protected-labels", "", "comma-separated label keys the provider sets itself, which the plugin may not set")
 	compat := flags.Bool("compat", false, "interLink 0.6.2's taint rule: replace every taint but the protected ones")
 	at := flags.String("at", "", "the ping's time (RFC 3339): the conditions follow the ping")
 	failed := flags.String("failed", "", "the plugin did not answer, for this reason (\"HTTP 503\", \"timeout after 10s\"); needs -at, reads no reply")
@@ -115,9 +125,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		ping.At = t
 	}
-	var keys []string
-	if *protected != "" {
-		keys = strings.Split(*protected, ",")
+	keys, namespaces, labelKeys := commaList(*protected), commaList(*labelNamespaces), commaList(*protectedLabels)
+	if bad := labelFlagsProblem(namespaces, labelKeys); bad != "" {
+		fmt.Fprintln(stderr, "pingcheck:", bad)
+		return exitUsage
 	}
 	switch {
 	case *grace < 0:
@@ -128,7 +139,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	opts := nodeapply.Options{
-		Reply:            pingstatus.Options{AllowZero: *allowZero, ProtectedKeys: keys},
+		Reply: pingstatus.Options{
+			AllowZero: *allowZero, ProtectedKeys: keys, LabelNamespaces: namespaces, ProtectedLabels: labelKeys,
+		},
 		ReplaceAllTaints: *compat, Grace: *grace, NoGrace: *grace == 0,
 		Unreachable: unreachable, NotReadyAfter: *notReadyAfter, VirtualNodeConditions: *virtual,
 	}
@@ -227,6 +240,31 @@ func usageProblem(flags *flag.FlagSet, live, watch bool, interval, timeout time.
 		return "-timeout: want more than 0"
 	case watch && interval <= 0:
 		return "-interval: want more than 0"
+	}
+	return ""
+}
+
+// commaList splits a comma-separated flag value; nil when it is empty.
+func commaList(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
+}
+
+// labelFlagsProblem returns what is wrong with the values of
+// -label-namespaces and -protected-labels, or "": each namespace must be
+// one a provider may allow its plugin, and each protected key a label key.
+func labelFlagsProblem(namespaces, protected []string) string {
+	for _, ns := range namespaces {
+		if p := kuberules.NamespaceProblem(ns); p != "" {
+			return fmt.Sprintf("-label-namespaces: %q cannot be allowed: %s", ns, p)
+		}
+	}
+	for _, key := range protected {
+		if p := kuberules.QualifiedNameProblem(key); p != "" {
+			return fmt.Sprintf("-protected-labels: %q is not a label key: %s", key, p)
+		}
 	}
 	return ""
 }

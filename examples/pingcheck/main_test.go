@@ -41,6 +41,14 @@ func TestGolden(t *testing.T) {
 		{"unreachable-noschedule", []string{"-node", "../../testdata/nodes/interlink-failed-ping.json", "-unreachable", "NoSchedule", "-at", "2026-11-30T00:00:30Z", "-failed", "HTTP 503"}, ""},
 		{"unreachable-bad", []string{"-unreachable", "Evict", "-at", "2026-11-30T00:00:30Z", "-failed", "HTTP 503"}, ""},
 		{"not-ready-after-needs-noschedule", []string{"-not-ready-after", "1h", "-at", "2026-11-30T00:00:30Z", "-failed", "HTTP 503"}, ""},
+		{"labels-gpu-not-allowed", []string{"-node", "../../testdata/nodes/interlink-node.json", "../../testdata/replies/labels-gpu.json"}, ""},
+		{"labels-gpu-allowed", []string{"-label-namespaces", "nvidia.com", "-node", "../../testdata/nodes/interlink-node.json", "../../testdata/replies/labels-gpu.json"}, ""},
+		{"labels-gpu-protected", []string{"-label-namespaces", "amd.com,nvidia.com", "-protected-labels", "nvidia.com/gpu.product,nvidia.com/gpu.count", "-node", "../../testdata/nodes/interlink-node.json", "../../testdata/replies/labels-gpu.json"}, ""},
+		{"labels-beside-admin", []string{"-node", "../../testdata/nodes/node-with-admin-labels.json", "../../testdata/replies/labels.json"}, ""},
+		{"labels-empty", []string{"-node", "../../testdata/nodes/node-with-admin-labels.json", "-"}, `{"labels":{}}`},
+		{"label-namespaces-kubernetes", []string{"-label-namespaces", "kubernetes.io", "../../testdata/replies/labels-gpu.json"}, ""},
+		{"label-namespaces-not-a-domain", []string{"-label-namespaces", "nvidia.com,Not_A_Domain", "../../testdata/replies/labels-gpu.json"}, ""},
+		{"protected-labels-bad", []string{"-protected-labels", "nvidia.com/", "../../testdata/replies/labels-gpu.json"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -63,6 +71,8 @@ func TestStrictExitStatus(t *testing.T) {
 		{`{"resources":{"cpu":"0"}}`, exitWarnings},
 		{`{"taints":[{"key":"node.kubernetes.io/x","effect":"NoSchedule"}]}`, exitWarnings},
 		{`{"status":`, exitWarnings},
+		{`{"labels":{"feature.node.kubernetes.io/cpu-model.vendor_id":"AMD"}}`, exitOK},
+		{`{"labels":{"nvidia.com/gpu.product":"NVIDIA-A100-SXM4-80GB"}}`, exitWarnings}, // not allowed without -label-namespaces
 	}
 	for _, tt := range tests {
 		var stdout, stderr bytes.Buffer

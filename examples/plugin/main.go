@@ -5,6 +5,15 @@
 //	go run ./examples/plugin -addr 127.0.0.1:4000 -cpu 64 -memory 250000Mi -gpu nvidia.com/gpu=4
 //	curl -s 127.0.0.1:4000/status | go run ./examples/pingcheck -strict -
 //
+// It describes its backend with node labels too, each -label one: in
+// node-feature-discovery's namespaces (feature.node.kubernetes.io,
+// profile.node.kubernetes.io), which every provider allows, or in those
+// the provider allows besides, which -label-namespaces names so that the
+// plugin checks its reply as that provider will:
+//
+//	go run ./examples/plugin -label-namespaces nvidia.com -label nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB -label feature.node.kubernetes.io/cpu-model.vendor_id=AMD
+//	curl -s 127.0.0.1:4000/status | go run ./examples/pingcheck -strict -label-namespaces nvidia.com -
+//
 // It serves as plugins are deployed, too: HTTPS with -cert-file and
 // -key-file, requiring client certificates signed by -client-ca-file
 // (mutual TLS, TLS 1.2 at least), requiring the bearer token of
@@ -21,6 +30,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -40,6 +50,9 @@ type Backend struct {
 	Devices map[string]int
 	// Draining asks for a NoSchedule taint; false removes it.
 	Draining bool
+	// Labels are the node labels that describe the backend, key to value:
+	// the plugin's whole set, so a label no longer in it leaves the node.
+	Labels map[string]string
 }
 
 // DrainKey is the taint this plugin sets while its backend drains.
@@ -51,7 +64,9 @@ func Reply(b Backend) pingstatus.PingResponse {
 		Status:    "ok",
 		Resources: &pingstatus.ResourcesResponse{CPU: b.CPU, Memory: b.Memory, Pods: b.Pods},
 		Taints:    pingstatus.TaintList(), // the plugin's whole list: empty removes its taint
+		Labels:    map[string]string{},    // the plugin's whole set: {} removes its labels
 	}
+	maps.Copy(reply.Labels, b.Labels)
 	names := make([]string, 0, len(b.Devices))
 	for name := range b.Devices {
 		names = append(names, name)
@@ -68,15 +83,16 @@ func Reply(b Backend) pingstatus.PingResponse {
 }
 
 // Handler serves GET /status with the reply for current(). A reply that
-// Validate finds fault with is not served: the handler answers 500 with the
+// Validate finds fault with, judged with opts (the provider's: the label
+// namespaces it allows), is not served: the handler answers 500 with the
 // problems, and the provider, which takes a failed ping as a failed ping,
-// keeps the node's resources and taints as they are and marks its
+// keeps the node's resources, taints and labels as they are and marks its
 // connectivity condition False.
-func Handler(current func() Backend) http.Handler {
+func Handler(current func() Backend, opts pingstatus.Options) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /status", func(w http.ResponseWriter, _ *http.Request) {
 		reply := Reply(current())
-		if problems := reply.Validate(pingstatus.Options{}); len(problems) > 0 {
+		if problems := reply.Validate(opts); len(problems) > 0 {
 			lines := make([]string, len(problems))
 			for i, p := range problems {
 				lines[i] = p.String()
@@ -128,6 +144,28 @@ func serverTLS(certFile, keyFile, clientCA string) (*tls.Config, error) {
 	return config, nil
 }
 
+// labelsProblems returns what is wrong with the -label-namespaces and
+// -label flags, each a line: a namespace must be one a provider can allow
+// (a label in it passes the check that allows it: not kubernetes.io, k8s.io
+// or a name that is no DNS subdomain), and each label must pass the
+// provider's check with those namespaces.
+func labelsProblems(labels map[string]string, opts pingstatus.Options) []string {
+	var problems []string
+	for _, ns := range opts.LabelNamespaces {
+		probe := pingstatus.PingResponse{Labels: map[string]string{ns + "/x": ""}}
+		if w := probe.Validate(pingstatus.Options{LabelNamespaces: []string{ns}}); len(w) > 0 {
+			problems = append(problems, fmt.Sprintf("-label-namespaces: %q cannot be allowed: %s", ns, w[0].Message))
+		}
+	}
+	if len(problems) > 0 {
+		return problems
+	}
+	for _, w := range (pingstatus.PingResponse{Labels: labels}).Validate(opts) {
+		problems = append(problems, "-label: "+w.String())
+	}
+	return problems
+}
+
 func main() {
 	addr := flag.String("addr", "127.0.0.1:4000", "address to listen on")
 	socket := flag.String("unix-socket", "", "listen on this Unix socket instead of -addr")
@@ -150,12 +188,32 @@ func main() {
 		b.Devices[name] = n
 		return nil
 	})
+	b.Labels = map[string]string{}
+	flag.Func("label", "a node label as key=value, like nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB (repeatable), in feature.node.kubernetes.io, profile.node.kubernetes.io or a namespace of -label-namespaces", func(s string) error {
+		key, value, ok := strings.Cut(s, "=")
+		if !ok {
+			return fmt.Errorf("want key=value, got %q", s)
+		}
+		b.Labels[key] = value
+		return nil
+	})
+	var opts pingstatus.Options
+	flag.Func("label-namespaces", "comma-separated namespaces in which the provider allows labels besides node-feature-discovery's, like nvidia.com (its -label-namespaces): the reply is checked with them", func(s string) error {
+		opts.LabelNamespaces = strings.Split(s, ",")
+		return nil
+	})
 	flag.Parse()
 	if (*certFile == "") != (*keyFile == "") || *clientCA != "" && *certFile == "" {
 		fmt.Fprintln(os.Stderr, "plugin: -cert-file and -key-file go together, and -client-ca-file needs them")
 		os.Exit(2)
 	}
-	handler := Handler(func() Backend { return b })
+	if problems := labelsProblems(b.Labels, opts); len(problems) > 0 {
+		for _, p := range problems {
+			fmt.Fprintln(os.Stderr, "plugin:", p)
+		}
+		os.Exit(2)
+	}
+	handler := Handler(func() Backend { return b }, opts)
 	if *tokenFile != "" {
 		handler = RequireToken(*tokenFile, handler)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -18,7 +19,13 @@ import (
 
 func get(t *testing.T, b Backend) (int, []byte) {
 	t.Helper()
-	server := httptest.NewServer(Handler(func() Backend { return b }))
+	return getWith(t, b, pingstatus.Options{})
+}
+
+// getWith is get with a plugin that checks its reply with opts.
+func getWith(t *testing.T, b Backend, opts pingstatus.Options) (int, []byte) {
+	t.Helper()
+	server := httptest.NewServer(Handler(func() Backend { return b }, opts))
 	defer server.Close()
 	resp, err := http.Get(server.URL + "/status")
 	if err != nil {
@@ -94,7 +101,7 @@ func TestRequireToken(t *testing.T) {
 		}
 	}
 	write("first")
-	server := httptest.NewServer(RequireToken(file, Handler(func() Backend { return Backend{CPU: "8", Memory: "16Gi", Pods: "110"} })))
+	server := httptest.NewServer(RequireToken(file, Handler(func() Backend { return Backend{CPU: "8", Memory: "16Gi", Pods: "110"} }, pingstatus.Options{})))
 	defer server.Close()
 	status := func(token string) int {
 		req, err := http.NewRequest(http.MethodGet, server.URL+"/status", nil)
@@ -127,5 +134,116 @@ func TestRequireToken(t *testing.T) {
 		if got := status(tt.token); got != tt.want {
 			t.Errorf("token %q: status %d, want %d", tt.token, got, tt.want)
 		}
+	}
+}
+
+// gpuLabels describe an A100 node as GPU feature discovery and
+// node-feature-discovery would: nvidia.com needs the provider's leave.
+var gpuLabels = map[string]string{
+	"nvidia.com/gpu.product":                         "NVIDIA-A100-SXM4-80GB",
+	"nvidia.com/gpu.count":                           "8",
+	"feature.node.kubernetes.io/cpu-model.vendor_id": "AMD",
+}
+
+// TestReplyCarriesLabels: the served reply holds the backend's labels in
+// the wire type's labels object, Validate with the provider's options
+// (nvidia.com allowed) finds nothing, and Parse takes them all as the
+// plugin's whole set.
+func TestReplyCarriesLabels(t *testing.T) {
+	opts := pingstatus.Options{LabelNamespaces: []string{"nvidia.com"}}
+	code, body := getWith(t, Backend{CPU: "64", Memory: "250000Mi", Pods: "500", Labels: gpuLabels}, opts)
+	if code != http.StatusOK {
+		t.Fatalf("status %d: %s", code, body)
+	}
+	var reply pingstatus.PingResponse
+	if err := json.Unmarshal(body, &reply); err != nil {
+		t.Fatalf("reply %s does not decode: %v", body, err)
+	}
+	if diff := cmp.Diff(gpuLabels, reply.Labels); diff != "" {
+		t.Errorf("labels in the reply (-want +got):\n%s", diff)
+	}
+	if problems := reply.Validate(opts); len(problems) != 0 {
+		t.Errorf("Validate with nvidia.com allowed: %v", problems)
+	}
+	patch, warnings := pingstatus.Parse(body, opts)
+	if len(warnings) != 0 {
+		t.Errorf("Parse warnings: %v", warnings)
+	}
+	if diff := cmp.Diff(gpuLabels, patch.Labels); !patch.ReplaceLabels || diff != "" {
+		t.Errorf("ReplaceLabels %v, labels (-want +got):\n%s", patch.ReplaceLabels, diff)
+	}
+}
+
+// TestLabelsOutsideTheProvidersNamespacesAreNotServed: checked with the
+// default options, which allow no nvidia.com label, the same backend gets
+// a 500 that names each label a provider would refuse, and not the one it
+// would take.
+func TestLabelsOutsideTheProvidersNamespacesAreNotServed(t *testing.T) {
+	code, body := get(t, Backend{CPU: "64", Memory: "250000Mi", Pods: "500", Labels: gpuLabels})
+	if code != http.StatusInternalServerError {
+		t.Fatalf("status %d, want 500: %s", code, body)
+	}
+	for _, want := range []string{"labels[nvidia.com/gpu.count]", "labels[nvidia.com/gpu.product]"} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("body %q does not name %s", body, want)
+		}
+	}
+	if strings.Contains(string(body), "labels[feature.node.kubernetes.io") {
+		t.Errorf("body %q names a label every provider takes", body)
+	}
+}
+
+// TestNoLabelsSendsAnEmptySet: a backend without labels sends {}, the
+// plugin's whole (empty) set, which removes the labels it set earlier,
+// rather than no labels at all, which would leave them.
+func TestNoLabelsSendsAnEmptySet(t *testing.T) {
+	_, body := get(t, Backend{CPU: "8", Memory: "16Gi", Pods: "110"})
+	if !strings.Contains(string(body), `"labels":{}`) {
+		t.Errorf("reply %s has no empty labels object", body)
+	}
+	patch, _ := pingstatus.Parse(body, pingstatus.Options{})
+	if !patch.ReplaceLabels || len(patch.Labels) != 0 {
+		t.Errorf("ReplaceLabels %v with %v, want true with none", patch.ReplaceLabels, patch.Labels)
+	}
+}
+
+// TestLabelsProblems: the -label-namespaces and -label flags are checked
+// at start as a provider with those namespaces checks the reply.
+func TestLabelsProblems(t *testing.T) {
+	tests := []struct {
+		name       string
+		namespaces []string
+		labels     map[string]string
+		want       []string // each a substring of one problem, in order
+	}{
+		{"none", nil, nil, nil},
+		{"node-feature-discovery's", nil, map[string]string{"feature.node.kubernetes.io/custom-cvmfs": "true", "profile.node.kubernetes.io/stack": "el9"}, nil},
+		{"allowed namespace", []string{"nvidia.com"}, gpuLabels, nil},
+		{"subdomain of an allowed namespace", []string{"example.com"}, map[string]string{"gpu.example.com/model": "x"}, nil},
+		{"namespace not allowed", nil, gpuLabels, []string{"-label: labels[nvidia.com/gpu.count]", "-label: labels[nvidia.com/gpu.product]"}},
+		{"kubernetes.io", []string{"kubernetes.io"}, nil, []string{`-label-namespaces: "kubernetes.io" cannot be allowed`}},
+		{"node-restriction", []string{"node-restriction.kubernetes.io"}, nil, []string{`-label-namespaces: "node-restriction.kubernetes.io" cannot be allowed`}},
+		{"not a domain", []string{"nvidia.com", "Not_A_Domain", "k8s.io"}, nil, []string{`"Not_A_Domain" cannot be allowed: `, `"k8s.io" cannot be allowed`}},
+		{"empty namespace", []string{""}, nil, []string{`-label-namespaces: "" cannot be allowed`}},
+		{"unprefixed key", nil, map[string]string{"gpu": "a100"}, []string{"-label: labels[gpu]"}},
+		{"bad value", nil, map[string]string{"feature.node.kubernetes.io/model": "A100 80GB"}, []string{"-label: labels[feature.node.kubernetes.io/model]"}},
+		{"bad key", nil, map[string]string{"feature.node.kubernetes.io/": "x"}, []string{`-label: labels["feature.node.kubernetes.io/"]`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := labelsProblems(tt.labels, pingstatus.Options{LabelNamespaces: tt.namespaces})
+			matched := len(got) == len(tt.want)
+			for i := 0; matched && i < len(got); i++ {
+				matched = strings.Contains(got[i], tt.want[i])
+			}
+			if !matched {
+				t.Errorf("labelsProblems = %q, want one each containing %q", got, tt.want)
+			}
+			if len(tt.want) == 0 {
+				if problems := (pingstatus.PingResponse{Labels: tt.labels}).Validate(pingstatus.Options{LabelNamespaces: tt.namespaces}); len(problems) != 0 {
+					t.Errorf("flags pass but Validate finds %v", problems)
+				}
+			}
+		})
 	}
 }
