@@ -78,6 +78,9 @@ var goldenCases = []struct {
 	{"labels-forbidden", "interlink-node.json", "labels-forbidden.json", gpuLabels},
 	{"labels-bad-values-kept", "node-with-admin-labels.json", "labels-bad-values.json", gpuLabels},
 	{"labels-protected-by-option", "node-with-admin-labels.json", "labels-gpu.json", nodeapply.Options{Reply: pingstatus.Options{LabelNamespaces: []string{"nvidia.com"}, ProtectedLabels: []string{"nvidia.com/gpu.family"}}}},
+	// Scratch space and huge pages, which the scheduler counts like cpu.
+	{"scratch-and-hugepages", "interlink-node.json", "scratch-and-hugepages.json", nodeapply.Options{}},
+	{"scratch-and-hugepages-mistakes", "interlink-node.json", "scratch-and-hugepages-mistakes.json", nodeapply.Options{}},
 	// Replies that plugins send today change nothing.
 	{"real-legacy-ok", "node-with-plugin-taints.json", "legacy-ok.txt", nodeapply.Options{}},
 	{"real-legacy-zero", "node-with-plugin-taints.json", "legacy-zero.txt", nodeapply.Options{}},

@@ -15,14 +15,15 @@ import (
 )
 
 // heldGen draws what a provider's own pods hold: some of cpu, memory,
-// pods and extended resources, whole and within the limits.
+// pods, ephemeral-storage, huge pages and extended resources, whole and
+// within the limits.
 func heldGen() *rapid.Generator[corev1.ResourceList] {
 	return rapid.Custom(func(t *rapid.T) corev1.ResourceList {
 		if rapid.IntRange(0, 4).Draw(t, "nil held") == 0 {
 			return nil
 		}
 		held := corev1.ResourceList{}
-		for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourcePods} {
+		for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourcePods, corev1.ResourceEphemeralStorage, "hugepages-2Mi"} {
 			if rapid.Bool().Draw(t, "holds "+string(name)) {
 				held[name] = resource.MustParse(gen.WholeQuantity(0).Draw(t, "held "+string(name)))
 			}

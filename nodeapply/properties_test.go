@@ -53,7 +53,7 @@ func validPatch(t *rapid.T) *pingstatus.NodePatch {
 	p := &pingstatus.NodePatch{Kind: pingstatus.Structured}
 	if rapid.Bool().Draw(t, "resources") {
 		p.Resources = corev1.ResourceList{}
-		for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourcePods} {
+		for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourcePods, corev1.ResourceEphemeralStorage, "hugepages-2Mi"} {
 			if rapid.Bool().Draw(t, "has "+string(name)) {
 				p.Resources[name] = resource.MustParse(gen.WholeQuantity(1).Draw(t, string(name)))
 			}

@@ -26,11 +26,13 @@ type reply struct {
 }
 
 type resources struct {
-	CPU          quantity      `json:"cpu"`
-	Memory       quantity      `json:"memory"`
-	Pods         quantity      `json:"pods"`
-	Accelerators []accelerator `json:"accelerators"`
-	Basis        *string       `json:"basis"`
+	CPU              quantity            `json:"cpu"`
+	Memory           quantity            `json:"memory"`
+	Pods             quantity            `json:"pods"`
+	Accelerators     []accelerator       `json:"accelerators"`
+	Basis            *string             `json:"basis"`
+	EphemeralStorage quantity            `json:"ephemeralStorage"`
+	Hugepages        map[string]quantity `json:"hugepages"`
 }
 
 type accelerator struct {
@@ -173,11 +175,13 @@ type rawReply struct {
 }
 
 type rawResources struct {
-	CPU          json.RawMessage `json:"cpu"`
-	Memory       json.RawMessage `json:"memory"`
-	Pods         json.RawMessage `json:"pods"`
-	Accelerators json.RawMessage `json:"accelerators"`
-	Basis        json.RawMessage `json:"basis"`
+	CPU              json.RawMessage `json:"cpu"`
+	Memory           json.RawMessage `json:"memory"`
+	Pods             json.RawMessage `json:"pods"`
+	Accelerators     json.RawMessage `json:"accelerators"`
+	Basis            json.RawMessage `json:"basis"`
+	EphemeralStorage json.RawMessage `json:"ephemeralStorage"`
+	Hugepages        json.RawMessage `json:"hugepages"`
 }
 
 type rawAccelerator struct {
@@ -201,6 +205,8 @@ func (p *parser) decodeByField(raw *rawReply) reply {
 			p.field(SubjectResource, Refused, rr.CPU, fieldPath(resourcesLevel, cpuField), &r.Resources.CPU, "a string or a number", "cpu left unchanged")
 			p.field(SubjectResource, Refused, rr.Memory, fieldPath(resourcesLevel, memoryField), &r.Resources.Memory, "a string or a number", "memory left unchanged")
 			p.field(SubjectResource, Refused, rr.Pods, fieldPath(resourcesLevel, podsField), &r.Resources.Pods, "a string or a number", "pods left unchanged")
+			p.field(SubjectResource, Refused, rr.EphemeralStorage, fieldPath(resourcesLevel, ephemeralStorageField), &r.Resources.EphemeralStorage, "a string or a number", "ephemeral-storage left unchanged")
+			r.Resources.Hugepages = p.hugepageSizes(rr.Hugepages)
 			r.Resources.Accelerators = p.accelerators(rr.Accelerators)
 			if isPresent(rr.Basis) {
 				var basis string
@@ -232,6 +238,28 @@ func (p *parser) decodeByField(raw *rawReply) reply {
 		}
 	}
 	return r
+}
+
+// hugepageSizes decodes resources.hugepages, each size on its own: a
+// value that is not a string or a number is refused with a warning, and
+// the node keeps what it has for that size.
+func (p *parser) hugepageSizes(raw json.RawMessage) map[string]quantity {
+	path := fieldPath(resourcesLevel, hugepagesField)
+	if !isPresent(raw) || !p.withinLimit(SubjectResource, path, "hugepages", entryCount(raw), maxHugepageSizes) {
+		return nil
+	}
+	var entries map[string]json.RawMessage
+	if !p.field(SubjectResource, Refused, raw, path, &entries, "an object", "hugepages left unchanged") {
+		return nil
+	}
+	pages := make(map[string]quantity, len(entries))
+	for _, size := range slices.Sorted(maps.Keys(entries)) {
+		var q quantity
+		if p.field(SubjectResource, Refused, entries[size], hugepagesPath(size), &q, "a string or a number", "left unchanged") {
+			pages[size] = q
+		}
+	}
+	return pages
 }
 
 // labelValues decodes the labels' values. A value that is not a string

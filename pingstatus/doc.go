@@ -14,6 +14,8 @@
 //	    "cpu": "128",
 //	    "memory": "512Gi",
 //	    "pods": "1000",
+//	    "ephemeralStorage": "1800Gi",
+//	    "hugepages": { "2Mi": "4Gi", "1Gi": "16Gi" },
 //	    "accelerators": [
 //	      { "resourceType": "nvidia.com/gpu", "available": "8" },
 //	      { "resourceType": "xilinx.com/fpga", "available": "2" }
@@ -69,9 +71,13 @@
 //  1. Quantities must parse and must not be negative (the API server would
 //     reject the node, and with it every later status update), nor exceed
 //     what a scheduler counts in an int64.
-//  2. cpu, memory and pods of zero are refused unless [Options.AllowZero]:
-//     a plugin that reports no cpu silently drains the node; the tool for
-//     "take no pods" is a taint.
+//  2. cpu, memory, pods and ephemeralStorage of zero are refused unless
+//     [Options.AllowZero]: a plugin that reports no cpu silently drains
+//     the node, and one that reports no scratch space keeps every pod that
+//     asks for it off the node; the tool for "take no pods" is a taint.
+//     ephemeralStorage is Kubernetes' ephemeral-storage, the scratch space
+//     the scheduler counts for pods that request it (Slurm's TmpDisk, an
+//     HTCondor slot's Disk): a node without it takes no such pod.
 //  3. pods and accelerators must be whole numbers.
 //  4. resources.basis must be "available" or "total"; anything else is
 //     read as "total", so that nothing is added to figures whose meaning is
@@ -111,6 +117,12 @@
 //     own ([Options.ProtectedLabels]): a node that could label itself
 //     there could attract workloads dedicated to other nodes. Such
 //     entries are dropped.
+//  12. hugepages maps a page size, written as the kubelet writes it (a
+//     power of two below 1024 followed by Ki, Mi or Gi: 2Mi, 1Gi), to the
+//     memory in pages of that size; it becomes the resource
+//     hugepages-<size> that pods request. Zero is allowed (the pages are
+//     gone); an entry with another size is dropped, and more than 16
+//     sizes are ignored whole.
 //
 // # What serializers write
 //

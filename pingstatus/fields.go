@@ -1,6 +1,8 @@
 package pingstatus
 
 import (
+	"strings"
+
 	"github.com/pingnode/pingnode/internal/kuberules"
 	"github.com/pingnode/pingnode/internal/text"
 )
@@ -35,6 +37,8 @@ const (
 	podsField
 	acceleratorsField
 	basisField
+	ephemeralStorageField
+	hugepagesField
 )
 
 const (
@@ -50,18 +54,21 @@ const (
 
 // levelFields are the JSON names of the fields of each level.
 var levelFields = [...][]string{
-	replyLevel:       {statusField: "status", resourcesField: "resources", taintsField: "taints", labelsField: "labels"},
-	resourcesLevel:   {cpuField: "cpu", memoryField: "memory", podsField: "pods", acceleratorsField: "accelerators", basisField: "basis"},
+	replyLevel: {statusField: "status", resourcesField: "resources", taintsField: "taints", labelsField: "labels"},
+	resourcesLevel: {
+		cpuField: "cpu", memoryField: "memory", podsField: "pods", acceleratorsField: "accelerators", basisField: "basis",
+		ephemeralStorageField: "ephemeralStorage", hugepagesField: "hugepages",
+	},
 	acceleratorLevel: {resourceTypeField: "resourceType", availableField: "available"},
 	taintLevel:       {keyField: "key", valueField: "value", effectField: "effect"},
 }
 
 // maxKeyBytes is the longest quoted key that may name a field, every
 // character escaped (\u017F, long s, folds to s).
-const maxKeyBytes = 2 + 6*len("accelerators")
+const maxKeyBytes = 2 + 6*len("ephemeralStorage")
 
 // maxLevelFields is the most fields a level has.
-const maxLevelFields = 5
+const maxLevelFields = 7
 
 // fieldPaths are the paths that warnings name, built from levelFields.
 var fieldPaths = func() (paths [len(levelFields)][]string) {
@@ -84,6 +91,26 @@ var fieldPaths = func() (paths [len(levelFields)][]string) {
 // names it: "taints", "resources.cpu", or for a field of a list entry
 // what follows the entry's index, ".key".
 func fieldPath(lv level, k int) string { return fieldPaths[lv][k] }
+
+// hugepagesPath returns the path of the page size size in
+// resources.hugepages, as a warning names it: resources.hugepages[2Mi],
+// the size quoted and cut when it is not a plain one.
+func hugepagesPath(size string) string {
+	if len(size) > maxQuantityBytes || strings.ContainsAny(size, "[]\"\\") || !isPrintable(size) {
+		size = text.Quote(size, quoteBytes)
+	}
+	return fieldPath(resourcesLevel, hugepagesField) + "[" + size + "]"
+}
+
+// isPrintable reports whether s is printable ASCII.
+func isPrintable(s string) bool {
+	for i := range len(s) {
+		if s[i] < ' ' || s[i] > '~' {
+			return false
+		}
+	}
+	return true
+}
 
 // labelPath returns the path of the label key as a warning names it:
 // labels[nvidia.com/gpu.product], or, for a key that is no qualified name

@@ -3,6 +3,7 @@ package pingstatus_test
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -173,10 +174,11 @@ func checkPatch(p pingstatus.NodePatch, opts pingstatus.Options) error {
 	if p.Kind != pingstatus.Structured && !p.IsEmpty() {
 		return fmt.Errorf("a %v reply carries a change", p.Kind)
 	}
+	hugepages := regexp.MustCompile(`^hugepages-(1|2|4|8|16|32|64|128|256|512)(Ki|Mi|Gi)$`)
 	for name, q := range p.Resources {
-		standard := name == corev1.ResourceCPU || name == corev1.ResourceMemory || name == corev1.ResourcePods
-		if !standard && !kuberules.IsExtendedResourceName(name) {
-			return fmt.Errorf("resource %q is neither standard nor extended", name)
+		standard := name == corev1.ResourceCPU || name == corev1.ResourceMemory || name == corev1.ResourcePods || name == corev1.ResourceEphemeralStorage
+		if !standard && !kuberules.IsExtendedResourceName(name) && !hugepages.MatchString(string(name)) {
+			return fmt.Errorf("resource %q is neither standard, extended nor huge pages", name)
 		}
 		if problem := kuberules.QuantityProblem(name, q); problem != "" {
 			return fmt.Errorf("%s = %s: %s", name, q.String(), problem)

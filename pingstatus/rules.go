@@ -1,6 +1,8 @@
 package pingstatus
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
@@ -22,6 +24,10 @@ const (
 	maxExponent = 100
 	// quoteBytes is how much of a plugin's text a warning quotes.
 	quoteBytes = 64
+	// maxHugepageSizes is the most entries resources.hugepages may have:
+	// more than there are page sizes (a power of two below 1024 with Ki,
+	// Mi or Gi; a machine has two or three).
+	maxHugepageSizes = 16
 )
 
 // unknownBasis stands for a basis of the wrong JSON type, already warned
@@ -45,11 +51,13 @@ func (p *parser) basis(b *string) Basis {
 
 // resources judges cpu, memory, pods and accelerators.
 func (p *parser) resources(r *resources) corev1.ResourceList {
-	list := make(corev1.ResourceList, 3+len(r.Accelerators))
+	list := make(corev1.ResourceList, 4+len(r.Accelerators)+len(r.Hugepages))
 	p.standard(list, cpuField, corev1.ResourceCPU, r.CPU)
 	p.standard(list, memoryField, corev1.ResourceMemory, r.Memory)
 	p.standard(list, podsField, corev1.ResourcePods, r.Pods)
+	p.standard(list, ephemeralStorageField, corev1.ResourceEphemeralStorage, r.EphemeralStorage)
 	p.acceleratorList(list, r.Accelerators)
+	p.hugepages(list, r.Hugepages)
 	if len(list) == 0 {
 		return nil
 	}
@@ -67,10 +75,35 @@ func (p *parser) standard(list corev1.ResourceList, k int, name corev1.ResourceN
 		return
 	}
 	if v.IsZero() && !p.opts.AllowZero {
-		p.warn(SubjectResource, Refused, path, "zero %s refused (it would drain the node; a plugin that wants no pods sets a taint); %s left unchanged", name, name)
+		what := "it would drain the node"
+		if name == corev1.ResourceEphemeralStorage {
+			what = "it would keep every pod that asks for scratch space off the node"
+		}
+		p.warn(SubjectResource, Refused, path, "zero %s refused (%s; a plugin that wants no pods sets a taint); %s left unchanged", name, what, name)
 		return
 	}
 	list[name] = v
+}
+
+// hugepages judges resources.hugepages: each page size as the kubelet
+// names it, each amount a quantity of memory; zero is allowed (the pages
+// are gone).
+func (p *parser) hugepages(list corev1.ResourceList, pages map[string]quantity) {
+	for _, size := range slices.Sorted(maps.Keys(pages)) {
+		q := pages[size]
+		if !q.set {
+			continue
+		}
+		path := hugepagesPath(size)
+		name, problem := kuberules.HugePageResourceName(size)
+		if problem != "" {
+			p.warn(SubjectResource, Refused, path, "%s is not a page size: %s; entry dropped", text.Quote(size, quoteBytes), problem)
+			continue
+		}
+		if v, ok := p.quantity(path, name, q); ok {
+			list[name] = v
+		}
+	}
 }
 
 // quantity parses q and judges it for name. On refusal it warns and the

@@ -52,18 +52,23 @@ type walker struct {
 }
 
 // A finding is a key given count times, or a field that held token. A
-// finding in the labels has the label's key, and its path from it.
+// finding in an object whose keys are its entries' own (the labels, the
+// hugepages) has that key, and its path from it.
 type finding struct {
 	at    where
 	count int
 	token string
-	label string
+	key   string
 }
 
 // path returns the path of what f is about, as a warning names it.
 func (f finding) path() string {
-	if f.at.top == labelsField && f.at.index >= 0 {
-		return labelPath(f.label)
+	switch {
+	case f.at.index < 0:
+	case f.at.top == labelsField:
+		return labelPath(f.key)
+	case f.at.sub == hugepagesField:
+		return hugepagesPath(f.key)
 	}
 	return f.at.String()
 }
@@ -216,7 +221,9 @@ func (w *walker) field(at where, lv level, k int) {
 	case lv == replyLevel && k == taintsField && c == '[':
 		w.list(at, taintLevel, w.opts.maxTaints())
 	case lv == replyLevel && k == labelsField && c == '{':
-		w.labels(at, w.opts.maxLabels())
+		w.keyed(at, w.opts.maxLabels())
+	case lv == resourcesLevel && k == hugepagesField && c == '{':
+		w.keyed(at, maxHugepageSizes)
 	case lv == resourcesLevel && k == acceleratorsField && c == '[':
 		w.list(at, acceleratorLevel, w.opts.maxAccelerators())
 	default:
@@ -258,11 +265,11 @@ func (w *walker) list(at where, lv level, limit int) {
 	}
 }
 
-// labels walks the labels object at w.b[w.i], a '{', whose keys are the
-// labels' own: a key given more than once is noted once, where it was
-// first met, with its count. Entries past limit are skipped, and an
-// object over it leaves no findings.
-func (w *walker) labels(at where, limit int) {
+// keyed walks the object at w.b[w.i], a '{', whose keys are its entries'
+// own (the labels, the hugepages by size): a key given more than once is
+// noted once, where it was first met, with its count. Entries past limit
+// are skipped, and an object over it leaves no findings.
+func (w *walker) keyed(at where, limit int) {
 	var count map[string]int
 	var order []string // of the keys met, in order
 	n := 0
@@ -289,12 +296,12 @@ func (w *walker) labels(at where, limit int) {
 			entry := at
 			entry.index = int32(n)
 			if count[key]++; count[key] > 1 {
-				w.dropLabel(at, key) // what an earlier value held
+				w.dropKey(at, key) // what an earlier value held
 			} else {
 				order = append(order, key)
 			}
 			if w.value(entry) {
-				w.findings[len(w.findings)-1].label = key
+				w.findings[len(w.findings)-1].key = key
 			}
 		}
 		n++
@@ -314,17 +321,17 @@ func (w *walker) labels(at where, limit int) {
 	for _, key := range order {
 		if c := count[key]; c > 1 {
 			entry := at
-			entry.index = 0 // a label, named by its key
-			w.findings = append(w.findings, finding{at: entry, count: c, label: key})
+			entry.index = 0 // an entry, named by its key
+			w.findings = append(w.findings, finding{at: entry, count: c, key: key})
 		}
 	}
 }
 
-// dropLabel forgets the findings of the label key in the labels at at.
-func (w *walker) dropLabel(at where, key string) {
+// dropKey forgets the findings of the entry key in the object at at.
+func (w *walker) dropKey(at where, key string) {
 	kept := w.findings[:0]
 	for _, f := range w.findings {
-		if !f.at.within(at) || f.label != key {
+		if !f.at.within(at) || f.key != key {
 			kept = append(kept, f)
 		}
 	}

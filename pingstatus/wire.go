@@ -43,6 +43,16 @@ type ResourcesResponse struct {
 	Accelerators []AcceleratorResponse `json:"accelerators,omitempty"`
 	// Basis is "available" (the default when empty) or "total".
 	Basis string `json:"basis,omitempty"`
+	// EphemeralStorage is the scratch space the backend gives pods
+	// (Kubernetes' ephemeral-storage: Slurm's TmpDisk, an HTCondor
+	// slot's Disk), for pods that request it.
+	EphemeralStorage string `json:"ephemeralStorage,omitempty"`
+	// Hugepages are the huge pages the backend has, by page size as the
+	// kubelet names them ("2Mi", "1Gi": a power of two below 1024 with a
+	// binary suffix) to the amount of memory in pages of that size
+	// ("4Gi"); they become the resources hugepages-2Mi, hugepages-1Gi.
+	// "0" means the pages are gone.
+	Hugepages map[string]string `json:"hugepages,omitempty"`
 }
 
 // AcceleratorResponse is one kind of device the backend offers, by its

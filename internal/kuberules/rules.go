@@ -7,6 +7,7 @@
 package kuberules
 
 import (
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -85,4 +86,23 @@ func QualifiedNameProblem(s string) string {
 // nvidia.com/gpu are), or "" if it can.
 func ResourceNameProblem(name corev1.ResourceName) string {
 	return QualifiedNameProblem(string(name))
+}
+
+// HugePageResourceName returns the resource name of huge pages of size,
+// as the kubelet names it ("hugepages-2Mi"), or why size is not a page
+// size as the kubelet writes one: a power of two below 1024 followed by
+// Ki, Mi or Gi (64Ki, 2Mi, 32Mi, 1Gi).
+func HugePageResourceName(size string) (corev1.ResourceName, string) {
+	const problem = "must be a power of two below 1024 followed by Ki, Mi or Gi, as the kubelet writes a page size (2Mi, 1Gi)"
+	if len(size) < 3 || len(size) > 5 {
+		return "", problem
+	}
+	n, unit := size[:len(size)-2], size[len(size)-2:]
+	v, err := strconv.Atoi(n)
+	switch {
+	case unit != "Ki" && unit != "Mi" && unit != "Gi", err != nil, n[0] == '0' || n[0] == '+',
+		v <= 0 || v >= 1024 || v&(v-1) != 0:
+		return "", problem
+	}
+	return corev1.ResourceName(corev1.ResourceHugePagesPrefix + size), ""
 }

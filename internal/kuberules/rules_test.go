@@ -263,3 +263,15 @@ func TestNameProblemWording(t *testing.T) {
 		})
 	}
 }
+
+func TestHugePageResourceName(t *testing.T) {
+	for size, want := range map[string]string{
+		"2Mi": "hugepages-2Mi", "1Gi": "hugepages-1Gi", "64Ki": "hugepages-64Ki", "512Mi": "hugepages-512Mi",
+		"3Mi": "", "1024Ki": "", "2097152": "", "2M": "", "02Mi": "", "+2Mi": "", "0Mi": "", "2Ti": "", "": "", "Mi": "",
+	} {
+		name, problem := HugePageResourceName(size)
+		if string(name) != want || (problem == "") != (want != "") {
+			t.Errorf("HugePageResourceName(%q) = %q, %q; want %q", size, name, problem, want)
+		}
+	}
+}
