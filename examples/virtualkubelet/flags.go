@@ -20,6 +20,8 @@ import (
 // every one of them, with its default and what it does; settings checks
 // them, once, and turns them into the providers' configurations.
 type flags struct {
+	fs *flag.FlagSet // where they are registered: it knows which were given
+
 	kubeconfig   string
 	nodes        int
 	node         string
@@ -42,16 +44,21 @@ type flags struct {
 // DefaultServiceAccount is the ServiceAccount deploy/ runs the provider as.
 const DefaultServiceAccount = "pingnode/pingnode-provider"
 
+// DefaultTimeout is how long one ping may take when -timeout is not
+// given and -interval is 5 s or more; with a shorter interval, the
+// timeout is 3/5 of it (see [followers]).
+const DefaultTimeout = 3 * time.Second
+
 // registerFlags registers the command line's flags on fs.
 func registerFlags(fs *flag.FlagSet) *flags {
-	f := &flags{base: Config{StaticKeys: []string{StaticTaintKey}}}
+	f := &flags{fs: fs, base: Config{StaticKeys: []string{StaticTaintKey}}}
 	fs.StringVar(&f.kubeconfig, "kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig of the cluster (default $KUBECONFIG; empty: the in-cluster configuration)")
 	fs.IntVar(&f.nodes, "nodes", 1, "how many virtual nodes to run, each with its own node controller, Lease and plugin URL: "+Index+" in -node (required with more than one) and in -plugin is the node's index, from 0")
 	fs.StringVar(&f.node, "node", "pingnode-virtual", "node name")
 	fs.StringVar(&f.plugin, "plugin", "http://127.0.0.1:4000/status", "the plugin's status URL: http://, https://, or unix:///path/to/plugin.sock (with -plugin-http-path)")
 	f.base.Transport.AddFlags(fs, "plugin-")
 	fs.DurationVar(&f.base.Interval, "interval", 5*time.Second, "how often to ping the plugin")
-	fs.DurationVar(&f.base.Timeout, "timeout", 3*time.Second, "how long one ping may take; less than -interval")
+	fs.DurationVar(&f.base.Timeout, "timeout", DefaultTimeout, "how long one ping may take; less than -interval. Not given, it is the default or 3/5 of -interval, whichever is less")
 	fs.DurationVar(&f.base.StatusReport, "status-report", DefaultStatusReport, "how often the status of a steady node is written (a change is written at once); the first report after a start or a change moves by a random shift of up to half of it")
 	fs.DurationVar(&f.base.LeaseDuration, "lease-duration", DefaultLeaseDuration, "the duration of the node's Lease in kube-node-lease, whole seconds")
 	fs.DurationVar(&f.base.LeaseRenew, "lease-renew", 0, "how often the Lease is renewed, less than -lease-duration (0: a quarter of -lease-duration)")
@@ -67,8 +74,8 @@ func registerFlags(fs *flag.FlagSet) *flags {
 	fs.StringVar(&f.election.Name, "leader-elect-name", "", "the name of the leader election Lease (empty: pingnode- and the -node pattern, "+Index+" read as fleet)")
 	fs.StringVar(&f.election.Identity, "leader-elect-id", DefaultIdentity(), "this replica's identity in the Lease")
 	fs.DurationVar(&f.election.LeaseDuration, "leader-elect-lease-duration", DefaultElectionLease, "how long a standby waits after the leader's last renewal before it takes over")
-	fs.DurationVar(&f.election.RenewDeadline, "leader-elect-renew-deadline", DefaultElectionRenewDeadline, "how long the leader tries to renew before it stops (it exits); less than -leader-elect-lease-duration")
-	fs.DurationVar(&f.election.RetryPeriod, "leader-elect-retry-period", DefaultElectionRetry, "how often the leader renews and a standby tries to take over; less than -leader-elect-renew-deadline divided by 1.2")
+	fs.DurationVar(&f.election.RenewDeadline, "leader-elect-renew-deadline", DefaultElectionRenewDeadline, "how long the leader tries to renew before it stops (it exits); less than -leader-elect-lease-duration. Not given, it is the default or 2/3 of -leader-elect-lease-duration, whichever is less")
+	fs.DurationVar(&f.election.RetryPeriod, "leader-elect-retry-period", DefaultElectionRetry, "how often the leader renews and a standby tries to take over; less than -leader-elect-renew-deadline divided by 1.2. Not given, it is the default or 1/5 of -leader-elect-renew-deadline, whichever is less")
 	fs.StringVar(&f.serviceAccount, "service-account", DefaultServiceAccount, "namespace/name of the ServiceAccount the provider runs as, which -print-rbac and -print-node-policy give the rights to")
 	fs.BoolVar(&f.printRBAC, "print-rbac", false, "print the RBAC rules the provider needs for the configuration the other flags give (its nodes, -held, -leader-elect), bound to -service-account, as YAML, and exit")
 	fs.BoolVar(&f.printPolicy, "print-node-policy", false, "print a ValidatingAdmissionPolicy that lets -service-account create only the nodes and Leases of this configuration (what RBAC cannot name), as YAML, and exit")
@@ -88,6 +95,68 @@ var (
 		"RetryPeriod": "leader-elect-retry-period",
 	}
 )
+
+// followers are the flags whose value must be less than another flag's,
+// a flag followed before its followers. One not given is its default,
+// or a fraction of the flag it follows when that is less, so that a
+// default never conflicts: only values given on the command line can
+// (-interval 2s alone runs, with a timeout of 1.2 s; -interval 2s
+// -timeout 3s is refused). At their flags' defaults, the fractions give
+// the defaults themselves: 3/5 of 5 s, 2/3 of 15 s, 1/5 of 10 s.
+var followers = []struct {
+	name, of string        // the flag that follows, the flag it follows
+	def      time.Duration // its default
+	num, den time.Duration // the fraction of -of
+	value    func(f *flags) (follower, followed *time.Duration)
+}{
+	{"timeout", "interval", DefaultTimeout, 3, 5, func(f *flags) (*time.Duration, *time.Duration) {
+		return &f.base.Timeout, &f.base.Interval
+	}},
+	{"leader-elect-renew-deadline", "leader-elect-lease-duration", DefaultElectionRenewDeadline, 2, 3, func(f *flags) (*time.Duration, *time.Duration) {
+		return &f.election.RenewDeadline, &f.election.LeaseDuration
+	}},
+	// Less than the renew deadline divided by client-go's JitterFactor,
+	// 1.2, with room to spare, as the defaults 2 s and 10 s.
+	{"leader-elect-retry-period", "leader-elect-renew-deadline", DefaultElectionRetry, 1, 5, func(f *flags) (*time.Duration, *time.Duration) {
+		return &f.election.RetryPeriod, &f.election.RenewDeadline
+	}},
+}
+
+// following is def, or num/den of of when that is less, cut to the
+// millisecond when it is one or more. It cannot overflow.
+func following(def, of, num, den time.Duration) time.Duration {
+	d := min(def, of/den*num+of%den*num/den)
+	if d >= time.Millisecond {
+		d = d.Truncate(time.Millisecond)
+	}
+	return d
+}
+
+// follow sets each of [followers] not given on the command line. The
+// error names the flag given whose value is too short to leave any value
+// to a flag that follows it.
+func (f *flags) follow() error {
+	given := map[string]bool{}
+	f.fs.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
+	source := map[string]string{} // the flag given that each derived one comes from
+	for _, fl := range followers {
+		value, of := fl.value(f)
+		if given[fl.name] {
+			continue
+		}
+		source[fl.name] = fl.of
+		if s, ok := source[fl.of]; ok {
+			source[fl.name] = s
+		}
+		*value = following(fl.def, *of, fl.num, fl.den)
+		if *value <= 0 && *of > 0 {
+			// Zero or less in the flag followed is its own flag's error.
+			s := source[fl.name]
+			return flagError(s, f.fs.Lookup(s).Value, "too short: -%s, which follows it, would be %s", fl.name, *value)
+		}
+	}
+	return nil
+}
 
 // flagError is a flag whose value cannot work, said as the flag package
 // says it of a value it cannot parse.
@@ -110,6 +179,9 @@ func asFlagError(err error, names map[string]string) error {
 // configuration of each node, and the election, or nil without
 // -leader-elect. The error names the first flag that cannot work.
 func (f *flags) settings(args []string) ([]Config, *Election, error) {
+	if err := f.follow(); err != nil {
+		return nil, nil, err
+	}
 	switch {
 	case len(args) > 0:
 		return nil, nil, fmt.Errorf("unexpected argument %q: every setting is a flag", args[0])

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // runCommand runs the provider's main with args in a child process (this
@@ -52,6 +56,9 @@ func TestFlagErrors(t *testing.T) {
 		{"no timeout", []string{"-timeout", "0"}, `invalid value "0s" for flag -timeout: want more than zero`},
 		{"a timeout as long as the interval", []string{"-interval", "5s", "-timeout", "5s"}, "for flag -timeout: want less than -interval 5s"},
 		{"a timeout longer than the interval", []string{"-interval", "1s", "-timeout", "3s"}, "for flag -timeout:"},
+		{"the default timeout given with a shorter interval", []string{"-interval", "2s", "-timeout", "3s"}, `invalid value "3s" for flag -timeout: want less than -interval 2s`},
+		{"a timeout given alone, longer than the default interval", []string{"-timeout", "6s"}, "for flag -timeout: want less than -interval 5s"},
+		{"an interval too short for any timeout", []string{"-interval", "1ns"}, `invalid value "1ns" for flag -interval: too short: -timeout, which follows it, would be 0s`},
 		{"no status report", []string{"-status-report", "0"}, "for flag -status-report:"},
 		{"a lease of no time", []string{"-lease-duration", "0"}, "for flag -lease-duration:"},
 		{"a lease not in whole seconds", []string{"-lease-duration", "1500ms"}, "for flag -lease-duration: want whole seconds"},
@@ -77,6 +84,8 @@ func TestFlagErrors(t *testing.T) {
 		{"a retry period near the renew deadline", []string{"-leader-elect", "-leader-elect-retry-period", "9s"}, "for flag -leader-elect-retry-period:"},
 		{"no retry period", []string{"-leader-elect", "-leader-elect-retry-period", "0"}, "for flag -leader-elect-retry-period:"},
 		{"no lease duration", []string{"-leader-elect", "-leader-elect-lease-duration", "0"}, "for flag -leader-elect-lease-duration:"},
+		{"an election lease too short for any retry period", []string{"-leader-elect-lease-duration", "2ns"}, `invalid value "2ns" for flag -leader-elect-lease-duration: too short: -leader-elect-retry-period, which follows it, would be 0s`},
+		{"the default renew deadline given with a shorter lease", []string{"-leader-elect-lease-duration", "6s", "-leader-elect-renew-deadline", "10s"}, "for flag -leader-elect-renew-deadline:"},
 		{"no identity", []string{"-leader-elect", "-leader-elect-id", ""}, "for flag -leader-elect-id:"},
 		{"a namespace that is no name", []string{"-leader-elect", "-leader-elect-namespace", "Kube_System"}, "for flag -leader-elect-namespace:"},
 		{"a Lease name that is no name", []string{"-leader-elect", "-leader-elect-name", "my lease"}, "for flag -leader-elect-name:"},
@@ -163,5 +172,91 @@ func TestPrintRBAC(t *testing.T) {
 	}
 	if a := accessOfArgs(t, []string{"-nodes", "3", "-node", "vk-{i}"}); !slices.Equal(a.Nodes, []string{"vk-0", "vk-1", "vk-2"}) {
 		t.Errorf("the nodes %v, want vk-0, vk-1, vk-2", a.Nodes)
+	}
+}
+
+// timings are the settings of the flags that follow another (see
+// followers), and of the flags they follow.
+type timings struct {
+	Interval, Timeout                 time.Duration
+	Lease, RenewDeadline, RetryPeriod time.Duration
+}
+
+// TestFlagDefaultsFollow: a flag whose value must be less than another
+// flag's follows it when it is not given: the default, or a fraction of
+// the other flag when that is less. A value given is kept as given. The
+// regression: -interval 2s alone exited with status 2, since the default
+// -timeout, 3s, was not less than it.
+func TestFlagDefaultsFollow(t *testing.T) {
+	defaults := timings{5 * time.Second, 3 * time.Second, 15 * time.Second, 10 * time.Second, 2 * time.Second}
+	with := func(change func(*timings)) timings {
+		w := defaults
+		change(&w)
+		return w
+	}
+	tests := []struct {
+		name string
+		args []string
+		want timings
+	}{
+		{"the defaults", nil, defaults},
+		{"a short interval alone", []string{"-interval", "2s"}, with(func(w *timings) { w.Interval, w.Timeout = 2*time.Second, 1200*time.Millisecond })},
+		{"an interval a little short", []string{"-interval", "4s"}, with(func(w *timings) { w.Interval, w.Timeout = 4*time.Second, 2400*time.Millisecond })},
+		{"an interval cut to the millisecond", []string{"-interval", "333ms"}, with(func(w *timings) { w.Interval, w.Timeout = 333*time.Millisecond, 199*time.Millisecond })},
+		{"an interval under a millisecond", []string{"-interval", "500us"}, with(func(w *timings) { w.Interval, w.Timeout = 500*time.Microsecond, 300*time.Microsecond })},
+		{"a long interval", []string{"-interval", "1m"}, with(func(w *timings) { w.Interval = time.Minute })},
+		{"a timeout alone, less than the default interval", []string{"-timeout", "1s"}, with(func(w *timings) { w.Timeout = time.Second })},
+		{"a timeout given, less than a short interval but more than 3/5 of it", []string{"-interval", "2s", "-timeout", "1900ms"}, with(func(w *timings) { w.Interval, w.Timeout = 2*time.Second, 1900*time.Millisecond })},
+		{"a short election lease alone", []string{"-leader-elect-lease-duration", "6s"}, with(func(w *timings) {
+			w.Lease, w.RenewDeadline, w.RetryPeriod = 6*time.Second, 4*time.Second, 800*time.Millisecond
+		})},
+		{"a short renew deadline alone", []string{"-leader-elect-renew-deadline", "2s"}, with(func(w *timings) {
+			w.RenewDeadline, w.RetryPeriod = 2*time.Second, 400*time.Millisecond
+		})},
+		{"a long election lease alone", []string{"-leader-elect-lease-duration", "1m"}, with(func(w *timings) { w.Lease = time.Minute })},
+		{"a retry period given, with a renew deadline that follows", []string{"-leader-elect-lease-duration", "6s", "-leader-elect-retry-period", "3s"}, with(func(w *timings) {
+			w.Lease, w.RenewDeadline, w.RetryPeriod = 6*time.Second, 4*time.Second, 3*time.Second
+		})},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := flag.NewFlagSet("virtualkubelet", flag.ContinueOnError)
+			fs.SetOutput(io.Discard)
+			f := registerFlags(fs)
+			if err := fs.Parse(append([]string{"-leader-elect"}, tt.args...)); err != nil {
+				t.Fatal(err)
+			}
+			configs, e, err := f.settings(fs.Args())
+			if err != nil {
+				t.Fatalf("%v: %v", tt.args, err)
+			}
+			got := timings{configs[0].Interval, configs[0].Timeout, e.LeaseDuration, e.RenewDeadline, e.RetryPeriod}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("%v: timings (-want +got):\n%s", tt.args, diff)
+			}
+		})
+	}
+}
+
+// TestStartWithShortInterval: the program itself, its main in a child
+// process, gets past its flags with -interval 2s alone, or a short
+// election lease alone, and stops only at its kubeconfig, which does not
+// exist here (exit status 1, not the usage error's 2).
+func TestStartWithShortInterval(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"a short interval", []string{"-interval", "2s"}},
+		{"an interval under a second", []string{"-interval", "500ms"}},
+		{"a short election lease", []string{"-leader-elect", "-leader-elect-lease-duration", "6s"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out := runCommand(t, tt.args...)
+			if code != 1 || !strings.Contains(out, "kubeconfig") {
+				t.Errorf("%v: exit status %d, want 1 at the kubeconfig:\n%s", tt.args, code, tail(out, 10))
+			}
+		})
 	}
 }
