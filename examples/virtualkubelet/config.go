@@ -40,6 +40,10 @@ type Config struct {
 	// Static is the node as configured: name, labels, capacity, and the
 	// taints of the static configuration (the protected one among them).
 	Static *corev1.Node
+	// StaticResources are added to the capacity and allocatable of the
+	// static node at registration, such as ephemeral-storage, which
+	// StaticNode does not advertise; the plugin's figures replace them.
+	StaticResources corev1.ResourceList
 	// StaticKeys are the keys of the static taints besides the default
 	// protected one; no plugin may set or remove them.
 	StaticKeys []string

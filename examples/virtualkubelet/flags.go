@@ -10,6 +10,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
@@ -29,7 +30,10 @@ type flags struct {
 	metricsAddr  string
 	grace        time.Duration
 	connectivity string // the connectivity condition's type
-	base         Config // what every node of the fleet shares
+	// ephemeralStorage is the scratch space the node advertises until its
+	// plugin says: a quantity, or empty for none.
+	ephemeralStorage string
+	base             Config // what every node of the fleet shares
 
 	leaderElect bool
 	election    Election
@@ -66,6 +70,7 @@ func registerFlags(fs *flag.FlagSet) *flags {
 	fs.DurationVar(&f.grace, "grace", nodeapply.DefaultGrace, "how long the plugin may fail to answer before the node takes no new pods (0: at the first failed ping)")
 	fs.TextVar(&f.base.Unreachable, "unreachable", nodeapply.UnreachableNotReady, "what the node says once the plugin has not answered for -grace: NotReady (Ready False: the node lifecycle controller taints it NoExecute, and running pods are evicted after their toleration) or NoSchedule (Ready stays True and the taint "+nodeapply.UnreachableTaintKey+":NoSchedule keeps new pods away; running pods stay)")
 	fs.DurationVar(&f.base.NotReadyAfter, "not-ready-after", 0, "with -unreachable NoSchedule: turn Ready False after all once the plugin has not answered for this long (0: never)")
+	fs.StringVar(&f.ephemeralStorage, "ephemeral-storage", "", "the scratch space (ephemeral-storage) the node advertises at registration, until its plugin reports its own (resources.ephemeralStorage), like 500Gi; empty: none, and the scheduler places no pod that requests any")
 	fs.StringVar(&f.connectivity, "connectivity-condition", string(nodeapply.DefaultConnectivityCondition), "the type of the condition that says whether the plugin answered its last ping")
 	fs.BoolVar(&f.base.CountHeld, "held", true, "read the plugin's figures as available now, and add what this node's running pods hold")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "the address to serve Prometheus metrics on, at /metrics (host:port); empty: none")
@@ -210,6 +215,13 @@ func (f *flags) settings(args []string) ([]Config, *Election, error) {
 	base.ConnectivityCondition = corev1.NodeConditionType(f.connectivity)
 	if f.connectivity == "" {
 		return nil, nil, flagError("connectivity-condition", f.connectivity, "want a condition type")
+	}
+	if f.ephemeralStorage != "" {
+		q, err := resource.ParseQuantity(f.ephemeralStorage)
+		if err != nil || q.Sign() <= 0 {
+			return nil, nil, flagError("ephemeral-storage", f.ephemeralStorage, "want a quantity of bytes more than zero, like 500Gi")
+		}
+		base.StaticResources = corev1.ResourceList{corev1.ResourceEphemeralStorage: q}
 	}
 	configs, err := Fleet(f.nodes, f.node, f.plugin, base)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // runCommand runs the provider's main with args in a child process (this
@@ -60,6 +61,8 @@ func TestFlagErrors(t *testing.T) {
 		{"a timeout given alone, longer than the default interval", []string{"-timeout", "6s"}, "for flag -timeout: want less than -interval 5s"},
 		{"an interval too short for any timeout", []string{"-interval", "1ns"}, `invalid value "1ns" for flag -interval: too short: -timeout, which follows it, would be 0s`},
 		{"no status report", []string{"-status-report", "0"}, "for flag -status-report:"},
+		{"scratch space that is no quantity", []string{"-ephemeral-storage", "lots"}, `invalid value "lots" for flag -ephemeral-storage: want a quantity of bytes more than zero`},
+		{"no scratch space", []string{"-ephemeral-storage", "0"}, "for flag -ephemeral-storage:"},
 		{"a lease of no time", []string{"-lease-duration", "0"}, "for flag -lease-duration:"},
 		{"a lease not in whole seconds", []string{"-lease-duration", "1500ms"}, "for flag -lease-duration: want whole seconds"},
 		{"a lease renewed no sooner than it ends", []string{"-lease-duration", "10s", "-lease-renew", "10s"}, "for flag -lease-renew:"},
@@ -124,6 +127,7 @@ func TestFlagDefaults(t *testing.T) {
 		{"-interval", "100ms", "-timeout", "50ms", "-status-report", "30s", "-lease-duration", "4s", "-lease-renew", "1s", "-grace", "0", "-held=false", "-compat"},
 		{"-leader-elect", "-leader-elect-id", "a", "-metrics-addr", "127.0.0.1:0"},
 		{"-unreachable", "NoSchedule", "-not-ready-after", "2h"},
+		{"-ephemeral-storage", "500Gi"},
 		{"-plugin", "https://plugin.example:8443/status", "-plugin-ca-file", "ca.pem", "-plugin-ca-only", "-plugin-cert-file", "vk.pem", "-plugin-key-file", "vk-key.pem", "-plugin-token-file", "token"},
 		{"-plugin", "unix:///run/plugin.sock", "-plugin-http-path", "/pinglink", "-plugin-token-file", "token"},
 	} {
@@ -258,5 +262,36 @@ func TestStartWithShortInterval(t *testing.T) {
 				t.Errorf("%v: exit status %d, want 1 at the kubeconfig:\n%s", tt.args, code, tail(out, 10))
 			}
 		})
+	}
+}
+
+// TestStaticEphemeralStorage: -ephemeral-storage puts the scratch space on
+// every node of the fleet as registered, in capacity and allocatable;
+// without it a node advertises none.
+func TestStaticEphemeralStorage(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string // "" for none
+	}{
+		{[]string{"-nodes", "2", "-node", "vk-{i}", "-ephemeral-storage", "500Gi"}, "500Gi"},
+		{[]string{"-nodes", "2", "-node", "vk-{i}"}, ""},
+	} {
+		fs := flag.NewFlagSet("provider", flag.ContinueOnError)
+		f := registerFlags(fs)
+		if err := fs.Parse(tt.args); err != nil {
+			t.Fatal(err)
+		}
+		configs, _, err := f.settings(fs.Args())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, cfg := range configs {
+			for _, list := range []corev1.ResourceList{cfg.Static.Status.Capacity, cfg.Static.Status.Allocatable} {
+				q, ok := list[corev1.ResourceEphemeralStorage]
+				if got := map[bool]string{true: q.String(), false: ""}[ok]; got != tt.want {
+					t.Errorf("%v: %s has ephemeral-storage %q, want %q", tt.args, cfg.Static.Name, got, tt.want)
+				}
+			}
+		}
 	}
 }

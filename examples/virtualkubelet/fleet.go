@@ -29,6 +29,10 @@ func Fleet(n int, name, plugin string, base Config) ([]Config, error) {
 		index := strconv.Itoa(i)
 		cfg := base
 		cfg.Static = StaticNode(strings.ReplaceAll(name, Index, index))
+		for resource, q := range base.StaticResources {
+			cfg.Static.Status.Capacity[resource] = q.DeepCopy()
+			cfg.Static.Status.Allocatable[resource] = q.DeepCopy()
+		}
 		cfg.PluginURL = strings.ReplaceAll(plugin, Index, index)
 		configs[i] = cfg
 	}
