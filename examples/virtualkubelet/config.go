@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 	"log/slog"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/pingnode/pingnode/examples/internal/pingclient"
+	"github.com/pingnode/pingnode/internal/kuberules"
 	"github.com/pingnode/pingnode/nodeapply"
 	"github.com/pingnode/pingnode/pingstatus"
 )
@@ -44,6 +47,11 @@ type Config struct {
 	// static node at registration, such as ephemeral-storage, which
 	// StaticNode does not advertise; the plugin's figures replace them.
 	StaticResources corev1.ResourceList
+	// LabelNamespaces are the namespaces, besides node-feature-discovery's,
+	// in which the plugin may set the node's labels
+	// (pingstatus.Options.LabelNamespaces), such as nvidia.com. The
+	// static node's own labels are the provider's: no plugin may set them.
+	LabelNamespaces []string
 	// StaticKeys are the keys of the static taints besides the default
 	// protected one; no plugin may set or remove them.
 	StaticKeys []string
@@ -179,6 +187,11 @@ func (c *Config) check() error {
 	case corev1.NodeReady, corev1.NodeMemoryPressure, corev1.NodeDiskPressure, corev1.NodePIDPressure:
 		return settingError("ConnectivityCondition", c.ConnectivityCondition, "want a type of its own: the provider sets %s itself", c.ConnectivityCondition)
 	}
+	for _, ns := range c.LabelNamespaces {
+		if problem := kuberules.NamespaceProblem(ns); problem != "" {
+			return settingError("LabelNamespaces", ns, "want a namespace a plugin's labels may have: %s", problem)
+		}
+	}
 	t := c.transport()
 	if err := t.Validate(); err != nil {
 		return err // it names the flags
@@ -224,7 +237,11 @@ func (c *Config) lease() (int32, time.Duration, error) {
 // the reply's (the protected keys among them) are part of them.
 func (c *Config) options() options {
 	return options{nodeapply.Options{
-		Reply:                 pingstatus.Options{ProtectedKeys: c.StaticKeys},
+		Reply: pingstatus.Options{
+			ProtectedKeys:   c.StaticKeys,
+			LabelNamespaces: c.LabelNamespaces,
+			ProtectedLabels: slices.Sorted(maps.Keys(c.Static.Labels)),
+		},
 		ReplaceAllTaints:      c.Compat,
 		Grace:                 c.Grace,
 		NoGrace:               c.NoGrace,

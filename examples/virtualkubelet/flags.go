@@ -70,6 +70,10 @@ func registerFlags(fs *flag.FlagSet) *flags {
 	fs.DurationVar(&f.grace, "grace", nodeapply.DefaultGrace, "how long the plugin may fail to answer before the node takes no new pods (0: at the first failed ping)")
 	fs.TextVar(&f.base.Unreachable, "unreachable", nodeapply.UnreachableNotReady, "what the node says once the plugin has not answered for -grace: NotReady (Ready False: the node lifecycle controller taints it NoExecute, and running pods are evicted after their toleration) or NoSchedule (Ready stays True and the taint "+nodeapply.UnreachableTaintKey+":NoSchedule keeps new pods away; running pods stay)")
 	fs.DurationVar(&f.base.NotReadyAfter, "not-ready-after", 0, "with -unreachable NoSchedule: turn Ready False after all once the plugin has not answered for this long (0: never)")
+	fs.Func("label-namespaces", "comma-separated namespaces, besides node-feature-discovery's feature.node.kubernetes.io and profile.node.kubernetes.io, in which the plugin may set the node's labels, each with its subdomains, like nvidia.com; never kubernetes.io, k8s.io or their subdomains", func(s string) error {
+		f.base.LabelNamespaces = strings.Split(s, ",")
+		return nil
+	})
 	fs.StringVar(&f.ephemeralStorage, "ephemeral-storage", "", "the scratch space (ephemeral-storage) the node advertises at registration, until its plugin reports its own (resources.ephemeralStorage), like 500Gi; empty: none, and the scheduler places no pod that requests any")
 	fs.StringVar(&f.connectivity, "connectivity-condition", string(nodeapply.DefaultConnectivityCondition), "the type of the condition that says whether the plugin answered its last ping")
 	fs.BoolVar(&f.base.CountHeld, "held", true, "read the plugin's figures as available now, and add what this node's running pods hold")
@@ -93,6 +97,7 @@ var (
 		"Static.Name": "node", "PluginURL": "plugin", "Interval": "interval", "Timeout": "timeout",
 		"StatusReport": "status-report", "LeaseDuration": "lease-duration", "LeaseRenew": "lease-renew",
 		"Grace": "grace", "NotReadyAfter": "not-ready-after", "ConnectivityCondition": "connectivity-condition",
+		"LabelNamespaces": "label-namespaces",
 	}
 	electionFlags = map[string]string{
 		"Namespace": "leader-elect-namespace", "Name": "leader-elect-name", "Identity": "leader-elect-id",

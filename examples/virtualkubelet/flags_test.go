@@ -63,6 +63,8 @@ func TestFlagErrors(t *testing.T) {
 		{"no status report", []string{"-status-report", "0"}, "for flag -status-report:"},
 		{"scratch space that is no quantity", []string{"-ephemeral-storage", "lots"}, `invalid value "lots" for flag -ephemeral-storage: want a quantity of bytes more than zero`},
 		{"no scratch space", []string{"-ephemeral-storage", "0"}, "for flag -ephemeral-storage:"},
+		{"a label namespace no plugin may have", []string{"-label-namespaces", "nvidia.com,kubernetes.io"}, `invalid value "kubernetes.io" for flag -label-namespaces: want a namespace a plugin's labels may have: no plugin may set labels there`},
+		{"a label namespace that is no domain", []string{"-label-namespaces", "Not_A_Domain"}, `for flag -label-namespaces: want a namespace`},
 		{"a lease of no time", []string{"-lease-duration", "0"}, "for flag -lease-duration:"},
 		{"a lease not in whole seconds", []string{"-lease-duration", "1500ms"}, "for flag -lease-duration: want whole seconds"},
 		{"a lease renewed no sooner than it ends", []string{"-lease-duration", "10s", "-lease-renew", "10s"}, "for flag -lease-renew:"},
@@ -127,7 +129,7 @@ func TestFlagDefaults(t *testing.T) {
 		{"-interval", "100ms", "-timeout", "50ms", "-status-report", "30s", "-lease-duration", "4s", "-lease-renew", "1s", "-grace", "0", "-held=false", "-compat"},
 		{"-leader-elect", "-leader-elect-id", "a", "-metrics-addr", "127.0.0.1:0"},
 		{"-unreachable", "NoSchedule", "-not-ready-after", "2h"},
-		{"-ephemeral-storage", "500Gi"},
+		{"-ephemeral-storage", "500Gi", "-label-namespaces", "nvidia.com,example.org"},
 		{"-plugin", "https://plugin.example:8443/status", "-plugin-ca-file", "ca.pem", "-plugin-ca-only", "-plugin-cert-file", "vk.pem", "-plugin-key-file", "vk-key.pem", "-plugin-token-file", "token"},
 		{"-plugin", "unix:///run/plugin.sock", "-plugin-http-path", "/pinglink", "-plugin-token-file", "token"},
 	} {
