@@ -1,7 +1,6 @@
 package nodeapply_test
 
 import (
-	"encoding/json"
 	"maps"
 	"slices"
 	"strings"
@@ -34,20 +33,6 @@ func foreignLabels(node *corev1.Node) map[string]string {
 		delete(foreign, k)
 	}
 	return foreign
-}
-
-// restart returns the node as the API server would give it to a provider
-// that starts again: through JSON, with nothing else remembered.
-func restart(t *rapid.T, node *corev1.Node) *corev1.Node {
-	b, err := json.Marshal(node)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out corev1.Node
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatal(err)
-	}
-	return &out
 }
 
 // TestPropertyForeignLabelsSurvive: a label the plugin did not set is
@@ -104,7 +89,7 @@ func TestPropertyPluginLabelsAreTheLastList(t *testing.T) {
 				ping.Reply = validPatch(t)
 			}
 			if rapid.Bool().Draw(t, "restart") {
-				node = restart(t, node)
+				node = roundTrip(t, node)
 			}
 			node = nodeapply.Apply(node, ping, opts).Node
 			if ping.Failure == "" && ping.Reply.ReplaceLabels {

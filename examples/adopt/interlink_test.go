@@ -182,17 +182,5 @@ func TestStepSendsLabelsOnClientGo133(t *testing.T) {
 		t.Errorf("stored taints %v lack the plugin's", stored.Spec.Taints)
 	}
 
-	client.ClearActions()
-	res, err := Step(ctx, client, node.Name, nodeapply.Ping{Body: body, At: at.Add(5 * time.Second)}, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Changes) != 0 {
-		t.Errorf("the same ping again changed %v", res.Changes)
-	}
-	for _, a := range client.Actions() {
-		if a.GetVerb() != "get" {
-			t.Errorf("a steady ping sent %s %s", a.GetVerb(), a.GetSubresource())
-		}
-	}
+	assertSteady(ctx, t, client, node.Name, nodeapply.Ping{Body: body, At: at.Add(5 * time.Second)}, opts)
 }

@@ -71,8 +71,24 @@ func TestStepOnClientGo133(t *testing.T) {
 		}
 	}
 
+	assertSteady(ctx, t, client, node.Name, nodeapply.Ping{Body: body, At: at.Add(5 * time.Second)}, nodeapply.Options{})
+}
+
+func hasTaint(node *corev1.Node, key string) bool {
+	for _, t := range node.Spec.Taints {
+		if t.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
+// assertSteady applies ping again and fails unless it changes nothing and
+// reads only: a steady ping costs the API server no write.
+func assertSteady(ctx context.Context, t *testing.T, client *fake.Clientset, name string, ping nodeapply.Ping, opts nodeapply.Options) {
+	t.Helper()
 	client.ClearActions()
-	res, err = Step(ctx, client, node.Name, nodeapply.Ping{Body: body, At: at.Add(5 * time.Second)}, nodeapply.Options{})
+	res, err := Step(ctx, client, name, ping, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,13 +100,4 @@ func TestStepOnClientGo133(t *testing.T) {
 			t.Errorf("a steady ping sent %s %s", a.GetVerb(), a.GetSubresource())
 		}
 	}
-}
-
-func hasTaint(node *corev1.Node, key string) bool {
-	for _, t := range node.Spec.Taints {
-		if t.Key == key {
-			return true
-		}
-	}
-	return false
 }
