@@ -43,6 +43,8 @@ func TestGolden(t *testing.T) {
 		{"not-ready-after-needs-noschedule", []string{"-not-ready-after", "1h", "-at", "2026-11-30T00:00:30Z", "-failed", "HTTP 503"}, ""},
 		{"labels-gpu-not-allowed", []string{"-node", "../../testdata/nodes/interlink-node.json", "../../testdata/replies/labels-gpu.json"}, ""},
 		{"labels-gpu-allowed", []string{"-label-namespaces", "nvidia.com", "-node", "../../testdata/nodes/interlink-node.json", "../../testdata/replies/labels-gpu.json"}, ""},
+		{"scratch-and-hugepages", []string{"-node", "../../testdata/nodes/interlink-node.json", "../../testdata/replies/scratch-and-hugepages.json"}, ""},
+		{"scratch-and-hugepages-mistakes", []string{"-node", "../../testdata/nodes/interlink-node.json", "../../testdata/replies/scratch-and-hugepages-mistakes.json"}, ""},
 		{"labels-gpu-protected", []string{"-label-namespaces", "amd.com,nvidia.com", "-protected-labels", "nvidia.com/gpu.product,nvidia.com/gpu.count", "-node", "../../testdata/nodes/interlink-node.json", "../../testdata/replies/labels-gpu.json"}, ""},
 		{"labels-beside-admin", []string{"-node", "../../testdata/nodes/node-with-admin-labels.json", "../../testdata/replies/labels.json"}, ""},
 		{"labels-empty", []string{"-node", "../../testdata/nodes/node-with-admin-labels.json", "-"}, `{"labels":{}}`},

@@ -2,7 +2,7 @@
 // it describes its backend with pingstatus's wire types, checks the reply
 // with Validate, and serves it.
 //
-//	go run ./examples/plugin -addr 127.0.0.1:4000 -cpu 64 -memory 250000Mi -gpu nvidia.com/gpu=4
+//	go run ./examples/plugin -addr 127.0.0.1:4000 -cpu 64 -memory 250000Mi -gpu nvidia.com/gpu=4 -ephemeral-storage 1800Gi -hugepages 2Mi=4Gi
 //	curl -s 127.0.0.1:4000/status | go run ./examples/pingcheck -strict -
 //
 // It describes its backend with node labels too, each -label one: in
@@ -46,6 +46,11 @@ import (
 // Slurm, HTCondor or a remote cluster.
 type Backend struct {
 	CPU, Memory, Pods string
+	// EphemeralStorage is the scratch space pods may use; empty says
+	// nothing of it.
+	EphemeralStorage string
+	// Hugepages maps a page size (2Mi, 1Gi) to the memory in such pages.
+	Hugepages map[string]string
 	// Devices maps an extended resource name to a count of devices.
 	Devices map[string]int
 	// Draining asks for a NoSchedule taint; false removes it.
@@ -62,7 +67,7 @@ const DrainKey = "plugin.example.com/draining"
 func Reply(b Backend) pingstatus.PingResponse {
 	reply := pingstatus.PingResponse{
 		Status:    "ok",
-		Resources: &pingstatus.ResourcesResponse{CPU: b.CPU, Memory: b.Memory, Pods: b.Pods},
+		Resources: &pingstatus.ResourcesResponse{CPU: b.CPU, Memory: b.Memory, Pods: b.Pods, EphemeralStorage: b.EphemeralStorage, Hugepages: maps.Clone(b.Hugepages)},
 		Taints:    pingstatus.TaintList(), // the plugin's whole list: empty removes its taint
 		Labels:    map[string]string{},    // the plugin's whole set: {} removes its labels
 	}
@@ -177,7 +182,17 @@ func main() {
 	flag.StringVar(&b.CPU, "cpu", "64", "cpu available")
 	flag.StringVar(&b.Memory, "memory", "250000Mi", "memory available")
 	flag.StringVar(&b.Pods, "pods", "500", "pods available")
+	flag.StringVar(&b.EphemeralStorage, "ephemeral-storage", "", "scratch space available to pods (ephemeral-storage), like 1800Gi; empty: not reported")
 	flag.BoolVar(&b.Draining, "drain", false, "set the draining taint")
+	b.Hugepages = map[string]string{}
+	flag.Func("hugepages", "huge pages as size=memory, like 2Mi=4Gi (repeatable)", func(s string) error {
+		size, memory, ok := strings.Cut(s, "=")
+		if !ok {
+			return fmt.Errorf("want size=memory, got %q", s)
+		}
+		b.Hugepages[size] = memory
+		return nil
+	})
 	b.Devices = map[string]int{}
 	flag.Func("gpu", "a device as name=count, like nvidia.com/gpu=4 (repeatable)", func(s string) error {
 		name, count, ok := strings.Cut(s, "=")

@@ -42,7 +42,10 @@ func getWith(t *testing.T, b Backend, opts pingstatus.Options) (int, []byte) {
 // TestReplyParsesToTheBackend: the served reply, run through Parse as a
 // provider would, is the backend, without a warning.
 func TestReplyParsesToTheBackend(t *testing.T) {
-	code, body := get(t, Backend{CPU: "64", Memory: "250000Mi", Pods: "500", Devices: map[string]int{"nvidia.com/gpu": 4, "xilinx.com/fpga": 0}, Draining: true})
+	code, body := get(t, Backend{
+		CPU: "64", Memory: "250000Mi", Pods: "500", EphemeralStorage: "1800Gi", Hugepages: map[string]string{"2Mi": "4Gi", "1Gi": "0"},
+		Devices: map[string]int{"nvidia.com/gpu": 4, "xilinx.com/fpga": 0}, Draining: true,
+	})
 	if code != http.StatusOK {
 		t.Fatalf("status %d: %s", code, body)
 	}
@@ -53,6 +56,7 @@ func TestReplyParsesToTheBackend(t *testing.T) {
 	want := corev1.ResourceList{
 		"cpu": resource.MustParse("64"), "memory": resource.MustParse("250000Mi"), "pods": resource.MustParse("500"),
 		"nvidia.com/gpu": resource.MustParse("4"), "xilinx.com/fpga": resource.MustParse("0"),
+		"ephemeral-storage": resource.MustParse("1800Gi"), "hugepages-2Mi": resource.MustParse("4Gi"), "hugepages-1Gi": resource.MustParse("0"),
 	}
 	if diff := cmp.Diff(want, patch.Resources, cmp.Comparer(func(a, b resource.Quantity) bool { return a.Cmp(b) == 0 })); diff != "" {
 		t.Errorf("resources (-want +got):\n%s", diff)
