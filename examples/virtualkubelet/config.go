@@ -43,9 +43,11 @@ type Config struct {
 	// Static is the node as configured: name, labels, capacity, and the
 	// taints of the static configuration (the protected one among them).
 	Static *corev1.Node
-	// StaticResources are added to the capacity and allocatable of the
-	// static node at registration, such as ephemeral-storage, which
-	// StaticNode does not advertise; the plugin's figures replace them.
+	// StaticResources are resources, such as ephemeral-storage, that
+	// [Fleet] adds to the capacity and allocatable of each node's Static
+	// (-ephemeral-storage), since StaticNode does not advertise them; the
+	// plugin's figures replace them. A Config built by hand puts them in
+	// Static itself.
 	StaticResources corev1.ResourceList
 	// LabelNamespaces are the namespaces, besides node-feature-discovery's,
 	// in which the plugin may set the node's labels
@@ -265,14 +267,6 @@ func (o *options) connectivity() corev1.NodeConditionType {
 		return nodeapply.DefaultConnectivityCondition
 	}
 	return o.apply.ConnectivityCondition
-}
-
-// ownership is the key of the annotation that lists the plugin's taints.
-func (o *options) ownership() string {
-	if o.apply.OwnershipAnnotation == "" {
-		return nodeapply.DefaultOwnershipAnnotation
-	}
-	return o.apply.OwnershipAnnotation
 }
 
 // transport is how the plugin is reached: Transport, with the URL, the

@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"log/slog"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -18,15 +21,16 @@ import (
 	"github.com/pingnode/pingnode/nodeapply"
 )
 
-// Delivery to the API server. The node's spec and its status go by two
-// independent writes: the provider sends the taints patch itself (the
-// node controller sends no spec), and hands the node to the Virtual
-// Kubelet node controller, which sends its status, labels and
-// annotations. Events and metrics say that a condition changed when the
+// Delivery to the API server. The node object and its status go by two
+// independent writes: the provider sends the object patch itself (the
+// taints, the plugin's labels and their ownership annotations: the node
+// controller sends no spec, and would undo a label removed behind it),
+// and hands the node to the Virtual Kubelet node controller, which sends
+// its status. Events and metrics say that a condition changed when the
 // node controller's write that changes it has been stored, and only then.
 
-// taintsDelivery is what deliverTaints did.
-type taintsDelivery struct {
+// objectDelivery is what deliverObject did.
+type objectDelivery struct {
 	// base is the node the last patch was computed from, the last read;
 	// res is the ping applied to it.
 	base *corev1.Node
@@ -39,14 +43,14 @@ type taintsDelivery struct {
 	seen []string
 }
 
-// deliverTaints sends res's taints patch, computed from base, with
+// deliverObject sends res's object patch, computed from base, with
 // base's resourceVersion as a precondition. On a conflict (someone
 // changed the node since, or the cache lagged) it reads the node as
 // stored, applies the ping to it again, and tries again, as client-go's
 // retry.RetryOnConflict does; the last conflict, or any other error, is
 // returned.
-func (p *Provider) deliverTaints(ctx context.Context, ping nodeapply.Ping, base *corev1.Node, res nodeapply.Result) (taintsDelivery, error) {
-	d := taintsDelivery{base: base, res: res}
+func (p *Provider) deliverObject(ctx context.Context, ping nodeapply.Ping, base *corev1.Node, res nodeapply.Result) (objectDelivery, error) {
+	d := objectDelivery{base: base, res: res}
 	name := base.Name
 	first, refused := true, false
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
@@ -63,19 +67,19 @@ func (p *Provider) deliverTaints(ctx context.Context, ping nodeapply.Ping, base 
 			}
 		}
 		first = false
-		if hook := p.beforeTaintsPatch(); hook != nil {
+		if hook := p.beforeObjectPatch(); hook != nil {
 			hook(ctx)
 		}
 		p.Writes.Add(1)
-		p.metrics.write(kindTaints)
+		p.metrics.write(kindObject)
 		stored, err := p.nodes.Patch(ctx, name, types.StrategicMergePatchType, d.res.ObjectPatch(), metav1.PatchOptions{FieldManager: FieldManager})
 		switch {
 		case err == nil:
 			d.stored = stored
 		case apierrors.IsConflict(err):
 			p.Conflicts.Add(1)
-			p.metrics.conflict(kindTaints)
-			p.log.Info("taints patch conflicted with another write; reading the node again")
+			p.metrics.conflict(kindObject)
+			p.log.Info("object patch conflicted with another write; reading the node again")
 		default:
 			refused = true
 		}
@@ -83,28 +87,20 @@ func (p *Provider) deliverTaints(ctx context.Context, ping nodeapply.Ping, base 
 	})
 	if refused && ctx.Err() == nil {
 		p.WriteErrors.Add(1)
-		p.metrics.writeError(kindTaints)
+		p.metrics.writeError(kindObject)
 	}
 	return d, err
 }
 
-// withStatus returns stored as it is in spec and in the ownership
-// annotation (key), with the status and the other annotations of want:
-// what the node controller may send, whether the taints patch that
-// brings want's taints was taken or refused. The node controller sends
-// annotations too, so the ownership annotation must be the one stored,
-// which lists the taints the node has.
-func withStatus(stored, want *corev1.Node, key string) *corev1.Node {
+// withStatus returns stored, the node as stored (read back, or from the
+// cache), with the status of want: the node handed to the node
+// controller. Its labels and annotations are those stored, never those
+// of want, which may be older than stored (the ping applied to an earlier
+// read), or hold what the object patch did not store (it was refused):
+// what the plugin owns of them goes by the object patch alone.
+func withStatus(stored, want *corev1.Node) *corev1.Node {
 	next := stored.DeepCopy()
 	next.Status = *want.Status.DeepCopy()
-	next.Annotations = maps.Clone(want.Annotations)
-	delete(next.Annotations, key)
-	if v, ok := stored.Annotations[key]; ok {
-		if next.Annotations == nil {
-			next.Annotations = map[string]string{}
-		}
-		next.Annotations[key] = v
-	}
 	return next
 }
 
@@ -207,15 +203,38 @@ func (p *Provider) lastHandedOn() *corev1.Node {
 // stored before and after each status patch the API server took, and
 // with the node the controller registered (before is then nil, as when
 // the read is missing or of a node since deleted).
+//
+// It also keeps the controller's hands off the labels and annotations.
+// The controller patches them with the status, by a three-way merge
+// against its record of what it applied (the annotation
+// virtual-kubelet.io/last-applied-object-meta) and with no
+// resourceVersion precondition: a label on the node it was handed is
+// added, one it applied before and no longer sees is removed. The node it
+// writes may be older than the node as stored: it was handed on before an
+// administrator removed a label, or before the object patch removed one
+// of the plugin's, and waited while the controller was busy; it would
+// then put the removed label back. So statusWatch sends the controller's
+// status patch without its labels and without any annotation but the
+// controller's own records: the labels and annotations are written by the
+// object patch, with a precondition, and by others, never by the
+// controller once the node is registered.
 type statusWatch struct {
 	corev1client.NodeInterface
 	delivered func(before, after *corev1.Node)
+	// beforeRead, when it returns a hook, runs it before each read of
+	// the node by the controller.
+	beforeRead func() func(context.Context)
 
 	mu     sync.Mutex
 	before *corev1.Node
 }
 
 func (w *statusWatch) Get(ctx context.Context, name string, opts metav1.GetOptions) (*corev1.Node, error) {
+	if w.beforeRead != nil {
+		if hook := w.beforeRead(); hook != nil {
+			hook(ctx)
+		}
+	}
 	node, err := w.NodeInterface.Get(ctx, name, opts)
 	if err == nil {
 		w.mu.Lock()
@@ -226,8 +245,15 @@ func (w *statusWatch) Get(ctx context.Context, name string, opts metav1.GetOptio
 }
 
 func (w *statusWatch) Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (*corev1.Node, error) {
+	status := slices.Equal(subresources, []string{"status"})
+	if status {
+		var err error
+		if data, err = statusOnly(data); err != nil {
+			return nil, err
+		}
+	}
 	node, err := w.NodeInterface.Patch(ctx, name, pt, data, opts, subresources...)
-	if err == nil && slices.Equal(subresources, []string{"status"}) {
+	if err == nil && status {
 		w.mu.Lock()
 		before := w.before
 		w.before = nil
@@ -238,6 +264,54 @@ func (w *statusWatch) Patch(ctx context.Context, name string, pt types.PatchType
 		w.delivered(before, node)
 	}
 	return node, err
+}
+
+// controllerAnnotations is the prefix of the annotations in which the
+// node controller records what it applied.
+const controllerAnnotations = "virtual-kubelet.io/"
+
+// statusOnly returns the node controller's status patch without its
+// labels and without the annotations that are not the controller's own
+// records (see [statusWatch]).
+func statusOnly(patch []byte) ([]byte, error) {
+	var p map[string]json.RawMessage
+	if err := json.Unmarshal(patch, &p); err != nil {
+		return nil, fmt.Errorf("the node controller's status patch: %w", err)
+	}
+	raw, ok := p["metadata"]
+	if !ok {
+		return patch, nil
+	}
+	var meta map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &meta); err != nil {
+		return nil, fmt.Errorf("the node controller's status patch: %w", err)
+	}
+	delete(meta, "labels")
+	if raw, ok := meta["annotations"]; ok {
+		var annotations map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &annotations); err != nil {
+			return nil, fmt.Errorf("the node controller's status patch: %w", err)
+		}
+		maps.DeleteFunc(annotations, func(k string, _ json.RawMessage) bool { return !strings.HasPrefix(k, controllerAnnotations) })
+		meta["annotations"] = mustJSON(annotations)
+		if len(annotations) == 0 {
+			delete(meta, "annotations")
+		}
+	}
+	p["metadata"] = mustJSON(meta)
+	if len(meta) == 0 {
+		delete(p, "metadata")
+	}
+	return json.Marshal(p)
+}
+
+// mustJSON is v, a map of raw JSON values, as JSON.
+func mustJSON(v map[string]json.RawMessage) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // raw values that were unmarshaled marshal again
+	}
+	return b
 }
 
 func (w *statusWatch) Create(ctx context.Context, node *corev1.Node, opts metav1.CreateOptions) (*corev1.Node, error) {
@@ -294,8 +368,14 @@ func (p *Provider) statusRefused(_ context.Context, err error) error {
 	return err
 }
 
-func (p *Provider) beforeTaintsPatch() func(context.Context) {
+func (p *Provider) beforeStatusRead() func(context.Context) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.BeforeTaintsPatch
+	return p.BeforeStatusRead
+}
+
+func (p *Provider) beforeObjectPatch() func(context.Context) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.BeforeObjectPatch
 }

@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 
@@ -23,11 +25,11 @@ func eventCount(ctx context.Context, t *testing.T, name, reason string) int32 {
 	return n
 }
 
-// TestTaintsRefused: the API server refuses the taints patch (an
+// TestTaintsRefused: the API server refuses the object patch (an
 // admission policy refuses a taint the plugin reports). The plugin's
 // turn back to reachable and its new resources reach the node all the
 // same, at once; the transition is told once, as one event and one count
-// of the metric, though every ping sends the taints patch again and has
+// of the metric, though every ping sends the object patch again and has
 // it refused, each refusal counted as a write error. Nothing else is
 // lost, the ownership annotation never claims the refused taint, and once
 // the policy is gone the next ping delivers it.
@@ -53,7 +55,7 @@ func TestTaintsRefused(t *testing.T) {
 		return n
 	}
 	taintErrors := func() float64 {
-		n, _ := gather(t, reg).value("pingnode_node_write_errors_total", "node", name, "kind", kindTaints)
+		n, _ := gather(t, reg).value("pingnode_node_write_errors_total", "node", name, "kind", kindObject)
 		return n
 	}
 	transitions, refusals, writeErrors := reachable(), taintErrors(), p.WriteErrors.Load()
@@ -92,7 +94,7 @@ func TestTaintsRefused(t *testing.T) {
 	}
 	// The loop still runs: read each count once, both at least twenty.
 	if n := taintErrors() - refusals; n < 20 {
-		t.Errorf("pingnode_node_write_errors_total{kind=%q} counted %g refusals in twenty pings and more, want each counted", kindTaints, n)
+		t.Errorf("pingnode_node_write_errors_total{kind=%q} counted %g refusals in twenty pings and more, want each counted", kindObject, n)
 	}
 	if n := p.WriteErrors.Load() - writeErrors; n < 20 {
 		t.Errorf("the provider counted %d write errors in twenty pings and more, want each refusal counted", n)
@@ -115,4 +117,51 @@ func TestTaintsRefused(t *testing.T) {
 		return taintSet(node)[refusedKey+"=x:NoSchedule"] && strings.Contains(owned, refusedKey+":NoSchedule") && strings.Contains(owned, "vendor.example.com/maintenance:NoSchedule"),
 			"taints " + strings.Join(keys(taintSet(node)), ", ") + "; ownership " + owned
 	})
+}
+
+// TestStatusOnly: the node controller's status patch goes without its
+// labels and without annotations other than the controller's own
+// records; the status and those records go as they are.
+func TestStatusOnly(t *testing.T) {
+	tests := []struct {
+		name, patch, want string
+	}{
+		{
+			name: "labels and the provider's annotations dropped",
+			patch: `{"metadata":{"labels":{"site.example.com/rack":"r1","nvidia.com/gpu.count":null},"annotations":{"pingnode.io/plugin-labels":"nvidia.com/gpu.count",` +
+				`"virtual-kubelet.io/last-applied-object-meta":"{}","virtual-kubelet.io/last-applied-node-status":"{}"}},"status":{"capacity":{"cpu":"40"}}}`,
+			want: `{"metadata":{"annotations":{"virtual-kubelet.io/last-applied-object-meta":"{}","virtual-kubelet.io/last-applied-node-status":"{}"}},"status":{"capacity":{"cpu":"40"}}}`,
+		},
+		{
+			name:  "nothing but labels: no metadata",
+			patch: `{"metadata":{"labels":{"a.example.com/x":"y"},"annotations":{"a.example.com/y":null}},"status":{"$setElementOrder/conditions":[{"type":"Ready"}]}}`,
+			want:  `{"status":{"$setElementOrder/conditions":[{"type":"Ready"}]}}`,
+		},
+		{
+			name:  "no metadata",
+			patch: `{"status":{"allocatable":{"cpu":"8"}}}`,
+			want:  `{"status":{"allocatable":{"cpu":"8"}}}`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := statusOnly([]byte(tt.patch))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var gotJSON, wantJSON any
+			if err := json.Unmarshal(got, &gotJSON); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal([]byte(tt.want), &wantJSON); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(wantJSON, gotJSON); diff != "" {
+				t.Errorf("statusOnly (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if _, err := statusOnly([]byte(`{"metadata":[]}`)); err == nil {
+		t.Error("statusOnly of a patch whose metadata is not an object: no error")
+	}
 }

@@ -153,6 +153,7 @@ func TestWarningReason(t *testing.T) {
 		{pingstatus.Warning{Path: "spec.taints[a.io/x:NoSchedule]", Subject: pingstatus.SubjectTaint, Action: pingstatus.Repaired}, "TaintRepaired"},
 		{pingstatus.Warning{Subject: pingstatus.SubjectReply, Action: pingstatus.Ignored}, "ReplyIgnored"},
 		{pingstatus.Warning{Path: "metadata.annotations[pingnode.io/plugin-taints]", Subject: pingstatus.SubjectAnnotation, Action: pingstatus.Ignored}, "AnnotationIgnored"},
+		{pingstatus.Warning{Path: `labels["kubernetes.io/hostname"]`, Subject: pingstatus.SubjectLabel, Action: pingstatus.Refused}, "LabelRefused"},
 	}
 	for _, tt := range tests {
 		if got := warningReason(tt.w); got != tt.want {

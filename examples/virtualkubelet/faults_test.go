@@ -88,7 +88,7 @@ func noWriteErrors(t *testing.T, p *Provider) {
 }
 
 // TestConflictRetried: an administrator's taint lands between the
-// provider's read of the node and its taints patch (a hook makes the race
+// provider's read of the node and its object patch (a hook makes the race
 // certain). The patch conflicts, the provider reads again and retries, and
 // both taints end on the node.
 func TestConflictRetried(t *testing.T) {
@@ -101,7 +101,7 @@ func TestConflictRetried(t *testing.T) {
 	var once sync.Once
 	raced := make(chan struct{})
 	p.mu.Lock()
-	p.BeforeTaintsPatch = func(ctx context.Context) {
+	p.BeforeObjectPatch = func(ctx context.Context) {
 		once.Do(func() {
 			defer close(raced)
 			// In the provider's goroutine: an error, never Fatal, and
@@ -125,7 +125,7 @@ func TestConflictRetried(t *testing.T) {
 	select {
 	case <-raced:
 	case <-time.After(20 * time.Second):
-		t.Fatal("the provider never sent a taints patch")
+		t.Fatal("the provider never sent an object patch")
 	}
 	eventually(t, "both taints on the node", func(ctx context.Context) (bool, string) {
 		return nothingLost(ctx, t, name, true)

@@ -87,7 +87,7 @@ func registerFlags(fs *flag.FlagSet) *flags {
 	fs.DurationVar(&f.election.RetryPeriod, "leader-elect-retry-period", DefaultElectionRetry, "how often the leader renews and a standby tries to take over; less than -leader-elect-renew-deadline divided by 1.2. Not given, it is the default or 1/5 of -leader-elect-renew-deadline, whichever is less")
 	fs.StringVar(&f.serviceAccount, "service-account", DefaultServiceAccount, "namespace/name of the ServiceAccount the provider runs as, which -print-rbac and -print-node-policy give the rights to")
 	fs.BoolVar(&f.printRBAC, "print-rbac", false, "print the RBAC rules the provider needs for the configuration the other flags give (its nodes, -held, -leader-elect), bound to -service-account, as YAML, and exit")
-	fs.BoolVar(&f.printPolicy, "print-node-policy", false, "print a ValidatingAdmissionPolicy that lets -service-account create only the nodes and Leases of this configuration (what RBAC cannot name), as YAML, and exit")
+	fs.BoolVar(&f.printPolicy, "print-node-policy", false, "print a ValidatingAdmissionPolicy that lets -service-account create only the nodes and Leases of this configuration (what RBAC cannot name) and change only the labels of its nodes that -label-namespaces allows, as YAML, and exit")
 	return f
 }
 

@@ -26,7 +26,7 @@ import (
 
 // Provider pings a plugin and keeps a virtual node true to its replies and
 // to whether it answers: it hands status changes (resources, conditions)
-// to the Virtual Kubelet node controller and sends the taints patch
+// to the Virtual Kubelet node controller and sends the object patch
 // itself, since the node controller sends no spec. The node controller
 // also renews the node's Lease, by which the node lifecycle controller
 // judges that the provider lives; the conditions say whether the plugin
@@ -81,18 +81,23 @@ type Provider struct {
 	// hook for tests that step the provider one ping at a time.
 	BeforePing func(ctx context.Context)
 
-	// BeforeTaintsPatch, when set, runs before each taints patch is sent,
+	// BeforeObjectPatch, when set, runs before each object patch is sent,
 	// after the node it was computed from was read: a hook for tests of
 	// conflicts.
-	BeforeTaintsPatch func(ctx context.Context)
+	BeforeObjectPatch func(ctx context.Context)
+
+	// BeforeStatusRead, when set, runs in the node controller's goroutine
+	// before each read of the node that precedes its status patch: a
+	// hook for tests of races with the node controller.
+	BeforeStatusRead func(ctx context.Context)
 
 	// Counters, for logs and tests.
 	Pings       atomic.Int64 // plugin pings
 	Failures    atomic.Int64 // pings the plugin did not answer
-	Writes      atomic.Int64 // changes handed to the node controller, and taints patches sent
+	Writes      atomic.Int64 // changes handed to the node controller, and object patches sent
 	Reports     atomic.Int64 // a steady node handed to the node controller for its status report
 	WriteErrors atomic.Int64 // writes the API server refused (a conflict, retried, is not one)
-	Conflicts   atomic.Int64 // taints patches that conflicted and were retried
+	Conflicts   atomic.Int64 // object patches that conflicted and were retried
 	StartErrors atomic.Int64 // starts that failed, each tried again after a backoff
 }
 
@@ -185,7 +190,7 @@ func (p *Provider) Run(ctx context.Context) error {
 	// The node controller runs until Run returns, and Run waits for it.
 	running, stop := context.WithCancel(ctx)
 	controller, err := node.NewNodeController(p, registration,
-		&statusWatch{NodeInterface: p.nodes, delivered: p.delivered},
+		&statusWatch{NodeInterface: p.nodes, delivered: p.delivered, beforeRead: p.beforeStatusRead},
 		// The Lease, renewed as the kubelet does, with the node as its
 		// owner; its first renewal waits for the node to be registered.
 		node.WithNodeEnableLeaseV1WithRenewInterval(p.client.CoordinationV1().Leases(corev1.NamespaceNodeLease), leaseSeconds, renew),

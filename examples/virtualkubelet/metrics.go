@@ -23,7 +23,7 @@ const (
 	outcomeAnswered = "answered" // the plugin answered the ping (HTTP 200)
 	outcomeFailed   = "failed"   // it did not: transport error, timeout, other status
 
-	kindTaints = "taints" // a taints patch sent to the API server
+	kindObject = "object" // an object patch (taints, labels, ownership annotations) sent to the API server
 	kindStatus = "status" // a changed status handed to the node controller
 	kindReport = "report" // a steady node's status handed on for its periodic report
 
@@ -73,7 +73,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}, []string{"node", "to"}),
 		writes: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "pingnode_node_writes_total",
-			Help: "Writes of the node by the provider, by kind: taints (a taints patch sent, each attempt), status (a changed status handed to the node controller), report (a steady status handed on for its periodic report).",
+			Help: "Writes of the node by the provider, by kind: object (an object patch of taints, labels and their ownership annotations sent, each attempt), status (a changed status handed to the node controller), report (a steady status handed on for its periodic report).",
 		}, []string{"node", "kind"}),
 		conflicts: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "pingnode_node_write_conflicts_total",
@@ -85,7 +85,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}, []string{"node", "kind"}),
 		warnings: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "pingnode_warnings_total",
-			Help: "Parts of the plugin's replies, or of the pings, that were refused, repaired or ignored, by subject (reply, resource, taint, condition, annotation) and action (refused, repaired, ignored).",
+			Help: "Parts of the plugin's replies, or of the pings, that were refused, repaired or ignored, by subject (reply, resource, taint, condition, annotation, label) and action (refused, repaired, ignored).",
 		}, []string{"node", "subject", "action"}),
 		allocatable: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "pingnode_node_allocatable",
@@ -149,15 +149,15 @@ func (m *Metrics) forNode(node string) nodeMetrics {
 	for _, to := range []string{toReachable, toUnreachable} {
 		m.transitions.WithLabelValues(node, to)
 	}
-	for _, k := range []string{kindTaints, kindStatus, kindReport} {
+	for _, k := range []string{kindObject, kindStatus, kindReport} {
 		m.writes.WithLabelValues(node, k)
 	}
-	for _, k := range []string{kindTaints, kindStatus} {
+	for _, k := range []string{kindObject, kindStatus} {
 		m.writeErrors.WithLabelValues(node, k)
 	}
-	m.conflicts.WithLabelValues(node, kindTaints)
+	m.conflicts.WithLabelValues(node, kindObject)
 	m.startErrors.WithLabelValues(node)
-	for s := pingstatus.SubjectReply; s <= pingstatus.SubjectAnnotation; s++ {
+	for s := pingstatus.SubjectReply; s <= pingstatus.SubjectLabel; s++ {
 		for a := pingstatus.Refused; a <= pingstatus.Ignored; a++ {
 			m.warnings.WithLabelValues(node, s.String(), a.String())
 		}

@@ -21,6 +21,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/pingnode/pingnode/nodeapply"
+	"github.com/pingnode/pingnode/pingstatus"
 )
 
 // scrape is one scrape of a /metrics endpoint, parsed with Prometheus's
@@ -216,7 +217,7 @@ func TestMetricsScrape(t *testing.T) {
 		// Turning unreachable and reachable again changes the status;
 		// nothing else does (the refused cpu leaves the node as it is).
 		{"pingnode_node_writes_total", []string{"kind", "status"}, 2},
-		{"pingnode_node_writes_total", []string{"kind", "taints"}, 0},
+		{"pingnode_node_writes_total", []string{"kind", "object"}, 0},
 		{"pingnode_node_writes_total", nil, float64(p.Writes.Load() - writes)},
 		{"pingnode_node_write_conflicts_total", nil, float64(p.Conflicts.Load() - conflicts)},
 		{"pingnode_node_write_errors_total", nil, 0},
@@ -271,4 +272,31 @@ func describeScrape(s scrape) string {
 		}
 	}
 	return b.String()
+}
+
+// TestWarningsBySubject: every subject's series exists at zero from the
+// start, labels' among them, and a warning is counted once under its
+// subject and action, never its path.
+func TestWarningsBySubject(t *testing.T) {
+	const node = "vk-warnings-by-subject"
+	reg := prometheus.NewRegistry()
+	m := NewMetrics(reg).forNode(node)
+	for s := pingstatus.SubjectReply; s <= pingstatus.SubjectLabel; s++ {
+		if _, ok := gather(t, reg).value("pingnode_warnings_total", "node", node, "subject", s.String(), "action", "refused"); !ok {
+			t.Errorf("no pingnode_warnings_total{subject=%q,action=\"refused\"} at the start", s)
+		}
+	}
+	m.warnings([]pingstatus.Warning{
+		{Path: `labels["kubernetes.io/hostname"]`, Subject: pingstatus.SubjectLabel, Action: pingstatus.Refused},
+		{Path: `labels["node-restriction.kubernetes.io/dedicated"]`, Subject: pingstatus.SubjectLabel, Action: pingstatus.Refused},
+		{Path: "resources.cpu", Subject: pingstatus.SubjectResource, Action: pingstatus.Refused},
+	})
+	for _, c := range []struct {
+		subject string
+		want    float64
+	}{{"label", 2}, {"resource", 1}, {"taint", 0}} {
+		if got, _ := gather(t, reg).value("pingnode_warnings_total", "node", node, "subject", c.subject, "action", "refused"); got != c.want {
+			t.Errorf("pingnode_warnings_total{subject=%q,action=\"refused\"} = %g, want %g", c.subject, got, c.want)
+		}
+	}
 }

@@ -18,7 +18,7 @@ import (
 // alone: no read of the API server at a ping), so what an administrator or
 // a controller changed meanwhile is seen within moments, and drift (the
 // plugin's taint deleted by hand) is corrected at the next ping. Writes
-// carry preconditions: the taints patch the resourceVersion of the node it
+// carry preconditions: the object patch the resourceVersion of the node it
 // was computed from, so a cache that lags costs a conflict, a read of the
 // node as stored and a retry, never a lost taint.
 //
@@ -27,15 +27,18 @@ import (
 // controller) stands in for the cached one while the cache shows a version
 // the provider knows to be older than that write: the one the write was
 // built on, any the provider read on the way, and the result of its own
-// taints patch when the status is still to come. A cache shows versions in
+// object patch when the status is still to come. A cache shows versions in
 // order, so any other version is newer and holds the write, or another
 // writer's change, which the next Apply sees.
 //
-// The taints and the status are independent writes: a taints patch the
-// API server refuses never holds the status back. The status then goes on
-// with the taints and the ownership annotation as stored, and the next
-// ping, applied to that node, finds the taints still to send and sends
-// them again.
+// The object patch (taints, labels and their ownership annotations) and
+// the status are independent writes: an object patch the API server
+// refuses never holds the status back. The status then goes on with the
+// node as stored, and the next ping, applied to that node, finds the
+// taints and labels still to send and sends them again. The node
+// controller writes no label and no annotation but its own records
+// (statusWatch, delivery.go), so a node it holds that is older than the
+// node as stored never undoes a label removed since.
 
 // PingOnce asks the plugin once, applies the outcome to the node, and
 // delivers what changed. When nothing conflicts, it reads the node once,
@@ -86,32 +89,32 @@ func (p *Provider) PingOnce(ctx context.Context) {
 	}
 
 	older := []string{base.ResourceVersion}
-	taintsSent := false
+	objectSent := false
 	if res.NeedsObjectPatch() {
-		d, err := p.deliverTaints(ctx, ping, base, res)
+		d, err := p.deliverObject(ctx, ping, base, res)
 		if ctx.Err() != nil {
 			return
 		}
 		older = append(older, d.seen...)
 		if err != nil {
-			p.log.Error("taints patch not delivered; the status goes on without it, and the next ping sends it again", "error", err)
+			p.log.Error("object patch not delivered; the status goes on without it, and the next ping sends it again", "error", err)
 			base, res = d.base, d.res
 		} else {
-			p.logChanges(d.res, pingstatus.SubjectTaint, pingstatus.SubjectAnnotation)
-			base, res, taintsSent = d.stored, d.res, true
+			p.logChanges(d.res, pingstatus.SubjectTaint, pingstatus.SubjectLabel, pingstatus.SubjectAnnotation)
+			base, res, objectSent = d.stored, d.res, true
 		}
 	}
-	// The node as stored in spec and the ownership annotation (with the
-	// taints just delivered, or as they were), with the new status; it
-	// stands in for the cached node while the cache shows base's version
-	// (the result of the taints patch, if any) or an older one.
-	next := withStatus(base, res.Node, p.opts.ownership())
+	// The node as stored (with the taints and labels just delivered, or
+	// as they were), with the new status; it stands in for the cached
+	// node while the cache shows base's version (the result of the object
+	// patch, if any) or an older one.
+	next := withStatus(base, res.Node)
 	older = append(older, base.ResourceVersion)
 	switch {
 	case res.NeedsStatusPatch():
 		p.logChanges(res, pingstatus.SubjectResource, pingstatus.SubjectCondition)
 		p.handOn(next, older)
-	case taintsSent:
+	case objectSent:
 		p.setPending(next, older) // only the taints: nothing more is on its way
 	}
 }
@@ -153,8 +156,8 @@ func (p *Provider) setPending(node *corev1.Node, older []string) {
 }
 
 // logChanges logs the changes of res about the subjects given, when the
-// write that carries them is made: the taints patch carries the taints
-// and the ownership annotation (this provider keeps no ping-response
+// write that carries them is made: the object patch carries the taints,
+// the labels and the ownership annotations (this provider keeps no ping-response
 // annotation), the status the resources and the conditions.
 func (p *Provider) logChanges(res nodeapply.Result, subjects ...pingstatus.Subject) {
 	for _, c := range res.Changes {

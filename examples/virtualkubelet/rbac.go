@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -14,6 +16,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
+
+	"github.com/pingnode/pingnode/pingstatus"
 )
 
 // The provider's rights, as data: the least RBAC that lets it run a given
@@ -43,6 +47,15 @@ type Access struct {
 	Held bool
 	// Election is its leader election, or nil.
 	Election *Election
+	// LabelNamespaces are the namespaces, besides node-feature-discovery's
+	// (pingstatus.DefaultLabelNamespaces), in which its plugins may set
+	// labels (-label-namespaces): [Access.Policy] lets it change no other
+	// label of its nodes, but StaticLabels.
+	LabelNamespaces []string
+	// StaticLabels are the labels of each node's static configuration,
+	// by node: its registration labels, which [Access.Policy] lets it set
+	// to these values and to no other.
+	StaticLabels map[string]map[string]string
 }
 
 // accessFor is the Access of the ServiceAccount namespace/name that runs
@@ -53,8 +66,17 @@ func accessFor(namespace, name string, configs []Config, election *Election) Acc
 	for _, c := range configs {
 		if c.Static != nil {
 			a.Nodes = append(a.Nodes, c.Static.Name)
+			if a.StaticLabels == nil {
+				a.StaticLabels = map[string]map[string]string{}
+			}
+			a.StaticLabels[c.Static.Name] = maps.Clone(c.Static.Labels)
 		}
 		a.Held = a.Held || c.CountHeld
+		for _, ns := range c.LabelNamespaces {
+			if !slices.Contains(a.LabelNamespaces, ns) {
+				a.LabelNamespaces = append(a.LabelNamespaces, ns)
+			}
+		}
 	}
 	return a
 }
@@ -103,8 +125,8 @@ func (a Access) rights() []namespaceRights {
 		cluster = append(cluster,
 			rule("", "nodes", nodes, "read each node at start, after a conflict, and before each status patch (the Virtual Kubelet node controller)", "get"),
 			rule("", "nodes", nodes, "watch each node by name: an informer with a metadata.name field selector, which RBAC authorizes as a request for that name", "list", "watch"),
-			rule("", "nodes", nodes, "send the taints patch (the node controller sends no spec)", "patch"),
-			rule("", "nodes/status", nodes, "the node controller patches the status (resources, conditions, labels and annotations)", "patch"),
+			rule("", "nodes", nodes, "send the object patch: the plugin's taints and labels and their ownership annotations (the node controller sends no spec)", "patch"),
+			rule("", "nodes/status", nodes, "the node controller patches the status (resources, conditions, and the annotations in which it records what it applied)", "patch"),
 		)
 	}
 	if a.Held {
@@ -255,8 +277,15 @@ func (a Access) describe() string {
 // [Access.Name] with ":" read as ".", that fence what RBAC cannot name:
 // requests of the ServiceAccount's user may create only its own nodes,
 // only their Leases in kube-node-lease and the leader election Lease, and
-// events only on its own nodes. Other users' requests are not matched.
-// It needs admissionregistration.k8s.io/v1 (Kubernetes 1.30 and later).
+// events only on its own nodes. It fences the labels of its nodes too, as
+// NodeRestriction fences a kubelet's (KEP-279), so that a provider taken
+// over cannot label its nodes into workloads meant for others: a create,
+// an update or a status update of a node may add, change or remove a
+// label only in the allowed namespaces (node-feature-discovery's and
+// [Access.LabelNamespaces], each with its subdomains), and may set the
+// node's static labels to their static values; any other label must stay
+// as it was. Other users' requests are not matched. It needs
+// admissionregistration.k8s.io/v1 (Kubernetes 1.30 and later).
 func (a Access) Policy() []runtime.Object {
 	name := strings.ReplaceAll(a.Name(), ":", ".")
 	nodes := celList(a.Nodes)
@@ -274,16 +303,18 @@ func (a Access) Policy() []runtime.Object {
 		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
 			FailurePolicy: &fail,
 			MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{
-				namedRule("", "nodes", admissionregistrationv1.Create),
+				namedRule("", "nodes", admissionregistrationv1.Create, admissionregistrationv1.Update),
+				namedRule("", "nodes/status", admissionregistrationv1.Update),
 				namedRule(coordinationv1.GroupName, "leases", admissionregistrationv1.Create),
 				namedRule("", "events", admissionregistrationv1.Create, admissionregistrationv1.Update),
 			}},
 			MatchConditions: []admissionregistrationv1.MatchCondition{
 				{Name: "the-provider", Expression: "request.userInfo.username == '" + a.User() + "'"},
 			},
+			Variables: a.labelVariables(),
 			Validations: []admissionregistrationv1.Validation{
 				{
-					Expression: "request.resource.resource != 'nodes' || object.metadata.name in " + nodes,
+					Expression: "request.resource.resource != 'nodes' || request.operation != 'CREATE' || object.metadata.name in " + nodes,
 					Message:    "the pingnode provider " + a.Namespace + "/" + a.ServiceAccount + " may create only its own nodes",
 					Reason:     &forbidden,
 				},
@@ -292,6 +323,12 @@ func (a Access) Policy() []runtime.Object {
 					Expression: "request.resource.resource != 'events' || (object.involvedObject.kind == 'Node' && object.involvedObject.name in " + nodes + ")",
 					Message:    "the pingnode provider " + a.Namespace + "/" + a.ServiceAccount + " may record events only on its own nodes",
 					Reason:     &forbidden,
+				},
+				{
+					Expression: "request.resource.resource != 'nodes' || " + labelFence,
+					Message: "the pingnode provider " + a.Namespace + "/" + a.ServiceAccount + " may change its nodes' labels only in " +
+						strings.Join(a.labelNamespaces(), ", ") + " and their subdomains, and set their static labels",
+					Reason: &forbidden,
 				},
 			},
 		},
@@ -305,6 +342,60 @@ func (a Access) Policy() []runtime.Object {
 		},
 	}
 	return []runtime.Object{policy, binding}
+}
+
+// labelFence is the CEL expression, over the variables of
+// [Access.labelVariables], that holds when a node's labels changed only
+// as the provider may change them: each label added or changed is in an
+// allowed namespace or is a static label set to its static value, and
+// each label removed is in an allowed namespace.
+const labelFence = "variables.labels.all(k, (k in variables.oldLabels && variables.oldLabels[k] == variables.labels[k]) || " +
+	"(k in variables.staticLabels && variables.staticLabels[k] == variables.labels[k]) || " + allowedKey + ")" +
+	" && variables.oldLabels.all(k, k in variables.labels || " + allowedKey + ")"
+
+// allowedKey holds when the label key k has a prefix that is an allowed
+// namespace or a subdomain of one.
+const allowedKey = "variables.labelNamespaces.exists(n, k.startsWith(n + '/') || " +
+	"(k.indexOf('/') > 0 && k.substring(0, k.indexOf('/')).endsWith('.' + n)))"
+
+// labelVariables are the policy's variables for [labelFence]: the labels
+// of the object and of the old object (none on a create), the allowed
+// namespaces, and the static labels of the node at hand (none for another
+// node).
+func (a Access) labelVariables() []admissionregistrationv1.Variable {
+	static := make([]string, 0, len(a.StaticLabels))
+	for _, node := range slices.Sorted(maps.Keys(a.StaticLabels)) {
+		labels := a.StaticLabels[node]
+		entries := make([]string, 0, len(labels))
+		for _, k := range slices.Sorted(maps.Keys(labels)) {
+			entries = append(entries, celString(k)+": "+celString(labels[k]))
+		}
+		static = append(static, celString(node)+": {"+strings.Join(entries, ", ")+"}")
+	}
+	return []admissionregistrationv1.Variable{
+		{Name: "labels", Expression: "has(object.metadata.labels) ? object.metadata.labels : {}"},
+		{Name: "oldLabels", Expression: "oldObject != null && has(oldObject.metadata.labels) ? oldObject.metadata.labels : {}"},
+		{Name: "labelNamespaces", Expression: celList(a.labelNamespaces())},
+		{Name: "staticByNode", Expression: "{" + strings.Join(static, ", ") + "}"},
+		{Name: "staticLabels", Expression: "object.metadata.name in variables.staticByNode ? variables.staticByNode[object.metadata.name] : {}"},
+	}
+}
+
+// labelNamespaces are the namespaces in which the plugins may set labels:
+// node-feature-discovery's, then [Access.LabelNamespaces].
+func (a Access) labelNamespaces() []string {
+	out := pingstatus.DefaultLabelNamespaces()
+	for _, ns := range a.LabelNamespaces {
+		if !slices.Contains(out, ns) {
+			out = append(out, ns)
+		}
+	}
+	return out
+}
+
+// celString is s as a CEL string literal.
+func celString(s string) string {
+	return strconv.Quote(s)
 }
 
 func namedRule(group, resource string, ops ...admissionregistrationv1.OperationType) admissionregistrationv1.NamedRuleWithOperations {
@@ -329,7 +420,7 @@ func celList(names []string) string {
 func (a Access) PolicyYAML() ([]byte, error) {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# What RBAC cannot name, fenced for the pingnode provider's ServiceAccount %s/%s (printed by -print-node-policy),\n", a.Namespace, a.ServiceAccount)
-	fmt.Fprintf(&b, "# for %s: the nodes, Leases and events it may create. Kubernetes 1.30 and later.\n", a.describe())
+	fmt.Fprintf(&b, "# for %s: the nodes, Leases and events it may create, and the labels of its nodes it may change. Kubernetes 1.30 and later.\n", a.describe())
 	for _, obj := range a.Policy() {
 		doc, err := marshalYAML(obj)
 		if err != nil {

@@ -264,13 +264,13 @@ var rightsSymptoms = map[string]func(t *testing.T, c *rightsCase){
 		if taintSet(stored(t.Context(), t, c.name))[pluginTaint] {
 			t.Error("the plugin's taint is on the node")
 		}
-		if n := c.writeErrors(t, kindTaints); n < 1 || p.WriteErrors.Load() < 1 {
+		if n := c.writeErrors(t, kindObject); n < 1 || p.WriteErrors.Load() < 1 {
 			t.Errorf("pingnode_node_write_errors_total{kind=taints} %g, want the refusal counted", n)
 		}
 	},
 	"cluster nodes/status patch": func(t *testing.T, c *rightsCase) {
 		// The node is registered with the static status, which then
-		// never changes; the taints patch lands.
+		// never changes; the object patch lands.
 		c.run(t)
 		c.plugin.reply(http.StatusOK, goodReply, 0)
 		c.awaitRefused(t, http.MethodPatch, "/api/v1/nodes/"+c.name+"/status")

@@ -1,0 +1,560 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/virtual-kubelet/virtual-kubelet/node"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/pingnode/pingnode/nodeapply"
+	"github.com/pingnode/pingnode/pingstatus"
+)
+
+// Labels from the plugin, end to end: the real scheduler places pods by
+// them, an administrator's labels survive every reply, labels the
+// provider does not allow change nothing, the Virtual Kubelet node
+// controller never undoes a label removed behind it, and the admission
+// policy of -print-node-policy fences the provider's own token.
+
+const (
+	gpuProduct = "nvidia.com/gpu.product"
+	gpuCount   = "nvidia.com/gpu.count"
+	a100       = "NVIDIA-A100-SXM4-80GB"
+	v100       = "Tesla-V100-SXM2-32GB"
+	h100       = "NVIDIA-H100-80GB-HBM3"
+	ownerLabel = "site.example.com/owner"
+	rackLabel  = "site.example.com/rack"
+	// unschedulableBySelector is what the scheduler says of a pod whose
+	// node selector no node matches.
+	unschedulableBySelector = "didn't match Pod's node affinity/selector"
+)
+
+// withNvidia lets the plugin set labels in nvidia.com, as -label-namespaces
+// nvidia.com does.
+func withNvidia(c *Config) { c.LabelNamespaces = []string{"nvidia.com"} }
+
+// labelReply is a reply with resources and the labels given, as JSON.
+func labelReply(labels map[string]string) string {
+	b, err := json.Marshal(map[string]any{"resources": map[string]string{"cpu": "64", "memory": "256Gi"}, "labels": labels})
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// hasLabels reports whether the node has each label of want (a value of
+// "" means the label must be absent), and says which differs.
+func hasLabels(node *corev1.Node, want map[string]string) (bool, string) {
+	for k, v := range want {
+		got, ok := node.Labels[k]
+		switch {
+		case v == "" && ok:
+			return false, fmt.Sprintf("%s=%s, want it absent (labels %v)", k, got, node.Labels)
+		case v != "" && got != v:
+			return false, fmt.Sprintf("%s=%q, want %q (labels %v)", k, got, v, node.Labels)
+		}
+	}
+	return true, ""
+}
+
+// labelsAre waits until the stored node has the labels of want.
+func labelsAre(t *testing.T, name, what string, want map[string]string) {
+	t.Helper()
+	eventually(t, what, func(ctx context.Context) (bool, string) { return hasLabels(stored(ctx, t, name), want) })
+}
+
+// setAdminLabel is kubectl label by an administrator, with the admin
+// client: value "" removes the label. It retries on a conflict, as
+// kubectl does.
+func setAdminLabel(t *testing.T, name, key, value string) {
+	t.Helper()
+	v := any(value)
+	if value == "" {
+		v = nil
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]any{key: v}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.CoreV1().Nodes().Patch(t.Context(), name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		t.Fatalf("kubectl label %s %s=%s: %v", name, key, value, err)
+	}
+}
+
+// createSelectingPod creates a pod that selects nodes by selector,
+// tolerating the provider's protected and static taints, and deletes it
+// when the test ends.
+func createSelectingPod(t *testing.T, name string, selector map[string]string) {
+	t.Helper()
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: metav1.NamespaceDefault},
+		Spec: corev1.PodSpec{
+			NodeSelector: selector,
+			Tolerations:  providerTolerations(),
+			Containers: []corev1.Container{{Name: "job", Image: "example.com/job", Resources: corev1.ResourceRequirements{
+				Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")},
+			}}},
+			TerminationGracePeriodSeconds: new(int64),
+		},
+	}
+	deletePod(t, name) // left by a run that was killed
+	eventually(t, "no pod "+name+" left", func(ctx context.Context) (bool, string) {
+		_, err := client.CoreV1().Pods(pod.Namespace).Get(ctx, name, metav1.GetOptions{})
+		return apierrors.IsNotFound(err), errorText(err)
+	})
+	if _, err := client.CoreV1().Pods(pod.Namespace).Create(t.Context(), pod, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("pod %s: %v", name, err)
+	}
+	t.Cleanup(func() { deletePod(t, name) })
+}
+
+// TestLabelsScheduler: two virtual nodes whose plugins report different
+// GPU products; a pod that selects one product lands on that node only.
+// Once the first plugin reports another product, a new pod that selects
+// the old one stays Pending, by the scheduler's own decision.
+func TestLabelsScheduler(t *testing.T) {
+	const first, second = "vk-labels-a100", "vk-labels-v100"
+	pa, pluginA := startProvider(t, first, time.Hour, withNvidia)
+	pb, pluginB := startProvider(t, second, time.Hour, withNvidia)
+	pluginA.reply(http.StatusOK, labelReply(map[string]string{gpuProduct: a100}), 0)
+	pluginB.reply(http.StatusOK, labelReply(map[string]string{gpuProduct: v100}), 0)
+	labelsAre(t, first, "the first node's product is stored", map[string]string{gpuProduct: a100})
+	labelsAre(t, second, "the second node's product is stored", map[string]string{gpuProduct: v100})
+	schedulable(t, first)
+	schedulable(t, second)
+
+	createSelectingPod(t, "wants-a100", map[string]string{gpuProduct: a100})
+	boundTo(t, "wants-a100", first)
+
+	pluginA.reply(http.StatusOK, labelReply(map[string]string{gpuProduct: h100}), 0)
+	labelsAre(t, first, "the first node's new product is stored", map[string]string{gpuProduct: h100})
+	createSelectingPod(t, "wants-a100-again", map[string]string{gpuProduct: a100})
+	why := pending(t, "wants-a100-again")
+	if !strings.Contains(why, unschedulableBySelector) {
+		t.Errorf("the scheduler says %q, want it to say the pod %s", why, unschedulableBySelector)
+	}
+	t.Logf("A100 no longer reported: %s", why)
+	createSelectingPod(t, "wants-h100", map[string]string{gpuProduct: h100})
+	boundTo(t, "wants-h100", first)
+
+	// Nothing lost: each node has its own product, and the provider's
+	// writes were all taken.
+	labelsAre(t, second, "the second node keeps its product", map[string]string{gpuProduct: v100})
+	noWriteErrors(t, pa)
+	noWriteErrors(t, pb)
+}
+
+// TestLabelsBesideAdmin: an administrator's label survives every reply,
+// labels: {} among them, which removes only the plugin's labels. A reply
+// with a label in node-restriction.kubernetes.io or kubernetes.io (the
+// static kubernetes.io/hostname among them) changes nothing on the node,
+// and says why: a Warning event LabelRefused on the node, and
+// pingnode_warnings_total{subject="label",action="refused"}.
+func TestLabelsBesideAdmin(t *testing.T) {
+	const name = "vk-labels-admin"
+	clearNodeEvents(t, name)
+	reg := prometheus.NewRegistry()
+	p, plugin := startProvider(t, name, time.Hour, withNvidia, func(c *Config) { c.Metrics = NewMetrics(reg) })
+	static := maps.Clone(StaticNode(name).Labels)
+
+	plugin.reply(http.StatusOK, labelReply(map[string]string{gpuProduct: a100, gpuCount: "8"}), 0)
+	labelsAre(t, name, "the plugin's labels are stored", map[string]string{gpuProduct: a100, gpuCount: "8"})
+	setAdminLabel(t, name, ownerLabel, "team-a")
+
+	replies := []struct {
+		name   string
+		labels map[string]string
+		want   map[string]string // of the plugin's labels
+	}{
+		{"a new product", map[string]string{gpuProduct: h100, gpuCount: "8"}, map[string]string{gpuProduct: h100, gpuCount: "8"}},
+		{"one label fewer", map[string]string{gpuProduct: h100}, map[string]string{gpuProduct: h100, gpuCount: ""}},
+		{"the administrator's key", map[string]string{gpuProduct: h100, ownerLabel: "plugin"}, map[string]string{gpuProduct: h100}},
+		{"labels: {}", map[string]string{}, map[string]string{gpuProduct: "", gpuCount: ""}},
+		{"back again", map[string]string{gpuProduct: a100}, map[string]string{gpuProduct: a100}},
+	}
+	for _, r := range replies {
+		plugin.reply(http.StatusOK, labelReply(r.labels), 0)
+		want := maps.Clone(r.want)
+		want[ownerLabel] = "team-a"
+		maps.Copy(want, static)
+		labelsAre(t, name, r.name+": the plugin's labels as sent, the administrator's and the static ones kept", want)
+		pings := p.Pings.Load()
+		eventually(t, r.name+": three more pings", func(context.Context) (bool, string) { return p.Pings.Load() >= pings+3, "pings" })
+		if ok, why := hasLabels(stored(t.Context(), t, name), want); !ok {
+			t.Errorf("%s, three pings later: %s", r.name, why)
+		}
+	}
+
+	// Labels no provider may let a plugin set: nothing changes.
+	before := stored(t.Context(), t, name)
+	refused := func() float64 {
+		n, _ := gather(t, reg).value("pingnode_warnings_total", "node", name, "subject", "label", "action", "refused")
+		return n
+	}
+	counted := refused()
+	plugin.reply(http.StatusOK, labelReply(map[string]string{
+		gpuProduct: a100,
+		"node-restriction.kubernetes.io/dedicated": "x",
+		"kubernetes.io/hostname":                   "other",
+		"example.org/x":                            "y",
+	}), 0)
+	reason := warningReason(pingstatus.Warning{Subject: pingstatus.SubjectLabel, Action: pingstatus.Refused})
+	eventually(t, "the refusals are said in events", func(ctx context.Context) (bool, string) {
+		events := eventsWith(nodeEventsOf(ctx, t, name), reason)
+		var paths []string
+		for _, e := range events {
+			paths = append(paths, e.Message)
+		}
+		all := strings.Join(paths, "\n")
+		return strings.Contains(all, "node-restriction.kubernetes.io/dedicated") && strings.Contains(all, "kubernetes.io/hostname") &&
+			strings.Contains(all, "example.org/x"), describe(events)
+	})
+	pings := p.Pings.Load()
+	eventually(t, "five more pings", func(context.Context) (bool, string) { return p.Pings.Load() >= pings+5, "pings" })
+	after := stored(t.Context(), t, name)
+	if !maps.Equal(after.Labels, before.Labels) {
+		t.Errorf("labels went from %v to %v, want them unchanged", before.Labels, after.Labels)
+	}
+	if got := after.Annotations[nodeapply.DefaultLabelOwnershipAnnotation]; got != gpuProduct {
+		t.Errorf("the plugin owns %q, want only %s", got, gpuProduct)
+	}
+	if n := refused() - counted; n < 3 {
+		t.Errorf("pingnode_warnings_total{subject=label,action=refused} grew by %g, want the three refused labels counted", n)
+	}
+	noWriteErrors(t, p)
+}
+
+// TestLabelsNodeControllerRace: the node controller holds a node handed
+// on before a label was removed, the plugin's (the object patch removed
+// it) and an administrator's, and writes it after the removals (a hook
+// holds the controller's read until then; in a cluster, the controller
+// busy with the previous write does the same). The controller's
+// three-way merge would put both labels back (TestNodeControllerLabels
+// shows it); the provider's status patch carries no label, so neither
+// comes back.
+func TestLabelsNodeControllerRace(t *testing.T) {
+	const name = "vk-labels-race"
+	p, plugin := startProvider(t, name, time.Hour, withNvidia)
+	labels := map[string]string{gpuProduct: a100, gpuCount: "8"}
+	reply := func(cpu string, labels map[string]string) string {
+		b, err := json.Marshal(map[string]any{"resources": map[string]string{"cpu": cpu}, "labels": labels})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	plugin.reply(http.StatusOK, reply("64", labels), 0)
+	labelsAre(t, name, "the plugin's labels are stored", labels)
+	setAdminLabel(t, name, ownerLabel, "team-a")
+	setAdminLabel(t, name, rackLabel, "r1")
+	// A status change hands the node, with all four labels, to the
+	// controller, which now counts them among the labels it applied. A
+	// node handed on before the provider's cache had the administrator's
+	// labels is followed by another.
+	cpu := 63
+	plugin.reply(http.StatusOK, reply(strconv.Itoa(cpu), labels), 0)
+	eventually(t, "the controller wrote a node with the four labels", func(ctx context.Context) (bool, string) {
+		handed := p.lastHandedOn()
+		if handed == nil || handed.Status.Capacity.Cpu().Value() != int64(cpu) {
+			return false, "not handed on yet"
+		}
+		if handed.Labels[rackLabel] == "" || handed.Labels[gpuCount] == "" {
+			cpu--
+			plugin.reply(http.StatusOK, reply(strconv.Itoa(cpu), labels), 0)
+			return false, fmt.Sprintf("handed on without the labels: %v", handed.Labels)
+		}
+		return hasResources(stored(ctx, t, name), map[string]string{"cpu": strconv.Itoa(cpu)})
+	})
+	if applied := stored(t.Context(), t, name).Annotations["virtual-kubelet.io/last-applied-object-meta"]; !strings.Contains(applied, rackLabel) {
+		t.Fatalf("the controller's record lacks %s: %s", rackLabel, applied)
+	}
+
+	// Hold the controller's next read.
+	var armed atomic.Bool
+	held, release := make(chan struct{}), make(chan struct{})
+	var releaseOnce sync.Once
+	releaseAll := func() { releaseOnce.Do(func() { close(release) }) }
+	t.Cleanup(releaseAll)
+	armed.Store(true)
+	p.mu.Lock()
+	p.BeforeStatusRead = func(ctx context.Context) {
+		if armed.CompareAndSwap(true, false) {
+			close(held)
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+		}
+	}
+	p.mu.Unlock()
+	plugin.reply(http.StatusOK, reply("40", labels), 0) // handed on with the four labels
+	select {
+	case <-held:
+	case <-time.After(defaultWait):
+		t.Fatal("the controller never read the node")
+	}
+	// Behind the controller's back: the plugin stops listing gpu.count
+	// (the object patch removes it), and the administrator removes the
+	// rack label.
+	plugin.reply(http.StatusOK, reply("40", map[string]string{gpuProduct: a100}), 0)
+	labelsAre(t, name, "the plugin's label is removed", map[string]string{gpuCount: ""})
+	setAdminLabel(t, name, rackLabel, "")
+	releaseAll()
+	eventually(t, "the controller wrote the node it held", func(ctx context.Context) (bool, string) {
+		return hasResources(stored(ctx, t, name), map[string]string{"cpu": "40"})
+	})
+	want := map[string]string{gpuProduct: a100, gpuCount: "", ownerLabel: "team-a", rackLabel: ""}
+	if ok, why := hasLabels(stored(t.Context(), t, name), want); !ok {
+		t.Errorf("after the controller's write: %s", why)
+	}
+	pings := p.Pings.Load()
+	eventually(t, "five more pings", func(context.Context) (bool, string) { return p.Pings.Load() >= pings+5, "pings" })
+	node := stored(t.Context(), t, name)
+	if ok, why := hasLabels(node, want); !ok {
+		t.Errorf("five pings later: %s", why)
+	}
+	if got := node.Annotations[nodeapply.DefaultLabelOwnershipAnnotation]; got != gpuProduct {
+		t.Errorf("the plugin owns %q, want only %s", got, gpuProduct)
+	}
+	noWriteErrors(t, p)
+}
+
+// bareProvider is the least a Virtual Kubelet node controller needs: the
+// test hands it nodes itself.
+type bareProvider struct {
+	mu     sync.Mutex
+	notify func(*corev1.Node)
+}
+
+func (b *bareProvider) Ping(context.Context) error { return nil }
+
+func (b *bareProvider) NotifyNodeStatus(_ context.Context, cb func(*corev1.Node)) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.notify = cb
+}
+
+// TestNodeControllerLabels shows, on the real API server, what the
+// Virtual Kubelet node controller (v1.14.1) does to labels when it is
+// handed a node, with no provider in between: the cpu the test hands on
+// tells when the controller's write of that node is stored.
+//
+//   - A label it never applied (the plugin's, written by an object
+//     patch, and an administrator's) is left alone, though the node it is
+//     handed lacks it.
+//   - Once a node it was handed carried them, they are its own: removed
+//     behind it (by the object patch, by the administrator), they come
+//     back when the node it is handed still has them, an older node; and
+//     a node without them removes them, whoever set them since.
+func TestNodeControllerLabels(t *testing.T) {
+	const name = "vk-bare-controller"
+	deleteNode(t, name) // left by a run that was killed
+	bare := &bareProvider{}
+	registered := StaticNode(name)
+	controller, err := node.NewNodeController(bare, StaticNode(name), client.CoreV1().Nodes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { _ = controller.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		<-controller.Done()
+		deleteNode(t, name)
+	})
+	select {
+	case <-controller.Ready():
+	case <-controller.Done():
+		t.Fatalf("the controller stopped: %v", controller.Err())
+	}
+	cpu := 100
+	hand := func(what string, n *corev1.Node) {
+		t.Helper()
+		cpu++
+		n = n.DeepCopy()
+		q := *resource.NewQuantity(int64(cpu), resource.DecimalSI)
+		n.Status.Capacity[corev1.ResourceCPU], n.Status.Allocatable[corev1.ResourceCPU] = q, q
+		bare.mu.Lock()
+		notify := bare.notify
+		bare.mu.Unlock()
+		notify(n)
+		eventually(t, what+": the controller's write is stored", func(ctx context.Context) (bool, string) {
+			return hasResources(stored(ctx, t, name), map[string]string{"cpu": q.String()})
+		})
+	}
+	objectPatch := func(key, value string) {
+		t.Helper()
+		v := any(value)
+		if value == "" {
+			v = nil
+		}
+		patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]any{key: v}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := client.CoreV1().Nodes().Patch(t.Context(), name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// (a) Labels it did not set.
+	objectPatch(gpuProduct, a100)
+	setAdminLabel(t, name, ownerLabel, "team-a")
+	hand("the static node", registered)
+	node := stored(t.Context(), t, name)
+	if ok, why := hasLabels(node, map[string]string{gpuProduct: a100, ownerLabel: "team-a"}); !ok {
+		t.Errorf("(a) labels it never applied, the node it was handed without them: %s", why)
+	}
+	t.Logf("(a) left alone: %s=%s, %s=%s", gpuProduct, node.Labels[gpuProduct], ownerLabel, node.Labels[ownerLabel])
+
+	// (b) Labels removed behind it.
+	held := stored(t.Context(), t, name) // with both labels, as a provider reads it
+	hand("the node as stored", held)
+	applied := stored(t.Context(), t, name).Annotations["virtual-kubelet.io/last-applied-object-meta"]
+	if !strings.Contains(applied, ownerLabel) || !strings.Contains(applied, gpuProduct) {
+		t.Errorf("its record %s lacks the labels of the node it was handed", applied)
+	}
+	objectPatch(gpuProduct, "")
+	setAdminLabel(t, name, ownerLabel, "")
+	hand("the node it held, handed before the removals", held)
+	node = stored(t.Context(), t, name)
+	if ok, why := hasLabels(node, map[string]string{gpuProduct: a100, ownerLabel: "team-a"}); !ok {
+		t.Errorf("(b) removed behind it, handed an older node: %s, want both put back", why)
+	}
+	t.Logf("(b) put back: %s=%s, %s=%s", gpuProduct, node.Labels[gpuProduct], ownerLabel, node.Labels[ownerLabel])
+	setAdminLabel(t, name, ownerLabel, "team-b") // the administrator's own value now
+	hand("a node without them", registered)
+	node = stored(t.Context(), t, name)
+	if ok, why := hasLabels(node, map[string]string{gpuProduct: "", ownerLabel: ""}); !ok {
+		t.Errorf("(b) labels it applied, handed a node without them: %s, want both removed", why)
+	}
+	t.Logf("(b) removed, the administrator's team-b among them: labels %v", node.Labels)
+}
+
+// TestLabelFence: with the provider's own token and the admission policy
+// of -print-node-policy in force, the API server takes a change of its
+// node's labels in an allowed namespace (node-feature-discovery's,
+// -label-namespaces nvidia.com, and their subdomains), by the object and
+// by the status, and refuses (403 Forbidden, by the policy) one outside:
+// kubernetes.io/hostname=other, node-restriction.kubernetes.io, a
+// namespace not allowed, a registration with such a label. Its static
+// labels it may set to their static values.
+func TestLabelFence(t *testing.T) {
+	const own = "vk-label-fence"
+	ctx := t.Context()
+	cfg := testConfig(own, "http://127.0.0.1:1/status")
+	withNvidia(&cfg)
+	id := grant(t, own, accessFor("", "", []Config{cfg}, nil))
+	sa := id.client
+	t.Cleanup(func() { deleteNode(t, own) })
+	policy := id.access.Policy()
+	for _, obj := range policy {
+		if err := deleteObject(ctx, obj); err != nil { // left by a run that was killed
+			t.Fatal(err)
+		}
+		if err := createObject(ctx, obj); err != nil {
+			t.Fatalf("%s: %v", describeObject(obj), err)
+		}
+	}
+	t.Cleanup(func() {
+		for _, obj := range policy {
+			if err := deleteObject(context.Background(), obj); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	const refusal = "may change its nodes' labels only in"
+	register := func(ctx context.Context, labels map[string]string, dryRun bool) error {
+		n := StaticNode(own)
+		maps.Copy(n.Labels, labels)
+		opts := metav1.CreateOptions{}
+		if dryRun {
+			opts.DryRun = []string{metav1.DryRunAll}
+		}
+		_, err := sa.CoreV1().Nodes().Create(ctx, n, opts)
+		return err
+	}
+	eventually(t, "the policy is in force", func(ctx context.Context) (bool, string) {
+		err := register(ctx, map[string]string{"example.org/x": "y"}, true)
+		return err != nil && strings.Contains(err.Error(), refusal), errorText(err)
+	})
+	if err := register(ctx, nil, false); err != nil {
+		t.Fatalf("the provider registers its node with its static labels: %v", err)
+	}
+	label := func(key, value string, subresources ...string) func(context.Context) error {
+		return func(ctx context.Context) error {
+			v := any(value)
+			if value == "" {
+				v = nil
+			}
+			patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]any{key: v}}})
+			if err != nil {
+				return err
+			}
+			_, err = sa.CoreV1().Nodes().Patch(ctx, own, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, subresources...)
+			return err
+		}
+	}
+	for _, c := range []struct {
+		what    string
+		do      func(context.Context) error
+		allowed bool
+	}{
+		{"set nvidia.com/gpu.product", label(gpuProduct, a100), true},
+		{"change nvidia.com/gpu.product", label(gpuProduct, h100), true},
+		{"set a label of a subdomain of nvidia.com", label("gpu.nvidia.com/mig", "true"), true},
+		{"set a node-feature-discovery label", label("feature.node.kubernetes.io/cpu-model.vendor_id", "AMD"), true},
+		{"set a profile.node.kubernetes.io label by the status", label("profile.node.kubernetes.io/hpc", "true", "status"), true},
+		{"remove nvidia.com/gpu.product", label(gpuProduct, ""), true},
+		{"set its static hostname label to its own value", label("kubernetes.io/hostname", own), true},
+		{"set kubernetes.io/hostname=other", label("kubernetes.io/hostname", "other"), false},
+		{"set kubernetes.io/hostname=other by the status", label("kubernetes.io/hostname", "other", "status"), false},
+		{"remove its static label kubernetes.io/hostname", label("kubernetes.io/hostname", ""), false},
+		{"set node-restriction.kubernetes.io/dedicated=x", label("node-restriction.kubernetes.io/dedicated", "x"), false},
+		{"set node-role.kubernetes.io/control-plane=true", label("node-role.kubernetes.io/control-plane", "true"), false},
+		{"set example.org/x", label("example.org/x", "y"), false},
+		{"set a label of a lookalike of nvidia.com", label("notnvidia.com/gpu.product", a100), false},
+		{"set an unprefixed label", label("dedicated", "gpu"), false},
+	} {
+		err := c.do(ctx)
+		switch {
+		case c.allowed && err != nil:
+			t.Errorf("with the policy, the provider may not %s: %v", c.what, err)
+		case !c.allowed:
+			if msg := mustForbid(t, "with the policy, the provider may "+c.what, err); !strings.Contains(msg, refusal) {
+				t.Errorf("%s: refused with %q, want the policy's %q", c.what, msg, refusal)
+			}
+		}
+	}
+	// An administrator's label beside: the provider's writes of other
+	// labels go through, and the administrator's own are theirs.
+	setAdminLabel(t, own, ownerLabel, "team-a")
+	if err := label(gpuProduct, a100)(ctx); err != nil {
+		t.Errorf("beside an administrator's label, the provider may not set its own: %v", err)
+	}
+	mustForbid(t, "the provider may change the administrator's label", label(ownerLabel, "team-b")(ctx))
+	mustForbid(t, "the provider may remove the administrator's label", label(ownerLabel, "")(ctx))
+	status := []byte(`{"status":{"capacity":{"cpu":"8"}}}`)
+	if _, err := sa.CoreV1().Nodes().Patch(ctx, own, types.StrategicMergePatchType, status, metav1.PatchOptions{}, "status"); err != nil {
+		t.Errorf("the provider's status patch with no label: %v", err)
+	}
+	want := map[string]string{ownerLabel: "team-a", gpuProduct: a100, "kubernetes.io/hostname": own, "node-restriction.kubernetes.io/dedicated": "", "example.org/x": ""}
+	if ok, why := hasLabels(stored(ctx, t, own), want); !ok {
+		t.Errorf("after the refusals: %s", why)
+	}
+}
