@@ -3,11 +3,13 @@ package nodeapply_test
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/pingnode/pingnode/nodeapply"
 	"github.com/pingnode/pingnode/pingstatus"
@@ -87,6 +89,25 @@ func BenchmarkApply(b *testing.B) {
 		node, patch := withTaints(n)
 		run(fmt.Sprintf("taints%d", n), node, patch, true)
 	}
+	for _, n := range []int{10, 100} {
+		node, patch := withLabels(n)
+		run(fmt.Sprintf("labels%d-noop", n), node, patch, false)
+		changing := *patch
+		changing.Labels = maps.Clone(patch.Labels)
+		changing.Labels["feature.node.kubernetes.io/l0"] = "changed"
+		run(fmt.Sprintf("labels%d", n), node, &changing, true)
+	}
+}
+
+// withLabels returns a node with n labels of the plugin's besides the
+// provider's, and the patch that set them.
+func withLabels(n int) (*corev1.Node, *pingstatus.NodePatch) {
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"type": "virtual-kubelet", "kubernetes.io/hostname": "vk"}}}
+	patch := &pingstatus.NodePatch{Kind: pingstatus.Structured, ReplaceLabels: true, Labels: map[string]string{}}
+	for i := range n {
+		patch.Labels[fmt.Sprintf("feature.node.kubernetes.io/l%d", i)] = "true"
+	}
+	return nodeapply.Apply(node, nodeapply.Ping{Reply: patch}, nodeapply.Options{}).Node, patch
 }
 
 // BenchmarkSteadyPing is a provider's whole ping on a steady backend:

@@ -68,7 +68,7 @@ func (a *checker) labelsUnchanged() bool {
 		_, wanted := a.patch.Labels[entry]
 		_, onNode := a.in.Labels[entry]
 		kept := onNode && slices.Contains(a.patch.KeptLabelKeys, entry)
-		same = (first || prev < entry) && mayOwnLabel(check, entry) && (wanted || kept)
+		same = (first || prev < entry) && (wanted || kept && mayOwnLabel(check, entry)) // a wanted one is the plugin's to set, checked above
 		prev, first = entry, false
 		return same
 	})
