@@ -9,6 +9,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -132,21 +133,7 @@ func TestRightsFence(t *testing.T) {
 
 	// The admission policy fences them.
 	policy := id.access.Policy()
-	for _, obj := range policy {
-		if err := deleteObject(ctx, obj); err != nil { // left by a run that was killed
-			t.Fatal(err)
-		}
-		if err := createObject(ctx, obj); err != nil {
-			t.Fatalf("%s: %v", describeObject(obj), err)
-		}
-	}
-	t.Cleanup(func() {
-		for _, obj := range policy {
-			if err := deleteObject(context.Background(), obj); err != nil {
-				t.Error(err)
-			}
-		}
-	})
+	installPolicy(ctx, t, policy)
 	register := func(ctx context.Context, name string) error {
 		_, err := sa.CoreV1().Nodes().Create(ctx, StaticNode(name), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 		return err
@@ -185,4 +172,26 @@ func TestRightsFence(t *testing.T) {
 			}
 		}
 	}
+}
+
+// installPolicy creates the objects of an admission policy with the
+// administrator's client, after deleting any that a run that was killed
+// left, and deletes them when the test ends.
+func installPolicy(ctx context.Context, t *testing.T, policy []runtime.Object) {
+	t.Helper()
+	for _, obj := range policy {
+		if err := deleteObject(ctx, obj); err != nil {
+			t.Fatal(err)
+		}
+		if err := createObject(ctx, obj); err != nil {
+			t.Fatalf("%s: %v", describeObject(obj), err)
+		}
+	}
+	t.Cleanup(func() {
+		for _, obj := range policy {
+			if err := deleteObject(context.Background(), obj); err != nil {
+				t.Error(err)
+			}
+		}
+	})
 }

@@ -78,10 +78,9 @@ func labelsAre(t *testing.T, name, what string, want map[string]string) {
 	eventually(t, what, func(ctx context.Context) (bool, string) { return hasLabels(stored(ctx, t, name), want) })
 }
 
-// setAdminLabel is kubectl label by an administrator, with the admin
-// client: value "" removes the label. It retries on a conflict, as
-// kubectl does.
-func setAdminLabel(t *testing.T, name, key, value string) {
+// labelPatch is a patch that sets the label key to value, or removes it
+// when value is "".
+func labelPatch(t *testing.T, key, value string) []byte {
 	t.Helper()
 	v := any(value)
 	if value == "" {
@@ -91,7 +90,15 @@ func setAdminLabel(t *testing.T, name, key, value string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := client.CoreV1().Nodes().Patch(t.Context(), name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+	return patch
+}
+
+// setAdminLabel is kubectl label by an administrator, with the admin
+// client: value "" removes the label. It retries on a conflict, as
+// kubectl does.
+func setAdminLabel(t *testing.T, name, key, value string) {
+	t.Helper()
+	if _, err := client.CoreV1().Nodes().Patch(t.Context(), name, types.MergePatchType, labelPatch(t, key, value), metav1.PatchOptions{}); err != nil {
 		t.Fatalf("kubectl label %s %s=%s: %v", name, key, value, err)
 	}
 }
@@ -399,15 +406,7 @@ func TestNodeControllerLabels(t *testing.T) {
 	}
 	objectPatch := func(key, value string) {
 		t.Helper()
-		v := any(value)
-		if value == "" {
-			v = nil
-		}
-		patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]any{key: v}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := client.CoreV1().Nodes().Patch(t.Context(), name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		if _, err := client.CoreV1().Nodes().Patch(t.Context(), name, types.StrategicMergePatchType, labelPatch(t, key, value), metav1.PatchOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -463,21 +462,7 @@ func TestLabelFence(t *testing.T) {
 	sa := id.client
 	t.Cleanup(func() { deleteNode(t, own) })
 	policy := id.access.Policy()
-	for _, obj := range policy {
-		if err := deleteObject(ctx, obj); err != nil { // left by a run that was killed
-			t.Fatal(err)
-		}
-		if err := createObject(ctx, obj); err != nil {
-			t.Fatalf("%s: %v", describeObject(obj), err)
-		}
-	}
-	t.Cleanup(func() {
-		for _, obj := range policy {
-			if err := deleteObject(context.Background(), obj); err != nil {
-				t.Error(err)
-			}
-		}
-	})
+	installPolicy(ctx, t, policy)
 	const refusal = "may change its nodes' labels only in"
 	register := func(ctx context.Context, labels map[string]string, dryRun bool) error {
 		n := StaticNode(own)
