@@ -20,21 +20,11 @@ func (a *applier) diff(out *corev1.Node) []Change {
 	var changes []Change
 	if a.touchedTaints {
 		changes = diffTaints(changes, in.Spec.Taints, out.Spec.Taints)
-		key := a.opts.ownership()
-		old, hadOld := in.Annotations[key]
-		now, hasNew := out.Annotations[key]
-		if c, ok := compareAnnotation("metadata.annotations["+key+"]", old, hadOld, now, hasNew); ok {
-			changes = append(changes, c)
-		}
+		changes = diffAnnotation(changes, a.opts.ownership(), in.Annotations, out.Annotations)
 	}
 	if a.touchedLabels {
 		changes = diffLabels(changes, in.Labels, out.Labels)
-		key := a.opts.labelOwnership()
-		old, hadOld := in.Annotations[key]
-		now, hasNew := out.Annotations[key]
-		if c, ok := compareAnnotation("metadata.annotations["+key+"]", old, hadOld, now, hasNew); ok {
-			changes = append(changes, c)
-		}
+		changes = diffAnnotation(changes, a.opts.labelOwnership(), in.Annotations, out.Annotations)
 	}
 	objectChanges := len(changes)
 	if a.touchedResources {
@@ -45,21 +35,19 @@ func (a *applier) diff(out *corev1.Node) []Change {
 		changes = a.diffConditions(changes, in.Status.Conditions, out.Status.Conditions)
 	}
 	if a.touchedAnnotation {
-		old, hadOld := in.Annotations[PingResponseAnnotation]
-		now, hasNew := out.Annotations[PingResponseAnnotation]
-		if c, ok := compareAnnotation("metadata.annotations["+PingResponseAnnotation+"]", old, hadOld, now, hasNew); ok {
-			changes = append(changes, c)
-		}
+		changes = diffAnnotation(changes, PingResponseAnnotation, in.Annotations, out.Annotations)
 	}
 	a.objectChanged, a.statusChanged = objectChanges > 0, len(changes) > objectChanges
 	sortChanges(changes)
 	return changes
 }
 
-// compareAnnotation returns the change of the annotation at path from
-// (old, hadOld) to (now, hasNew), if any.
-func compareAnnotation(path, old string, hadOld bool, now string, hasNew bool) (Change, bool) {
-	c := Change{Subject: pingstatus.SubjectAnnotation, Path: path}
+// diffAnnotation adds the change of the annotation key from in to out,
+// if any.
+func diffAnnotation(changes []Change, key string, in, out map[string]string) []Change {
+	old, hadOld := in[key]
+	now, hasNew := out[key]
+	c := Change{Subject: pingstatus.SubjectAnnotation, Path: "metadata.annotations[" + key + "]"}
 	switch {
 	case hadOld && hasNew && old != now:
 		c.Op, c.Old, c.New = Modified, old, now
@@ -68,9 +56,9 @@ func compareAnnotation(path, old string, hadOld bool, now string, hasNew bool) (
 	case !hadOld && hasNew:
 		c.Op, c.New = Added, now
 	default:
-		return Change{}, false
+		return changes
 	}
-	return c, true
+	return append(changes, c)
 }
 
 func diffResources(changes []Change, path string, in, out corev1.ResourceList) []Change {

@@ -121,9 +121,7 @@ func (r Result) StatusPatch() []byte {
 	capacity := resourcesPatch(old.Status.Capacity, new.Status.Capacity)
 	allocatable := resourcesPatch(old.Status.Allocatable, new.Status.Allocatable)
 	conditions := conditionsPatch(old.Status.Conditions, new.Status.Conditions)
-	oldResponse, hadResponse := old.Annotations[PingResponseAnnotation]
-	newResponse, hasResponse := new.Annotations[PingResponseAnnotation]
-	_, responseChanged := compareAnnotation("", oldResponse, hadResponse, newResponse, hasResponse)
+	responseChanged := annotationChanged(PingResponseAnnotation, old.Annotations, new.Annotations)
 	if capacity == nil && allocatable == nil && conditions == nil && !responseChanged {
 		return nil
 	}
@@ -140,10 +138,7 @@ func (r Result) StatusPatch() []byte {
 	if responseChanged {
 		p.Metadata = &struct {
 			Annotations map[string]*string `json:"annotations"`
-		}{Annotations: map[string]*string{PingResponseAnnotation: nil}}
-		if hasResponse {
-			p.Metadata.Annotations[PingResponseAnnotation] = &newResponse
-		}
+		}{Annotations: map[string]*string{PingResponseAnnotation: annotationValue(new.Annotations, PingResponseAnnotation)}}
 	}
 	p.Status.Capacity, p.Status.Allocatable, p.Status.Conditions = capacity, allocatable, conditions
 	return mustMarshal(p)
