@@ -2,20 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"log/slog"
-	"maps"
-	"slices"
-	"strings"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/util/retry"
 
 	"github.com/pingnode/pingnode/nodeapply"
@@ -28,6 +20,10 @@ import (
 // and hands the node to the Virtual Kubelet node controller, which sends
 // its status. Events and metrics say that a condition changed when the
 // node controller's write that changes it has been stored, and only then.
+//
+// This file sends the object patch; handoff.go hands the node on to the
+// node controller, and statuswrite.go is the client the controller writes
+// the status through, and what each of its writes stored.
 
 // objectDelivery is what deliverObject did.
 type objectDelivery struct {
@@ -114,264 +110,6 @@ func (p *Provider) handOn(node *corev1.Node, older []string) {
 	p.setPending(node, older)
 	p.reportAfter(time.Now(), true)
 	p.handoff.put(node)
-}
-
-// handoff passes the nodes the ping loop hands on to the node controller,
-// from a goroutine of its own, so that the ping loop never waits for the
-// controller: the controller takes one node at a time, and while it is
-// busy with a write the newest node waits, replacing any older one still
-// waiting, which it holds all of.
-type handoff struct {
-	mu     sync.Mutex
-	notify func(*corev1.Node) // the node controller's
-	next   *corev1.Node       // waiting to be passed on: the controller's own copy
-	last   *corev1.Node       // the last node handed on
-	wake   chan struct{}
-}
-
-func newHandoff() *handoff { return &handoff{wake: make(chan struct{}, 1)} }
-
-// put hands node on; node must not change afterwards.
-func (h *handoff) put(node *corev1.Node) {
-	h.mu.Lock()
-	h.next, h.last = node.DeepCopy(), node // the controller changes the node it is given
-	h.mu.Unlock()
-	select {
-	case h.wake <- struct{}{}:
-	default: // already awake
-	}
-}
-
-// run passes the waiting node on until ctx ends. The node controller's
-// notify blocks while the controller is busy and holds a node already;
-// should ctx end then, the controller stops, and this goroutine stays
-// blocked, with one node: that is all that outlives the run.
-func (h *handoff) run(ctx context.Context) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-h.wake:
-		}
-		h.mu.Lock()
-		node, notify := h.next, h.notify
-		h.next = nil
-		h.mu.Unlock()
-		if node != nil && notify != nil && ctx.Err() == nil {
-			notify(node)
-		}
-	}
-}
-
-// NotifyNodeStatus keeps the node controller's callback: the node
-// controller calls it as it starts.
-func (p *Provider) NotifyNodeStatus(_ context.Context, cb func(*corev1.Node)) {
-	h := p.currentHandoff()
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.notify = cb
-}
-
-func (p *Provider) setHandoff(h *handoff) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.handoff = h
-}
-
-func (p *Provider) currentHandoff() *handoff {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.handoff
-}
-
-// lastHandedOn returns a copy of the node last handed to the node
-// controller, or nil.
-func (p *Provider) lastHandedOn() *corev1.Node {
-	h := p.currentHandoff()
-	if h == nil {
-		return nil
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.last.DeepCopy()
-}
-
-// statusWatch is the node client the node controller writes through. The
-// controller reads the node before each status patch (virtual-kubelet
-// v1.14.1's updateNodeStatus, and its three-way patch needs it);
-// statusWatch keeps that read, and calls delivered with the node as
-// stored before and after each status patch the API server took, and
-// with the node the controller registered (before is then nil, as when
-// the read is missing or of a node since deleted).
-//
-// It also keeps the controller's hands off the labels and annotations.
-// The controller patches them with the status, by a three-way merge
-// against its record of what it applied (the annotation
-// virtual-kubelet.io/last-applied-object-meta) and with no
-// resourceVersion precondition: a label on the node it was handed is
-// added, one it applied before and no longer sees is removed. The node it
-// writes may be older than the node as stored: it was handed on before an
-// administrator removed a label, or before the object patch removed one
-// of the plugin's, and waited while the controller was busy; it would
-// then put the removed label back. So statusWatch sends the controller's
-// status patch without its labels and without any annotation but the
-// controller's own records: the labels and annotations are written by the
-// object patch, with a precondition, and by others, never by the
-// controller once the node is registered.
-type statusWatch struct {
-	corev1client.NodeInterface
-	delivered func(before, after *corev1.Node)
-	// beforeRead, when it returns a hook, runs it before each read of
-	// the node by the controller.
-	beforeRead func() func(context.Context)
-
-	mu     sync.Mutex
-	before *corev1.Node
-}
-
-func (w *statusWatch) Get(ctx context.Context, name string, opts metav1.GetOptions) (*corev1.Node, error) {
-	if w.beforeRead != nil {
-		if hook := w.beforeRead(); hook != nil {
-			hook(ctx)
-		}
-	}
-	node, err := w.NodeInterface.Get(ctx, name, opts)
-	if err == nil {
-		w.mu.Lock()
-		w.before = node
-		w.mu.Unlock()
-	}
-	return node, err
-}
-
-func (w *statusWatch) Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (*corev1.Node, error) {
-	status := slices.Equal(subresources, []string{"status"})
-	if status {
-		var err error
-		if data, err = statusOnly(data); err != nil {
-			return nil, err
-		}
-	}
-	node, err := w.NodeInterface.Patch(ctx, name, pt, data, opts, subresources...)
-	if err == nil && status {
-		w.mu.Lock()
-		before := w.before
-		w.before = nil
-		w.mu.Unlock()
-		if before != nil && before.UID != node.UID {
-			before = nil // another node of the same name: no transition
-		}
-		w.delivered(before, node)
-	}
-	return node, err
-}
-
-// controllerAnnotations is the prefix of the annotations in which the
-// node controller records what it applied.
-const controllerAnnotations = "virtual-kubelet.io/"
-
-// statusOnly returns the node controller's status patch without its
-// labels and without the annotations that are not the controller's own
-// records (see [statusWatch]).
-func statusOnly(patch []byte) ([]byte, error) {
-	var p map[string]json.RawMessage
-	if err := json.Unmarshal(patch, &p); err != nil {
-		return nil, fmt.Errorf("the node controller's status patch: %w", err)
-	}
-	raw, ok := p["metadata"]
-	if !ok {
-		return patch, nil
-	}
-	var meta map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &meta); err != nil {
-		return nil, fmt.Errorf("the node controller's status patch: %w", err)
-	}
-	delete(meta, "labels")
-	if raw, ok := meta["annotations"]; ok {
-		var annotations map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &annotations); err != nil {
-			return nil, fmt.Errorf("the node controller's status patch: %w", err)
-		}
-		maps.DeleteFunc(annotations, func(k string, _ json.RawMessage) bool { return !strings.HasPrefix(k, controllerAnnotations) })
-		meta["annotations"] = mustJSON(annotations)
-		if len(annotations) == 0 {
-			delete(meta, "annotations")
-		}
-	}
-	p["metadata"] = mustJSON(meta)
-	if len(meta) == 0 {
-		delete(p, "metadata")
-	}
-	return json.Marshal(p)
-}
-
-// mustJSON is v, a map of raw JSON values, as JSON.
-func mustJSON(v map[string]json.RawMessage) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err) // raw values that were unmarshaled marshal again
-	}
-	return b
-}
-
-func (w *statusWatch) Create(ctx context.Context, node *corev1.Node, opts metav1.CreateOptions) (*corev1.Node, error) {
-	created, err := w.NodeInterface.Create(ctx, node, opts)
-	if err == nil {
-		w.delivered(nil, created)
-	}
-	return created, err
-}
-
-// delivered records what a status write of the node controller stored:
-// the allocatable resources the node advertises, and the transitions of
-// its conditions, in the log, as events and in the metrics. It runs in
-// the node controller's goroutine.
-func (p *Provider) delivered(before, after *corev1.Node) {
-	p.advertised = p.metrics.advertise(p.advertised, after.Status.Allocatable)
-	if before == nil {
-		return // registered: the first ping sets the conditions
-	}
-	connectivity := p.opts.connectivity()
-	p.events.transitions(before, after, connectivity)
-	p.metrics.transition(before, after, connectivity)
-	for i := range after.Status.Conditions {
-		t := after.Status.Conditions[i].Type
-		now := transitioned(before, after, t)
-		if now == nil {
-			continue
-		}
-		from := corev1.ConditionStatus("")
-		if was := conditionNamed(before, t); was != nil {
-			from = was.Status
-		}
-		level := slog.LevelInfo
-		if (t == corev1.NodeReady || t == connectivity) && now.Status != corev1.ConditionTrue {
-			level = slog.LevelWarn
-		}
-		p.log.Log(context.Background(), level, "node condition transition", "condition", t, "from", from, "to", now.Status, "reason", now.Reason)
-	}
-}
-
-// statusRefused is the node controller's status error handler. The next
-// ping applies to the node as cached again, so that what was not stored
-// is handed on again; a node that is gone is registered again by the
-// next ping (registerAgain), not here.
-func (p *Provider) statusRefused(_ context.Context, err error) error {
-	p.stale.Store(true)
-	if apierrors.IsNotFound(err) {
-		p.log.Warn("the node is gone; the next ping registers it again")
-		return err
-	}
-	p.WriteErrors.Add(1)
-	p.metrics.writeError(kindStatus)
-	p.log.Error("node status refused; the next ping hands it on again", "error", err)
-	return err
-}
-
-func (p *Provider) beforeStatusRead() func(context.Context) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.BeforeStatusRead
 }
 
 func (p *Provider) beforeObjectPatch() func(context.Context) {

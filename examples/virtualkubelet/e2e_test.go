@@ -64,7 +64,15 @@ func (f *fakePlugin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // status of a steady node is written. Each change edits the
 // configuration first. The provider runs as a ServiceAccount of its own,
 // bound to exactly the rights rbac.go gives its configuration (grant).
+// It logs to the test's output.
 func startProvider(t *testing.T, name string, statusReport time.Duration, change ...func(*Config)) (*Provider, *fakePlugin) {
+	t.Helper()
+	return startProviderLogging(t, name, statusReport, slog.NewTextHandler(t.Output(), nil), change...)
+}
+
+// startProviderLogging is startProvider with the provider's log going to
+// h.
+func startProviderLogging(t *testing.T, name string, statusReport time.Duration, h slog.Handler, change ...func(*Config)) (*Provider, *fakePlugin) {
 	t.Helper()
 	plugin := &fakePlugin{}
 	plugin.reply(http.StatusOK, "ok", 0)
@@ -78,7 +86,7 @@ func startProvider(t *testing.T, name string, statusReport time.Duration, change
 		c(&cfg)
 	}
 	id := grant(t, name, accessFor("", "", []Config{cfg}, nil))
-	p := NewProvider(cfg, id.client, slog.New(slog.NewTextHandler(t.Output(), nil)))
+	p := NewProvider(cfg, id.client, slog.New(h))
 	runProvider(t, p, func() {
 		plugin.closeServer()
 		deleteNode(t, name)

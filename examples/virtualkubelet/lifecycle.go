@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/tools/record"
 
 	"github.com/pingnode/pingnode/examples/internal/pingclient"
+	"github.com/pingnode/pingnode/pingstatus"
 )
 
 // Provider pings a plugin and keeps a virtual node true to its replies and
@@ -33,9 +34,9 @@ import (
 // does.
 //
 // Its work is split by job: this file starts and stops it ([Provider.Run],
-// [Provider.RunRetrying]); ping.go is the step at each ping; delivery.go
-// brings what changed to the API server; cache.go holds its view of the
-// node and its pods.
+// [Provider.RunRetrying]); ping.go is the step at each ping; delivery.go,
+// handoff.go and statuswrite.go bring what changed to the API server;
+// cache.go holds its view of the node and its pods.
 type Provider struct {
 	cfg    Config
 	opts   options
@@ -53,7 +54,7 @@ type Provider struct {
 	// the ping loop and the node controller.
 
 	// handoff passes the nodes the ping loop hands on to the node
-	// controller (delivery.go).
+	// controller (handoff.go).
 	handoff *handoff
 	// events records Kubernetes events on the node.
 	events *nodeEvents
@@ -61,7 +62,7 @@ type Provider struct {
 	// next ping applies to the node as cached, not to pending.
 	stale atomic.Bool
 	// advertised is the allocatable list the metrics' gauges show; only
-	// the node controller's goroutine touches it (delivery.go).
+	// the node controller's goroutine touches it (statuswrite.go).
 	advertised corev1.ResourceList
 
 	// Only the ping loop touches what follows (ping.go, report.go).
@@ -73,9 +74,11 @@ type Provider struct {
 	older   map[string]bool
 	// reportDue is when a steady node's status is next written.
 	reportDue time.Time
-	// lastFailure is the last ping's failure, "" when it was answered: a
-	// failure is logged when it begins or changes, not at every ping.
-	lastFailure string
+	// lastFailure is the last ping's failure, "" when it was answered, and
+	// lastWarnings the warnings of its reply and of its Apply: a failure
+	// or a warning is logged when it begins or changes, not at every ping.
+	lastFailure  string
+	lastWarnings map[pingstatus.Warning]bool
 
 	// BeforePing, when set, runs before each ping, in the ping loop: a
 	// hook for tests that step the provider one ping at a time.
@@ -272,7 +275,7 @@ func (p *Provider) registration(ctx context.Context) (*corev1.Node, error) {
 // brings back what the plugin reports, and the node controller's next
 // status write what it was handed. This is the one place that registers
 // a node once the node controller has; the node controller's status
-// error handler only says that the node is gone (delivery.go).
+// error handler only says that the node is gone (statuswrite.go).
 func (p *Provider) registerAgain(ctx context.Context) (*corev1.Node, error) {
 	stored, err := p.nodes.Get(ctx, p.cfg.Static.Name, metav1.GetOptions{})
 	if !apierrors.IsNotFound(err) {

@@ -18,20 +18,22 @@
 //	go run . -kubeconfig /tmp/pingnode-env/kubeconfig -leader-elect -leader-elect-id a -metrics-addr 127.0.0.1:9101
 //	go run . -kubeconfig /tmp/pingnode-env/kubeconfig -leader-elect -leader-elect-id b -metrics-addr 127.0.0.1:9102
 //
-// Its rights are data (rbac.go): -print-rbac prints the RBAC objects the
-// configuration the other flags give needs, bound to -service-account,
-// and -print-node-policy the admission policy that fences what RBAC cannot
-// name; deploy/ holds them, for a Deployment of two replicas:
+// Its rights are data: -print-rbac prints the RBAC objects the
+// configuration the other flags give needs, bound to -service-account
+// (rbac.go), and -print-node-policy the admission policy that fences what
+// RBAC cannot name (nodepolicy.go); deploy/ holds them, for a Deployment
+// of two replicas:
 //
 //	go run . -service-account pingnode/pingnode-provider -leader-elect -print-rbac
 //
 // The files follow the provider's jobs: its configuration (config.go,
 // flags.go, fleet.go), its lifecycle (lifecycle.go: start, retry, stop),
 // the step at each ping (ping.go, held.go, report.go), the delivery of
-// what changed to the API server (delivery.go), its caches (cache.go),
-// what it tells people (events.go, metrics.go, health.go) and its rights
-// (rbac.go); leader.go elects the replica that runs. README.md is the
-// operator's guide.
+// what changed to the API server (delivery.go, handoff.go,
+// statuswrite.go), its caches (cache.go), what it tells people (events.go,
+// metrics.go, health.go) and its rights (rbac.go, nodepolicy.go);
+// leader.go elects the replica that runs. README.md is the operator's
+// guide.
 package main
 
 import (

@@ -130,40 +130,9 @@ func TestMetricsScrape(t *testing.T) {
 	url := "http://" + addr + "/metrics"
 
 	p, plugin := startProvider(t, name, time.Hour, func(c *Config) { c.Metrics = metrics })
-	// The hook parks the ping loop before each ping: once parked, every
-	// earlier ping is done, and the test lets one more through at a time.
-	entered, proceed := make(chan struct{}), make(chan struct{})
-	p.mu.Lock()
-	p.BeforePing = func(ctx context.Context) {
-		select {
-		case entered <- struct{}{}:
-		case <-ctx.Done():
-			return
-		}
-		select {
-		case <-proceed:
-		case <-ctx.Done():
-		}
-	}
-	p.mu.Unlock()
-	park := func() {
-		t.Helper()
-		select {
-		case <-entered:
-		case <-time.After(10 * time.Second):
-			t.Fatal("the ping loop did not reach the hook")
-		}
-	}
-	step := func(n int) {
-		t.Helper()
-		for range n {
-			proceed <- struct{}{}
-			park()
-		}
-	}
+	step := stepPings(t, p)
 
 	plugin.reply(http.StatusOK, goodReply, 0)
-	park()
 	step(1) // a ping with the good reply, after the hook is in place
 	eventually(t, "the good reply is stored and the plugin is reachable", func(ctx context.Context) (bool, string) {
 		node := stored(ctx, t, name)

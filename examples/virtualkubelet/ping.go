@@ -37,7 +37,7 @@ import (
 // node as stored, and the next ping, applied to that node, finds the
 // taints and labels still to send and sends them again. The node
 // controller writes no label and no annotation but its own records
-// (statusWatch, delivery.go), so a node it holds that is older than the
+// (statusWatch, statuswrite.go), so a node it holds that is older than the
 // node as stored never undoes a label removed since.
 
 // PingOnce asks the plugin once, applies the outcome to the node, and
@@ -78,9 +78,7 @@ func (p *Provider) PingOnce(ctx context.Context) {
 	}
 	res := nodeapply.Apply(base, ping, p.opts.apply)
 	warnings = append(warnings, res.Warnings...)
-	for _, w := range warnings {
-		p.log.Warn("plugin reply", "subject", w.Subject, "action", w.Action, "path", w.Path, "problem", w.Message)
-	}
+	p.logWarnings(warnings)
 	p.events.warnings(warnings)
 	p.metrics.warnings(warnings)
 	if len(res.Changes) == 0 {
@@ -153,6 +151,24 @@ func (p *Provider) setPending(node *corev1.Node, older []string) {
 	for _, rv := range older {
 		p.older[rv] = true
 	}
+}
+
+// logWarnings logs each of this ping's warnings (of the reply, and of
+// Apply) that the last ping did not have, as a failure is logged
+// (lastFailure): a warning is said when it appears and when it changes,
+// and again when it comes back after a ping without it, not at every ping
+// that repeats it. The metric counts it at every ping; the events are
+// recorded at every ping too, and client-go's correlator aggregates them
+// (events.go).
+func (p *Provider) logWarnings(warnings []pingstatus.Warning) {
+	said := make(map[pingstatus.Warning]bool, len(warnings))
+	for _, w := range warnings {
+		if !p.lastWarnings[w] && !said[w] {
+			p.log.Warn("plugin reply", "subject", w.Subject, "action", w.Action, "path", w.Path, "problem", w.Message)
+		}
+		said[w] = true
+	}
+	p.lastWarnings = said
 }
 
 // logChanges logs the changes of res about the subjects given, when the

@@ -17,8 +17,11 @@ import (
 )
 
 // Scratch space (ephemeral-storage) on the real control plane: the real
-// scheduler counts it like cpu, and a node that does not advertise it
-// takes no pod that asks for any (SPEC section 13).
+// scheduler counts it like cpu (local storage capacity isolation, GA since
+// Kubernetes 1.25), and a node that does not advertise it takes no pod
+// that asks for any: the pod is "Insufficient ephemeral-storage"
+// (kubernetes/kubernetes#63190; the root README's "Every resource the
+// scheduler counts").
 
 // insufficientScratch is how the scheduler says a node lacks scratch space.
 const insufficientScratch = "Insufficient ephemeral-storage"

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/pingnode/pingnode/pingstatus"
+)
+
+// What RBAC cannot name, fenced by admission: a ValidatingAdmissionPolicy
+// on the ServiceAccount's user name that lets it create only its own
+// nodes, their Leases, its leader election Lease and events on its nodes,
+// and change only the labels of its nodes that its plugins may set
+// (-print-node-policy). Its rights themselves are in rbac.go.
+
+// Policy returns a ValidatingAdmissionPolicy and its binding, both named
+// [Access.Name] with ":" read as ".", that fence what RBAC cannot name:
+// requests of the ServiceAccount's user may create only its own nodes,
+// only their Leases in kube-node-lease and the leader election Lease, and
+// events only on its own nodes. It fences the labels of its nodes too, as
+// NodeRestriction fences a kubelet's (KEP-279), so that a provider taken
+// over cannot label its nodes into workloads meant for others: a create,
+// an update or a status update of a node may add, change or remove a
+// label only in the allowed namespaces (node-feature-discovery's and
+// [Access.LabelNamespaces], each with its subdomains), and may set the
+// node's static labels to their static values; any other label must stay
+// as it was. Other users' requests are not matched. It needs
+// admissionregistration.k8s.io/v1 (Kubernetes 1.30 and later).
+func (a Access) Policy() []runtime.Object {
+	name := strings.ReplaceAll(a.Name(), ":", ".")
+	nodes := celList(a.Nodes)
+	leases := "(request.namespace == '" + corev1.NamespaceNodeLease + "' && object.metadata.name in " + nodes + ")"
+	leaseMessage := "the pingnode provider " + a.Namespace + "/" + a.ServiceAccount + " may create only its nodes' Leases"
+	if e := a.Election; e != nil {
+		leases += " || (request.namespace == '" + e.Namespace + "' && object.metadata.name == '" + e.Name + "')"
+		leaseMessage += " and its leader election Lease"
+	}
+	forbidden := metav1.StatusReasonForbidden
+	fail := admissionregistrationv1.Fail
+	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{
+		TypeMeta:   typeMeta(admissionregistrationv1.SchemeGroupVersion.String(), "ValidatingAdmissionPolicy"),
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"app.kubernetes.io/name": FieldManager}},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+			FailurePolicy: &fail,
+			MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{
+				namedRule("", "nodes", admissionregistrationv1.Create, admissionregistrationv1.Update),
+				namedRule("", "nodes/status", admissionregistrationv1.Update),
+				namedRule(coordinationv1.GroupName, "leases", admissionregistrationv1.Create),
+				namedRule("", "events", admissionregistrationv1.Create, admissionregistrationv1.Update),
+			}},
+			MatchConditions: []admissionregistrationv1.MatchCondition{
+				{Name: "the-provider", Expression: "request.userInfo.username == '" + a.User() + "'"},
+			},
+			Variables: a.labelVariables(),
+			Validations: []admissionregistrationv1.Validation{
+				{
+					Expression: "request.resource.resource != 'nodes' || request.operation != 'CREATE' || object.metadata.name in " + nodes,
+					Message:    "the pingnode provider " + a.Namespace + "/" + a.ServiceAccount + " may create only its own nodes",
+					Reason:     &forbidden,
+				},
+				{Expression: "request.resource.resource != 'leases' || " + leases, Message: leaseMessage, Reason: &forbidden},
+				{
+					Expression: "request.resource.resource != 'events' || (object.involvedObject.kind == 'Node' && object.involvedObject.name in " + nodes + ")",
+					Message:    "the pingnode provider " + a.Namespace + "/" + a.ServiceAccount + " may record events only on its own nodes",
+					Reason:     &forbidden,
+				},
+				{
+					Expression: "request.resource.resource != 'nodes' || " + labelFence,
+					Message: "the pingnode provider " + a.Namespace + "/" + a.ServiceAccount + " may change its nodes' labels only in " +
+						strings.Join(a.labelNamespaces(), ", ") + " and their subdomains, and set their static labels",
+					Reason: &forbidden,
+				},
+			},
+		},
+	}
+	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+		TypeMeta:   typeMeta(admissionregistrationv1.SchemeGroupVersion.String(), "ValidatingAdmissionPolicyBinding"),
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"app.kubernetes.io/name": FieldManager}},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
+			PolicyName:        name,
+			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
+		},
+	}
+	return []runtime.Object{policy, binding}
+}
+
+// labelFence is the CEL expression, over the variables of
+// [Access.labelVariables], that holds when a node's labels changed only
+// as the provider may change them: each label added or changed is in an
+// allowed namespace or is a static label set to its static value, and
+// each label removed is in an allowed namespace.
+const labelFence = "variables.labels.all(k, (k in variables.oldLabels && variables.oldLabels[k] == variables.labels[k]) || " +
+	"(k in variables.staticLabels && variables.staticLabels[k] == variables.labels[k]) || " + allowedKey + ")" +
+	" && variables.oldLabels.all(k, k in variables.labels || " + allowedKey + ")"
+
+// allowedKey holds when the label key k has a prefix that is an allowed
+// namespace or a subdomain of one.
+const allowedKey = "variables.labelNamespaces.exists(n, k.startsWith(n + '/') || " +
+	"(k.indexOf('/') > 0 && k.substring(0, k.indexOf('/')).endsWith('.' + n)))"
+
+// labelVariables are the policy's variables for [labelFence]: the labels
+// of the object and of the old object (none on a create), the allowed
+// namespaces, and the static labels of the node at hand (none for another
+// node).
+func (a Access) labelVariables() []admissionregistrationv1.Variable {
+	static := make([]string, 0, len(a.StaticLabels))
+	for _, node := range slices.Sorted(maps.Keys(a.StaticLabels)) {
+		labels := a.StaticLabels[node]
+		entries := make([]string, 0, len(labels))
+		for _, k := range slices.Sorted(maps.Keys(labels)) {
+			entries = append(entries, celString(k)+": "+celString(labels[k]))
+		}
+		static = append(static, celString(node)+": {"+strings.Join(entries, ", ")+"}")
+	}
+	return []admissionregistrationv1.Variable{
+		{Name: "labels", Expression: "has(object.metadata.labels) ? object.metadata.labels : {}"},
+		{Name: "oldLabels", Expression: "oldObject != null && has(oldObject.metadata.labels) ? oldObject.metadata.labels : {}"},
+		{Name: "labelNamespaces", Expression: celList(a.labelNamespaces())},
+		{Name: "staticByNode", Expression: "{" + strings.Join(static, ", ") + "}"},
+		{Name: "staticLabels", Expression: "object.metadata.name in variables.staticByNode ? variables.staticByNode[object.metadata.name] : {}"},
+	}
+}
+
+// labelNamespaces are the namespaces in which the plugins may set labels:
+// node-feature-discovery's, then [Access.LabelNamespaces].
+func (a Access) labelNamespaces() []string {
+	out := pingstatus.DefaultLabelNamespaces()
+	for _, ns := range a.LabelNamespaces {
+		if !slices.Contains(out, ns) {
+			out = append(out, ns)
+		}
+	}
+	return out
+}
+
+// celString is s as a CEL string literal.
+func celString(s string) string {
+	return strconv.Quote(s)
+}
+
+func namedRule(group, resource string, ops ...admissionregistrationv1.OperationType) admissionregistrationv1.NamedRuleWithOperations {
+	return admissionregistrationv1.NamedRuleWithOperations{RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+		Operations: ops,
+		Rule:       admissionregistrationv1.Rule{APIGroups: []string{group}, APIVersions: []string{"*"}, Resources: []string{resource}},
+	}}
+}
+
+// celList is names as a CEL list of strings. Node and Lease names hold no
+// quote or backslash.
+func celList(names []string) string {
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = "'" + n + "'"
+	}
+	return "[" + strings.Join(quoted, ", ") + "]"
+}
+
+// PolicyYAML returns [Access.Policy] as YAML documents, as
+// -print-node-policy prints them and deploy/node-policy.yaml holds them.
+func (a Access) PolicyYAML() ([]byte, error) {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# What RBAC cannot name, fenced for the pingnode provider's ServiceAccount %s/%s (printed by -print-node-policy),\n", a.Namespace, a.ServiceAccount)
+	fmt.Fprintf(&b, "# for %s: the nodes, Leases and events it may create, and the labels of its nodes it may change. Kubernetes 1.30 and later.\n", a.describe())
+	for _, obj := range a.Policy() {
+		doc, err := marshalYAML(obj)
+		if err != nil {
+			return nil, err
+		}
+		b.WriteString("---\n")
+		b.Write(doc)
+	}
+	return b.Bytes(), nil
+}
