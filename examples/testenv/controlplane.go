@@ -87,6 +87,11 @@ var Controllers = []string{
 	// Creates the "default" ServiceAccount in every namespace, which the
 	// API server's ServiceAccount admission requires of every Pod.
 	"serviceaccount-controller",
+	// Creates the ResourceClaim of a Pod's claim made from a
+	// ResourceClaimTemplate (owned by the Pod, named in its
+	// status.resourceClaimStatuses), and takes a claim's reservation for a
+	// Pod that is gone, so that its devices can be allocated again.
+	"resourceclaim-controller",
 }
 
 // startControllerManager starts kube-controller-manager with leader

@@ -12,9 +12,11 @@
 // taint eviction controller (deletes a Pod from a node with a NoExecute
 // taint it does not tolerate, once its tolerationSeconds have passed), the
 // garbage collector (deletes an object whose owners are gone, such as the
-// Lease of a deleted Node) and the serviceaccount controller (the
-// "default" ServiceAccount that Pods need), so a Pod created in any
-// namespace is scheduled onto a fitting, Ready node.
+// Lease of a deleted Node), the serviceaccount controller (the
+// "default" ServiceAccount that Pods need) and the resource claim
+// controller (the ResourceClaim of a Pod's claim made from a
+// ResourceClaimTemplate, for Dynamic Resource Allocation), so a Pod
+// created in any namespace is scheduled onto a fitting, Ready node.
 //
 // # Eviction
 //
