@@ -26,6 +26,15 @@ func taintsBody(n int) []byte {
 	return []byte(b.String())
 }
 
+// devicesBody returns a reply with two device groups of n/2 devices each,
+// as a GPU backend describes them.
+func devicesBody(n int) []byte {
+	return fmt.Appendf(nil, `{"status":"ok","resources":{"cpu":"64","memory":"512Gi"},"devices":[`+
+		`{"name":"a100","count":%d,"attributes":{"productName":{"string":"NVIDIA A100-SXM4-80GB"},"type":{"string":"gpu"},"cudaComputeCapability":{"version":"8.0.0"}},"capacity":{"memory":{"value":"80Gi"}}},`+
+		`{"name":"t4","count":%d,"attributes":{"productName":{"string":"Tesla T4"},"type":{"string":"gpu"},"cudaComputeCapability":{"version":"7.5.0"}},"capacity":{"memory":{"value":"16Gi"}}}]}`,
+		n/2, n-n/2)
+}
+
 // BenchmarkParse measures Parse beside a bare json.Unmarshal of the same
 // body into the wire types, in the same run. For the ratios:
 //
@@ -44,6 +53,7 @@ func BenchmarkParse(b *testing.B) {
 		{"example", example},
 		{"taints100", taintsBody(100)},
 		{"taints1000", taintsBody(1000)},
+		{"devices64", devicesBody(64)},
 	}
 	opts := pingstatus.Options{MaxTaints: 1000}
 	for _, bb := range bodies {
@@ -148,6 +158,14 @@ func worstCases() []struct {
 		return b
 	}
 	nanBody := repeatTo(size, `{"resources":{"cpu":NaN,"memory":"1Gi"},"load":[`, "NaN", ",", "]}")
+	// A device entry with 6 attributes, each the most work within the
+	// guards (a 64-byte version that fails at its last byte, a 64-byte
+	// string, a long name), and a capacity of 60 digits that parses.
+	var attrs []string
+	for i := range 5 {
+		attrs = append(attrs, fmt.Sprintf(`"gpu.example.com/attribute_with_a_long_name_%02d":{"version":"1.0.0-%s!"}`, i, strings.Repeat("a", 57)))
+	}
+	device := `{"name":"g%d","count":1,"attributes":{` + strings.Join(attrs, ",") + `,"s":{"string":"` + strings.Repeat("s", 64) + `"}},"capacity":{"m":{"value":"` + digits(60) + `"}}}`
 	return []struct {
 		name         string
 		body, strict []byte
@@ -172,6 +190,13 @@ func worstCases() []struct {
 		{"fallback-many", repeatTo(size, `{"status":1,"taints":[`, "1", ",", "]}"), nil},
 		{"repeated-keys", repeatTo(size, `{"resources":{`, `"cpu":"1"`, ",", "}}"), nil},
 		{"repeated-entries", repeatTo(size, `{"taints":[`, `{"key":"a.io/x","key":"a.io/x","effect":"NoSchedule"}`, ",", "]}"), nil},
+		{"devices-1024", entries(size, 1024, `{"devices":[`, device, `]}`), nil},
+		{"devices-1025", entries(size, 1025, `{"devices":[`, device, `]}`), nil},
+		{"devices-one-name", entries(size, 1024, `{"devices":[`, strings.Replace(device, "%d", "", 1), `]}`), nil},
+		{"devices-many", repeatTo(size, `{"devices":[`, `{"name":"g%d","count":0}`, ",", "]}"), nil},
+		{"device-attributes-many", repeatTo(size, `{"devices":[{"name":"g","count":1,"attributes":{`, `"a%d":{"int":1}`, ",", "}}]}"), nil},
+		{"device-int-digits", []byte(`{"devices":[{"name":"g","count":1,"attributes":{"x":{"int":1.` + strings.Repeat("0", size-80) + `}}}]}`), nil},
+		{"devices-fallback", entries(size, 1024, `{"status":1,"devices":[`, device, `]}`), nil},
 		{"nan", nanBody, bytes.ReplaceAll(nanBody, []byte("NaN"), []byte("null"))},
 		{"utf16", utf16(taintsBody + strings.Repeat(" ", (size/2)-len(taintsBody))), []byte(taintsBody + strings.Repeat(" ", (size/2)-len(taintsBody)))},
 	}

@@ -23,6 +23,8 @@ type reply struct {
 	// Labels is nil when absent or null; {} gives an empty map. A null
 	// value reads as "", as a taint's does.
 	Labels map[string]string `json:"labels"`
+	// Devices is nil when absent or null.
+	Devices *[]device `json:"devices"`
 }
 
 type resources struct {
@@ -47,6 +49,55 @@ type taint struct {
 	Effect  string `json:"effect"`
 	dropped bool   // by the field-by-field decode, which warned
 }
+
+// device is an entry of the devices list. Null and absent fields are
+// unset: Name nil, Count not set.
+type device struct {
+	Name       *string                    `json:"name"`
+	Count      quantity                   `json:"count"`
+	Attributes map[string]deviceAttribute `json:"attributes"`
+	Capacity   map[string]deviceCapacity  `json:"capacity"`
+	// What the field-by-field decode found, and warned about.
+	dropped     bool // the entry is no object, or its name no string
+	countWarned bool // the count is neither a string nor a number
+	refused     bool // attributes or capacity are not objects
+	overLimit   int  // this many attributes and capacities, counted, not decoded
+}
+
+// deviceAttribute is a device attribute's value; null and absent fields
+// are unset.
+type deviceAttribute struct {
+	Int     number  `json:"int"`
+	Bool    *bool   `json:"bool"`
+	String  *string `json:"string"`
+	Version *string `json:"version"`
+	warned  bool    // by the field-by-field decode: a field of the wrong type
+}
+
+type deviceCapacity struct {
+	Value  quantity `json:"value"`
+	warned bool     // by the field-by-field decode: not an object, or a value of the wrong type
+}
+
+// number is the text of a JSON number; null and absent leave it unset.
+type number struct {
+	text string
+	set  bool
+}
+
+func (n *number) UnmarshalJSON(b []byte) error {
+	switch {
+	case string(b) == "null":
+		*n = number{}
+		return nil
+	case b[0] == '-' || '0' <= b[0] && b[0] <= '9':
+		*n = number{text: string(b), set: true}
+		return nil
+	}
+	return errNotNumber
+}
+
+var errNotNumber = errors.New("a JSON number is needed")
 
 // quantity is the text of a JSON string or number; null and absent leave it
 // unset.
@@ -166,12 +217,14 @@ func notJSON(err error, body []byte) bool {
 	return syntax || !json.Valid(body)
 }
 
-// raw* mirror reply with every field left undecoded.
+// raw* mirror reply with every field left undecoded. (A device entry
+// and its objects are split without them: devicedecode.go.)
 type rawReply struct {
 	Status    json.RawMessage `json:"status"`
 	Resources json.RawMessage `json:"resources"`
 	Taints    json.RawMessage `json:"taints"`
 	Labels    json.RawMessage `json:"labels"`
+	Devices   json.RawMessage `json:"devices"`
 }
 
 type rawResources struct {
@@ -236,6 +289,10 @@ func (p *parser) decodeByField(raw *rawReply) reply {
 		if p.field(SubjectLabel, Refused, raw.Labels, labelsPath, &entries, "an object", "labels left unchanged") {
 			r.Labels = p.labelValues(entries)
 		}
+	}
+	devicesPath := fieldPath(replyLevel, devicesField)
+	if isPresent(raw.Devices) && p.withinLimit(SubjectDevice, devicesPath, "devices", entryCount(raw.Devices), p.opts.maxDevices()) {
+		r.Devices = p.deviceEntries(raw.Devices)
 	}
 	return r
 }

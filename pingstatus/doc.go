@@ -27,7 +27,19 @@
 //	  "labels": {
 //	    "feature.node.kubernetes.io/cpu-model.vendor_id": "AMD",
 //	    "nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB"
-//	  }
+//	  },
+//	  "devices": [
+//	    {
+//	      "name": "a100",
+//	      "count": 8,
+//	      "attributes": {
+//	        "productName": { "string": "NVIDIA A100-SXM4-80GB" },
+//	        "type": { "string": "gpu" },
+//	        "cudaComputeCapability": { "version": "8.0.0" }
+//	      },
+//	      "capacity": { "memory": { "value": "80Gi" } }
+//	    }
+//	  ]
 //	}
 //
 // Quantities are Kubernetes quantity strings; JSON numbers are accepted too
@@ -35,8 +47,16 @@
 // node's taints alone; "taints": [] removes every taint the plugin set
 // earlier. "labels" is alike: absent or null leaves the node's labels
 // alone, and {} removes every label the plugin set earlier; a label's
-// value may be null, read as "". Unknown fields are ignored, so interLink
-// and every provider before labels read a reply with them as before.
+// value may be null, read as "". "devices" lists groups of identical
+// devices, which a provider on Kubernetes 1.34 or later publishes as
+// Dynamic Resource Allocation devices (a ResourceSlice) named after the
+// group, a100-0, a100-1 and so on, each with the group's attributes and capacity
+// in resource.k8s.io/v1's own shape: an attribute has exactly one of
+// "string", "int", "bool" and "version". "devices" absent or null leaves
+// the published devices alone; [] says the backend has none. Unknown
+// fields are ignored, in the reply and in each of its objects, so
+// interLink and every provider before labels and devices read a reply
+// with them as before.
 //
 // The resources are what the backend can take right now: idle cpus, free
 // memory and devices, room for more pods. The scheduler subtracts the
@@ -46,7 +66,10 @@
 // that reports instead the total its backend gives the node, its pods'
 // share included, says so with "basis": "total" in "resources" ("available"
 // is the default); [NodePatch.Basis] carries it. interLink ignores the
-// field, so a reply with it works with every provider.
+// field, so a reply with it works with every provider. The basis holds
+// for the devices' counts too: by default a count is the devices free
+// now; with "total", all that the backend gives the node, those its pods
+// hold included.
 //
 // A body that is not a JSON object (plain text such as "ok" or "0", an
 // array, a string, a number, null, nothing) is a [Legacy] reply, the kind
@@ -62,7 +85,7 @@
 // unchanged on the node, and a warning names its JSON path
 // ("taints[2].effect") and what was done. A caller that counts or sorts
 // warnings asks [Warning.Subject] (the reply as a whole, a resource, a
-// taint, a label) and [Warning.Action] ([Refused]: not accepted, the node keeps
+// taint, a label, a device) and [Warning.Action] ([Refused]: not accepted, the node keeps
 // what it has; [Repaired]: read to the safe side and used, like an unknown
 // effect as NoSchedule; [Ignored]: passed over whole, like a list over its
 // limit), never the path. [Kind], [Subject] and [Action] marshal as their
@@ -123,6 +146,30 @@
 //     hugepages-<size> that pods request. Zero is allowed (the pages are
 //     gone); an entry with another size is dropped, and more than 16
 //     sizes are ignored whole.
+//  13. devices[].name must be a DNS label (lowercase letters, digits and
+//     '-', starting and ending with a letter or digit) of at most 56
+//     characters, so that each device's name, the group's with '-' and an
+//     index, is one too. An entry without a valid name is dropped. Of
+//     entries with the same name the last counts, with a warning: the
+//     earlier ones are passed over unread.
+//  14. devices[].count is required: a whole number from 0 (none free) to
+//     [Options.MaxDevices], as a JSON number or a quantity string ("8",
+//     "1k"). Each attribute's name, and each capacity's, is a C identifier
+//     of at most 32 characters ("productName"), which Kubernetes reads as
+//     in the driver's domain, or a lowercase DNS subdomain of at most 63
+//     characters, '/' and such an identifier ("gpu.nvidia.com/memory").
+//     An attribute has exactly one value that is not null: "string" (at
+//     most 64 bytes), "int" (a whole JSON number in an int64, read from
+//     its text: 80.0 is 80), "bool", or "version" (a semantic version
+//     2.0.0 of at most 64 bytes: "8.0.0", not "8.0"). A capacity is
+//     {"value": quantity}, not negative. A device has at most 32
+//     attributes and capacities together.
+//  15. An entry with a valid name and any other mistake is refused whole,
+//     with a warning for each mistake, and the plugin's devices of that
+//     group are kept as they are ([NodePatch.KeptDeviceGroups]): a group
+//     is never published in part.
+//  16. Over [Options.MaxDevices] entries, or counts that add up to more
+//     than it, the whole list is ignored.
 //
 // # What serializers write
 //
@@ -149,8 +196,8 @@
 //     JavaScript and jq (a repeated object is not merged into the earlier
 //     one), with a warning.
 //   - A NUL or another control character makes a quantity, name, key,
-//     value or effect invalid; warnings show it escaped. The status is kept
-//     as sent.
+//     value or effect invalid; warnings show it escaped. The status and a
+//     device attribute's string are kept as sent.
 //   - A second value after the object (two replies in one body, or
 //     garbage) makes the reply [Unusable]: which part was meant is unknown.
 //
@@ -175,7 +222,12 @@
 //     253-byte prefix, '/' and a 63-byte name) and a taint or label value
 //     longer than 63 are refused by their length alone; a warning names a
 //     label whose key is no qualified name by its key quoted and cut.
-//   - A list over its limit (rule 9) is counted, not decoded.
+//   - A list over its limit (rules 9 and 16), and a device's attributes
+//     and capacity over theirs, are counted, not decoded.
+//   - A device attribute's int is read from its text in one pass, however
+//     long, never through big arithmetic; a string or version longer than
+//     64 bytes and a group name longer than 56 are refused by their
+//     length alone.
 //   - Warnings quote a plugin's text escaped as a Go string and cut after
 //     64 bytes, so a field of a megabyte never makes a warning of one.
 //

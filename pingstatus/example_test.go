@@ -77,3 +77,48 @@ func ExamplePingResponse_Validate() {
 	// resources.accelerators[1].resourceType: "gpu" is not an extended resource name: must be domain-prefixed, like example.com/gpu; entry dropped
 	// {"status":"ok","resources":{"cpu":"128","memory":"512Gi","accelerators":[{"resourceType":"nvidia.com/gpu","available":"8"},{"resourceType":"gpu","available":"1"}]},"taints":[]}
 }
+
+// A plugin describes its devices as groups of identical ones, and checks
+// the reply before serving it.
+func ExamplePingResponse_Validate_devices() {
+	product, capability, bad := "NVIDIA A100-SXM4-80GB", "8.0.0", "7.5"
+	reply := pingstatus.PingResponse{
+		Status: "ok",
+		Devices: pingstatus.DeviceList(
+			pingstatus.DeviceResponse{
+				Name:  "a100",
+				Count: 8,
+				Attributes: map[string]pingstatus.DeviceAttribute{
+					"productName":           {StringValue: &product},
+					"cudaComputeCapability": {VersionValue: &capability},
+				},
+				Capacity: map[string]pingstatus.DeviceCapacity{"memory": {Value: "80Gi"}},
+			},
+			pingstatus.DeviceResponse{
+				Name:       "t4",
+				Count:      16,
+				Attributes: map[string]pingstatus.DeviceAttribute{"cudaComputeCapability": {VersionValue: &bad}},
+			},
+		),
+	}
+	for _, w := range reply.Validate(pingstatus.Options{}) {
+		fmt.Println(w)
+	}
+	patch, _ := pingstatus.Parse(mustMarshal(reply), pingstatus.Options{})
+	for _, g := range patch.Devices {
+		fmt.Printf("group %s: %d devices\n", g.Name, g.Count)
+	}
+	fmt.Println("kept:", patch.KeptDeviceGroups)
+	// Output:
+	// devices[1].attributes[cudaComputeCapability].version: "7.5" is not a valid version: must be a semantic version 2.0.0, like 8.0.0 or 12.4.1-rc.1; entry dropped, the plugin's current t4 devices kept
+	// group a100: 8 devices
+	// kept: [t4]
+}
+
+func mustMarshal(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}

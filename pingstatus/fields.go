@@ -21,6 +21,9 @@ const (
 	resourcesLevel
 	acceleratorLevel
 	taintLevel
+	deviceLevel    // an entry of the devices list
+	attributeLevel // the value of a device's attribute
+	capacityLevel  // the value of a device's capacity
 )
 
 // The fields of each level, as indexes into levelFields[level].
@@ -29,6 +32,7 @@ const (
 	resourcesField
 	taintsField
 	labelsField
+	devicesField
 )
 
 const (
@@ -52,15 +56,36 @@ const (
 	effectField
 )
 
+const (
+	nameField = iota
+	countField
+	attributesField
+	capacityField
+)
+
+const (
+	intField = iota
+	boolField
+	stringField
+	versionField
+)
+
+const (
+	capacityValueField = iota
+)
+
 // levelFields are the JSON names of the fields of each level.
 var levelFields = [...][]string{
-	replyLevel: {statusField: "status", resourcesField: "resources", taintsField: "taints", labelsField: "labels"},
+	replyLevel: {statusField: "status", resourcesField: "resources", taintsField: "taints", labelsField: "labels", devicesField: "devices"},
 	resourcesLevel: {
 		cpuField: "cpu", memoryField: "memory", podsField: "pods", acceleratorsField: "accelerators", basisField: "basis",
 		ephemeralStorageField: "ephemeralStorage", hugepagesField: "hugepages",
 	},
 	acceleratorLevel: {resourceTypeField: "resourceType", availableField: "available"},
 	taintLevel:       {keyField: "key", valueField: "value", effectField: "effect"},
+	deviceLevel:      {nameField: "name", countField: "count", attributesField: "attributes", capacityField: "capacity"},
+	attributeLevel:   {intField: "int", boolField: "bool", stringField: "string", versionField: "version"},
+	capacityLevel:    {capacityValueField: "value"},
 }
 
 // maxKeyBytes is the longest quoted key that may name a field, every
@@ -78,8 +103,8 @@ var fieldPaths = func() (paths [len(levelFields)][]string) {
 			switch level(lv) {
 			case resourcesLevel:
 				path = levelFields[replyLevel][resourcesField] + "." + name
-			case acceleratorLevel, taintLevel:
-				path = "." + name // after the entry's index
+			case acceleratorLevel, taintLevel, deviceLevel, attributeLevel, capacityLevel:
+				path = "." + name // after a list entry's index, or a device's attribute's or capacity's name
 			}
 			paths[lv] = append(paths[lv], path)
 		}
@@ -89,7 +114,8 @@ var fieldPaths = func() (paths [len(levelFields)][]string) {
 
 // fieldPath returns the path of the field k of level lv as a warning
 // names it: "taints", "resources.cpu", or for a field of a list entry
-// what follows the entry's index, ".key".
+// what follows the entry's index, ".key", and for a field of a device's
+// attribute or capacity what follows its name, ".version".
 func fieldPath(lv level, k int) string { return fieldPaths[lv][k] }
 
 // hugepagesPath returns the path of the page size size in
@@ -121,4 +147,16 @@ func labelPath(key string) string {
 		key = text.Quote(key, quoteBytes)
 	}
 	return levelFields[replyLevel][labelsField] + "[" + key + "]"
+}
+
+// deviceKeyPath returns the path of the attribute or capacity key of the
+// device entry at entry ("devices[0]"), k being attributesField or
+// capacityField, as a warning names it: devices[0].attributes[productName],
+// or, for a key that is no valid name and so may hold any text, the key
+// quoted and cut as warnings quote a plugin's text.
+func deviceKeyPath(entry string, k int, key string) string {
+	if kuberules.DeviceAttributeNameProblem(key) != "" {
+		key = text.Quote(key, quoteBytes)
+	}
+	return entry + fieldPath(deviceLevel, k) + "[" + key + "]"
 }

@@ -14,6 +14,29 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// The field-by-field decode of devices splits a device entry, an
+// attribute and a capacity itself, matching their field names with
+// fieldIndex (devicedecode.go), where the other levels have raw mirrors
+// that encoding/json decodes into. These mirrors stand for it in the
+// tests, which hold both ways of matching a name to encoding/json's.
+type (
+	rawDevice struct {
+		Name       json.RawMessage `json:"name"`
+		Count      json.RawMessage `json:"count"`
+		Attributes json.RawMessage `json:"attributes"`
+		Capacity   json.RawMessage `json:"capacity"`
+	}
+	rawDeviceAttribute struct {
+		Int     json.RawMessage `json:"int"`
+		Bool    json.RawMessage `json:"bool"`
+		String  json.RawMessage `json:"string"`
+		Version json.RawMessage `json:"version"`
+	}
+	rawDeviceCapacity struct {
+		Value json.RawMessage `json:"value"`
+	}
+)
+
 // jsonNames returns the JSON names of the fields of v's type that
 // encoding/json reads, sorted.
 func jsonNames(v any) []string {
@@ -133,6 +156,9 @@ func TestFieldTableAgrees(t *testing.T) {
 		{resourcesLevel, ResourcesResponse{}, resources{}, rawResources{}, schema["properties"].(map[string]any)["resources"].(map[string]any), "#/properties/resources", nil},
 		{acceleratorLevel, AcceleratorResponse{}, accelerator{}, rawAccelerator{}, defs["accelerator"].(map[string]any), "#/$defs/accelerator", []int{resourceTypeField, availableField}},
 		{taintLevel, TaintResponse{}, taint{}, rawTaint{}, defs["taint"].(map[string]any), "#/$defs/taint", []int{keyField, effectField}},
+		{deviceLevel, DeviceResponse{}, device{}, rawDevice{}, defs["deviceGroup"].(map[string]any), "#/$defs/deviceGroup", []int{nameField, countField}},
+		{attributeLevel, DeviceAttribute{}, deviceAttribute{}, rawDeviceAttribute{}, defs["deviceAttribute"].(map[string]any), "#/$defs/deviceAttribute", nil},
+		{capacityLevel, DeviceCapacity{}, deviceCapacity{}, rawDeviceCapacity{}, defs["deviceCapacity"].(map[string]any), "#/$defs/deviceCapacity", []int{capacityValueField}},
 	}
 	if len(levels) != len(levelFields) {
 		t.Fatalf("the test knows %d levels, the table has %d", len(levels), len(levelFields))
@@ -186,8 +212,13 @@ func TestFieldPaths(t *testing.T) {
 		fieldPath(replyLevel, statusField), fieldPath(replyLevel, resourcesField), fieldPath(replyLevel, taintsField),
 		fieldPath(resourcesLevel, cpuField), fieldPath(resourcesLevel, acceleratorsField), fieldPath(resourcesLevel, basisField),
 		fieldPath(acceleratorLevel, resourceTypeField), fieldPath(taintLevel, effectField),
+		fieldPath(replyLevel, devicesField), fieldPath(deviceLevel, countField), fieldPath(attributeLevel, versionField), fieldPath(capacityLevel, capacityValueField),
+		deviceKeyPath("devices[1]", attributesField, "gpu.nvidia.com/productName"), deviceKeyPath("devices[0]", capacityField, "a]b"),
 	}
-	want := []string{"status", "resources", "taints", "resources.cpu", "resources.accelerators", "resources.basis", ".resourceType", ".effect"}
+	want := []string{
+		"status", "resources", "taints", "resources.cpu", "resources.accelerators", "resources.basis", ".resourceType", ".effect",
+		"devices", ".count", ".version", ".value", "devices[1].attributes[gpu.nvidia.com/productName]", `devices[0].capacity["a]b"]`,
+	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("paths (-want +got):\n%s", diff)
 	}
@@ -201,7 +232,10 @@ func TestFieldPaths(t *testing.T) {
 // languages (dotless i, dotted I, sharp s, ring a) or with a rune more or
 // less is none of them.
 func TestFoldPatternsMatchAsParse(t *testing.T) {
-	mirrors := [...]any{replyLevel: rawReply{}, resourcesLevel: rawResources{}, acceleratorLevel: rawAccelerator{}, taintLevel: rawTaint{}}
+	mirrors := [...]any{
+		replyLevel: rawReply{}, resourcesLevel: rawResources{}, acceleratorLevel: rawAccelerator{}, taintLevel: rawTaint{},
+		deviceLevel: rawDevice{}, attributeLevel: rawDeviceAttribute{}, capacityLevel: rawDeviceCapacity{},
+	}
 	near := []rune{'\u0131', '\u0130', '\u00DF', '\u1E9E', '\u00E5', '\u212B', '_', '-'}
 	for lv, names := range levelFields {
 		for k, name := range names {

@@ -25,6 +25,9 @@ func FuzzParse(f *testing.F) {
 		`{"status":"a\"\\","taints":[[[[{"key":"\\\""}]]]]}`,
 		`{"labels":{"nvidia.com/a":"1","nvidia.com/a":NaN,"n\u0076idia.com/a":"2"},"Labels":{"a.io/":null}}`,
 		`{"labels":{"feature.node.kubernetes.io/x":{"a":"b"},"feature.node.kubernetes.io/y":[1],"":""}}`,
+		`{"devices":[{"name":"a","count":NaN},{"name":"a","Name":"b","count":"1k","attributes":{"x":{"int":8e1},"x":{"String":"y","string":"z"}}}]}`,
+		`{"devices":[{"name":"a","count":3,"attributes":{"x":{"int":1.5,"bool":true}},"capacity":{"m":{"value":"-1"},"n":{}}},7,null,{"name":"a","count":-Infinity}]}`,
+		`{"devices":[{"name":"a","count":600},{"name":"b","count":"500"}],"Devices":[{"name":"c","count":1,"capacity":{"m":{"value":1e999999999}}}]}`,
 	} {
 		f.Add([]byte(body))
 	}
@@ -32,7 +35,7 @@ func FuzzParse(f *testing.F) {
 		for _, opts := range []pingstatus.Options{
 			{},
 			{AllowZero: true, ProtectedKeys: []string{"vendor.io/maintenance"}, MaxAccelerators: 2, MaxTaints: 2, MaxBodyBytes: 512,
-				LabelNamespaces: []string{"nvidia.com"}, ProtectedLabels: []string{"nvidia.com/gpu.product"}, MaxLabels: 2},
+				LabelNamespaces: []string{"nvidia.com"}, ProtectedLabels: []string{"nvidia.com/gpu.product"}, MaxLabels: 2, MaxDevices: 4},
 		} {
 			patch, _ := pingstatus.Parse(body, opts)
 			if err := checkPatch(patch, opts); err != nil {

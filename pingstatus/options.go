@@ -16,6 +16,7 @@ const (
 	DefaultMaxAccelerators = 256
 	DefaultMaxTaints       = 256
 	DefaultMaxLabels       = 256
+	DefaultMaxDevices      = 1024
 )
 
 // DefaultLabelNamespaces returns the namespaces in which a plugin may set
@@ -59,6 +60,10 @@ type Options struct {
 	// MaxLabels is the most label entries accepted; more are ignored
 	// whole. Zero or less means [DefaultMaxLabels].
 	MaxLabels int
+	// MaxDevices is the most device groups a reply may list, and the most
+	// devices their counts may add up to; more are ignored whole. Zero or
+	// less means [DefaultMaxDevices]; more than 100000 counts as 100000.
+	MaxDevices int
 }
 
 // ReadLimit is how many bytes of a reply a provider reads: one more than
@@ -71,6 +76,7 @@ func (o Options) maxBodyBytes() int    { return orDefault(o.MaxBodyBytes, Defaul
 func (o Options) maxAccelerators() int { return orDefault(o.MaxAccelerators, DefaultMaxAccelerators) }
 func (o Options) maxTaints() int       { return orDefault(o.MaxTaints, DefaultMaxTaints) }
 func (o Options) maxLabels() int       { return orDefault(o.MaxLabels, DefaultMaxLabels) }
+func (o Options) maxDevices() int      { return min(orDefault(o.MaxDevices, DefaultMaxDevices), 100000) }
 
 // labelCheck is the check of a plugin's label by these options:
 // bounded, since the reply's text is.

@@ -23,8 +23,9 @@ import (
 //     types, or, when the walk or the decoder found a problem, field by
 //     field, so that each bad field has its own warning and the good ones
 //     are kept;
-//  4. the rules (rules.go, labels.go): each quantity, accelerator, taint
-//     and label judged by Kubernetes' rules (internal/kuberules).
+//  4. the rules (rules.go, labels.go, devices.go): each quantity,
+//     accelerator, taint, label and device group judged by Kubernetes'
+//     rules (internal/kuberules).
 func Parse(body []byte, opts Options) (NodePatch, []Warning) {
 	p := parser{opts: opts}
 	patch := p.parse(body)
@@ -81,6 +82,9 @@ func (p *parser) parse(body []byte) NodePatch {
 	}
 	if r.Labels != nil {
 		patch.ReplaceLabels, patch.Labels, patch.KeptLabelKeys = p.labels(r.Labels)
+	}
+	if r.Devices != nil {
+		patch.ReplaceDevices, patch.Devices, patch.KeptDeviceGroups = p.devices(*r.Devices)
 	}
 	return patch
 }

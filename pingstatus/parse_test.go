@@ -573,6 +573,7 @@ func TestWarningsAreBounded(t *testing.T) {
 		"accelerators": `{"resources":{"accelerators":[{"resourceType":` + q + `,"available":"1"},{"resourceType":"a.io/x","available":` + q + `},` + q + `]}}`,
 		"taints":       `{"taints":[{"key":` + q + `},{"key":"a.io/x","value":` + q + `},{"key":"a.io/y","effect":` + q + `},` + q + `]}`,
 		"wrong types":  `{"status":[` + q + `],"resources":` + q + `,"taints":` + q + `}`,
+		"devices":      `{"devices":[{"name":` + q + `},{"name":"a","count":` + q + `,"attributes":{` + q + `:{"string":` + q + `},"x":{"version":` + q + `},"y":{"int":1.` + strings.Repeat("5", 1<<16) + `}},"capacity":{` + q + `:{"value":` + q + `}}},` + q + `]}`,
 		"short":        `{"resources":{"cpu":"\u0000\u001b\u202e","accelerators":["\u0000\u001b"]},"taints":[{"key":"\u0000","effect":"\u001b[31m"}]}`,
 	}
 	for name, body := range bodies {

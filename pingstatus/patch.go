@@ -2,6 +2,7 @@ package pingstatus
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/pingnode/pingnode/internal/enum"
 )
@@ -70,6 +71,34 @@ type NodePatch struct {
 	// the backend has available now, or the total it gives the node. ""
 	// when the reply does not say.
 	Basis Basis `json:"basis,omitempty"`
+	// ReplaceDevices reports whether the reply carried a devices list.
+	// When true, Devices (possibly empty) is the plugin's whole list;
+	// when false, the published devices are left alone.
+	ReplaceDevices bool `json:"replaceDevices"`
+	// Devices are the plugin's device groups, sorted by name, each with a
+	// valid name, count, attributes and capacity.
+	Devices []DeviceGroup `json:"devices,omitempty"`
+	// KeptDeviceGroups are the names of groups whose entry was refused
+	// (a bad count, attribute or capacity), sorted. The plugin still
+	// means that group, so nodeapply keeps its published devices as they
+	// are instead of removing them.
+	KeptDeviceGroups []string `json:"keptDeviceGroups,omitempty"`
+}
+
+// DeviceGroup is a group of identical devices that a reply describes,
+// valid by the API server's rules for a ResourceSlice's devices.
+type DeviceGroup struct {
+	// Name is a DNS label of at most 56 characters; the group's devices
+	// are named Name-0, Name-1, and so on.
+	Name string `json:"name"`
+	// Count is how many devices the reply says: free now, or, with
+	// [BasisTotal], in all.
+	Count int `json:"count"`
+	// Attributes, each with exactly one valid value. Read-only: nodeapply
+	// hands the same map to every device of the group.
+	Attributes map[string]DeviceAttribute `json:"attributes,omitempty"`
+	// Capacity, each not negative. Read-only, as Attributes.
+	Capacity map[string]resource.Quantity `json:"capacity,omitempty"`
 }
 
 // Basis says what a reply's resource figures are.
@@ -87,5 +116,5 @@ const (
 
 // IsEmpty reports whether p asks for no change at all.
 func (p *NodePatch) IsEmpty() bool {
-	return len(p.Resources) == 0 && !p.ReplaceTaints && !p.ReplaceLabels
+	return len(p.Resources) == 0 && !p.ReplaceTaints && !p.ReplaceLabels && !p.ReplaceDevices
 }

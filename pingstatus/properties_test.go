@@ -1,6 +1,7 @@
 package pingstatus_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -49,12 +50,33 @@ func wireReply() *rapid.Generator[pingstatus.PingResponse] {
 		case 2:
 			r.Labels = rapid.MapOfN(str, str, 1, 3).Draw(t, "label entries")
 		}
+		switch rapid.IntRange(0, 2).Draw(t, "devices") {
+		case 1:
+			r.Devices = pingstatus.DeviceList()
+		case 2:
+			var list []pingstatus.DeviceResponse
+			for range rapid.IntRange(1, 3).Draw(t, "n") {
+				g := pingstatus.DeviceResponse{Name: str.Draw(t, "name"), Count: rapid.Int().Draw(t, "count")}
+				if rapid.Bool().Draw(t, "attributes") {
+					g.Attributes = map[string]pingstatus.DeviceAttribute{str.Draw(t, "attribute"): {
+						IntValue: rapid.Ptr(rapid.Int64(), true).Draw(t, "int"), BoolValue: rapid.Ptr(rapid.Bool(), true).Draw(t, "bool"),
+						StringValue: rapid.Ptr(str, true).Draw(t, "string"), VersionValue: rapid.Ptr(str, true).Draw(t, "version"),
+					}}
+				}
+				if rapid.Bool().Draw(t, "capacity") {
+					g.Capacity = map[string]pingstatus.DeviceCapacity{str.Draw(t, "capacity name"): {Value: str.Draw(t, "value")}}
+				}
+				list = append(list, g)
+			}
+			r.Devices = pingstatus.DeviceList(list...)
+		}
 		return r
 	})
 }
 
 // TestPropertyWireRoundTrip: marshal then unmarshal gives the reply back, and an
-// absent taints list never becomes [] nor the other way round.
+// absent taints, labels or devices list never becomes [] nor the other way
+// round.
 func TestPropertyWireRoundTrip(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		want := wireReply().Draw(t, "reply")
@@ -74,6 +96,9 @@ func TestPropertyWireRoundTrip(t *testing.T) {
 		}
 		if (want.Labels == nil) != (got.Labels == nil) {
 			t.Fatalf("absent and empty labels were confused: %s", b)
+		}
+		if (want.Devices == nil) != (got.Devices == nil) {
+			t.Fatalf("absent and empty devices were confused: %s", b)
 		}
 	})
 }
@@ -125,6 +150,23 @@ func TestPropertyValidReplyParsesToItsPatch(t *testing.T) {
 			want.Labels = gen.Labels(6).Draw(t, "labels")
 			reply.Labels = want.Labels
 		}
+		if rapid.Bool().Draw(t, "devices") {
+			groups := gen.DeviceGroups(6).Draw(t, "devices")
+			reply.Devices = pingstatus.DeviceList(groups...)
+			want.ReplaceDevices = true
+			want.Devices = []pingstatus.DeviceGroup{}
+			for _, g := range groups {
+				group := pingstatus.DeviceGroup{Name: g.Name, Count: g.Count, Attributes: g.Attributes}
+				for name, c := range g.Capacity {
+					if group.Capacity == nil {
+						group.Capacity = map[string]resource.Quantity{}
+					}
+					group.Capacity[name] = resource.MustParse(c.Value)
+				}
+				want.Devices = append(want.Devices, group)
+			}
+			slices.SortFunc(want.Devices, func(a, b pingstatus.DeviceGroup) int { return strings.Compare(a.Name, b.Name) })
+		}
 		if w := reply.Validate(opts); w != nil {
 			t.Fatalf("Validate of a valid reply: %v", w)
 		}
@@ -152,6 +194,7 @@ func TestPropertyParseYieldsOnlyValidEntries(t *testing.T) {
 			ProtectedKeys: rapid.SliceOfN(rapid.SampledFrom(gen.SharedKeys), 0, 1).Draw(t, "protected"),
 			MaxTaints:     rapid.IntRange(0, 8).Draw(t, "maxTaints"),
 			MaxLabels:     rapid.IntRange(0, 8).Draw(t, "maxLabels"),
+			MaxDevices:    rapid.SampledFrom([]int{0, 1, 4, 16, 200000}).Draw(t, "maxDevices"),
 		}
 		if rapid.Bool().Draw(t, "label namespaces") {
 			opts.LabelNamespaces = gen.LabelNamespaces
@@ -213,7 +256,10 @@ func checkPatch(p pingstatus.NodePatch, opts pingstatus.Options) error {
 		}
 		seen[id] = true
 	}
-	return checkLabels(p, opts)
+	if err := checkLabels(p, opts); err != nil {
+		return err
+	}
+	return checkDevices(p, opts)
 }
 
 // checkLabels returns an error if a label of p breaks a rule of the
@@ -247,4 +293,105 @@ func checkLabels(p pingstatus.NodePatch, opts pingstatus.Options) error {
 		}
 	}
 	return nil
+}
+
+// checkDevices returns an error if a device group of p breaks a rule of
+// the package, each rule written here as the package comment says it.
+func checkDevices(p pingstatus.NodePatch, opts pingstatus.Options) error {
+	if !p.ReplaceDevices && (p.Devices != nil || p.KeptDeviceGroups != nil) {
+		return fmt.Errorf("devices %v and kept groups %v without ReplaceDevices", p.Devices, p.KeptDeviceGroups)
+	}
+	limit := opts.MaxDevices
+	switch {
+	case limit <= 0:
+		limit = pingstatus.DefaultMaxDevices
+	case limit > 100000:
+		limit = 100000
+	}
+	if !slices.IsSorted(p.KeptDeviceGroups) || len(slices.Compact(slices.Clone(p.KeptDeviceGroups))) != len(p.KeptDeviceGroups) {
+		return fmt.Errorf("kept groups %v not sorted and unique", p.KeptDeviceGroups)
+	}
+	total := 0
+	for i, g := range p.Devices {
+		switch {
+		case i > 0 && p.Devices[i-1].Name >= g.Name:
+			return fmt.Errorf("groups %s and %s not sorted and unique", p.Devices[i-1].Name, g.Name)
+		case kuberules.DeviceGroupNameProblem(g.Name) != "":
+			return fmt.Errorf("group name %q is invalid", g.Name)
+		case slices.Contains(p.KeptDeviceGroups, g.Name):
+			return fmt.Errorf("group %s both published and kept", g.Name)
+		case g.Count < 0 || g.Count > limit:
+			return fmt.Errorf("group %s has %d devices", g.Name, g.Count)
+		case len(g.Attributes)+len(g.Capacity) > kuberules.MaxDeviceAttributesAndCapacities:
+			return fmt.Errorf("group %s has %d attributes and capacities", g.Name, len(g.Attributes)+len(g.Capacity))
+		}
+		total += g.Count
+		for name, a := range g.Attributes {
+			values := 0
+			for _, set := range []bool{a.IntValue != nil, a.BoolValue != nil, a.StringValue != nil, a.VersionValue != nil} {
+				if set {
+					values++
+				}
+			}
+			switch {
+			case kuberules.DeviceAttributeNameProblem(name) != "":
+				return fmt.Errorf("group %s: attribute name %q is invalid", g.Name, name)
+			case values != 1:
+				return fmt.Errorf("group %s: attribute %s has %d values", g.Name, name, values)
+			case a.StringValue != nil && kuberules.DeviceStringProblem(*a.StringValue) != "",
+				a.VersionValue != nil && kuberules.DeviceVersionProblem(*a.VersionValue) != "":
+				return fmt.Errorf("group %s: attribute %s has an invalid value", g.Name, name)
+			}
+		}
+		for name, q := range g.Capacity {
+			if kuberules.DeviceAttributeNameProblem(name) != "" || q.Sign() < 0 || q.Cmp(resource.MustParse("8Ei")) >= 0 {
+				return fmt.Errorf("group %s: capacity %s = %s is invalid", g.Name, name, q.String())
+			}
+		}
+	}
+	if total > limit {
+		return fmt.Errorf("%d devices in all, over the limit of %d", total, limit)
+	}
+	for _, name := range p.KeptDeviceGroups {
+		if kuberules.DeviceGroupNameProblem(name) != "" {
+			return fmt.Errorf("kept group name %q is invalid", name)
+		}
+	}
+	return nil
+}
+
+// TestPropertyFieldByFieldAgrees: the field-by-field decode, which Parse
+// takes when the one json.Unmarshal cannot be trusted, reads a reply as
+// that json.Unmarshal does. A status of the wrong type put first forces
+// it; the reply's own status, if any, comes later and counts.
+func TestPropertyFieldByFieldAgrees(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		body := gen.ReplyBody().Draw(t, "body")
+		opts := pingstatus.Options{MaxDevices: rapid.SampledFrom([]int{0, 4}).Draw(t, "maxDevices")}
+		patch, warnings := pingstatus.Parse(body, opts)
+		if patch.Kind != pingstatus.Structured {
+			return
+		}
+		forced := append([]byte(`{"status":[],`), bytes.TrimPrefix(bytes.TrimSpace(body), []byte("{"))...)
+		if bytes.Equal(bytes.TrimSpace(body), []byte("{}")) {
+			forced = []byte(`{"status":[]}`)
+		}
+		slow, slowWarnings := pingstatus.Parse(forced, opts)
+		if diff := cmp.Diff(patch, slow, equateQuantities); diff != "" {
+			t.Fatalf("Parse(%s) and, field by field, Parse(%s) (-fast +slow):\n%s", body, forced, diff)
+		}
+		texts := func(warnings []pingstatus.Warning) []string {
+			var out []string
+			for _, w := range warnings {
+				if w.Path != "status" {
+					out = append(out, w.String())
+				}
+			}
+			slices.Sort(out)
+			return out
+		}
+		if diff := cmp.Diff(texts(warnings), texts(slowWarnings)); diff != "" {
+			t.Fatalf("warnings of Parse(%s) and, field by field, of Parse(%s) (-fast +slow):\n%s", body, forced, diff)
+		}
+	})
 }

@@ -18,6 +18,13 @@ var schema string
 //   - quantities too large for a scheduler's int64
 //   - quantities written as JSON numbers of more than 64 characters (a
 //     schema sees a number's value, not its text)
+//   - device groups named more than once (the schema sees each entry on
+//     its own)
+//   - device counts that add up to more than 1024 (a schema cannot add)
+//   - devices with more than 32 attributes and capacities together (it
+//     bounds each of the two)
+//   - attribute strings of at most 64 characters but more than 64 bytes
+//     (a schema counts characters)
 //   - label keys in namespaces a provider may allow but the default
 //     options do not (the schema takes every namespace that
 //     [Options.LabelNamespaces] can allow, such as nvidia.com, since a

@@ -8,6 +8,7 @@ import (
 	"go/parser"
 	"go/token"
 	"maps"
+	"math"
 	"reflect"
 	"regexp"
 	"slices"
@@ -16,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 
 	"github.com/pingnode/pingnode/internal/golden"
 	"github.com/pingnode/pingnode/pingstatus"
@@ -33,7 +35,7 @@ var known = map[string]bool{
 	"$schema": true, "$id": true, "title": true, "description": true, "$defs": true,
 	"type": true, "properties": true, "patternProperties": true, "propertyNames": true, "additionalProperties": true, "items": true,
 	"enum": true, "const": true, "pattern": true, "maxLength": true, "maxItems": true, "maxProperties": true, "minimum": true, "maximum": true,
-	"$ref": true, "allOf": true, "anyOf": true, "not": true,
+	"$ref": true, "allOf": true, "anyOf": true, "oneOf": true, "not": true,
 }
 
 func newChecker(t *testing.T) *checker {
@@ -62,7 +64,7 @@ func knowsKeywords(t *testing.T, s map[string]any, at string) {
 			}
 		case "items", "not", "propertyNames", "additionalProperties":
 			knowsKeywords(t, v.(map[string]any), at+"/"+k)
-		case "allOf", "anyOf":
+		case "allOf", "anyOf", "oneOf":
 			for i, sub := range v.([]any) {
 				knowsKeywords(t, sub.(map[string]any), fmt.Sprintf("%s/%s/%d", at, k, i))
 			}
@@ -170,6 +172,17 @@ func (c *checker) check(s map[string]any, v any, path string) []string {
 			fail("matches none of anyOf")
 		}
 	}
+	if oneOf, ok := s["oneOf"].([]any); ok {
+		matched := 0
+		for _, sub := range oneOf {
+			if len(c.check(sub.(map[string]any), v, path)) == 0 {
+				matched++
+			}
+		}
+		if matched != 1 {
+			fail("matches %d of oneOf, not one", matched)
+		}
+	}
 	if not, ok := s["not"].(map[string]any); ok && len(c.check(not, v, path)) == 0 {
 		fail("%v matches what is forbidden", v)
 	}
@@ -212,8 +225,12 @@ func hasType(types, v any) bool {
 			if _, ok := v.(float64); ok {
 				return true
 			}
-		case "integer":
-			if f, ok := v.(float64); ok && f == float64(int64(f)) {
+		case "boolean":
+			if _, ok := v.(bool); ok {
+				return true
+			}
+		case "integer": // a number with no fraction, as JSON Schema has it, however large
+			if f, ok := v.(float64); ok && f == math.Trunc(f) {
 				return true
 			}
 		case "null":
@@ -250,6 +267,10 @@ var beyondSchema = map[string]string{
 	"long-numbers.json":                  "quantities written as JSON numbers of more than 64 characters",
 	"whole-numbers-other-spellings.json": "whole numbers in spellings other than the plain ones",
 	"labels-gpu.json":                    "label keys in namespaces a provider may allow but the default options do not",
+	"devices-repeated.json":              "device groups named more than once",
+	"devices-over-limit.json":            "device counts that add up to more than 1024",
+	"devices-attributes-over-limit.json": "devices with more than 32 attributes and capacities together",
+	"devices-string-bytes.json":          "attribute strings of at most 64 characters but more than 64 bytes",
 }
 
 // schemaDocLists returns the items of the two lists in JSONSchema's doc
@@ -369,6 +390,9 @@ func TestSchemaNamesTheWireFields(t *testing.T) {
 		{pingstatus.ResourcesResponse{}, "#/properties/resources"},
 		{pingstatus.AcceleratorResponse{}, "#/$defs/accelerator"},
 		{pingstatus.TaintResponse{}, "#/$defs/taint"},
+		{pingstatus.DeviceResponse{}, "#/$defs/deviceGroup"},
+		{pingstatus.DeviceAttribute{}, "#/$defs/deviceAttribute"},
+		{pingstatus.DeviceCapacity{}, "#/$defs/deviceCapacity"},
 	}
 	for _, tt := range tests {
 		typ := reflect.TypeOf(tt.typ)
@@ -409,4 +433,103 @@ func TestSchemaNamesTheWireFields(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPropertySchemaAgreesOnDevices: for device lists with good and bad
+// names, counts, attributes and capacities, field names in any letter
+// case, the schema accepts the reply exactly when Parse takes it without
+// a warning. The lists stay clear of what JSONSchema's doc comment says
+// the two judge apart: names are unique, counts add up to at most 1024,
+// a device has at most 32 attributes and capacities, and no string is
+// longer in bytes than in characters.
+func TestPropertySchemaAgreesOnDevices(t *testing.T) {
+	c := newChecker(t)
+	pick := func(t *rapid.T, label string, good, bad []string) string {
+		if rapid.IntRange(0, 4).Draw(t, label+" bad") == 0 {
+			return rapid.SampledFrom(bad).Draw(t, label)
+		}
+		return rapid.SampledFrom(good).Draw(t, label)
+	}
+	// spell writes the field name name in a letter case encoding/json reads.
+	spell := func(t *rapid.T, name string) string {
+		return rapid.SampledFrom([]string{name, strings.ToUpper(name), strings.ToUpper(name[:1]) + name[1:]}).Draw(t, name+" spelling")
+	}
+	object := func(t *rapid.T, members map[string]string) string {
+		var parts []string
+		for _, name := range slices.Sorted(maps.Keys(members)) {
+			parts = append(parts, fmt.Sprintf("%q:%s", name, members[name]))
+		}
+		return "{" + strings.Join(rapid.Permutation(parts).Draw(t, "order"), ",") + "}"
+	}
+	attributeNames := []string{"productName", "type", "_x", "gpu.nvidia.com/memory", strings.Repeat("a", 32), strings.Repeat("d", 63) + "/x"}
+	badAttributeNames := []string{"product-name", "9x", "GPU.io/x", "a.io/b/c", "", strings.Repeat("a", 33), strings.Repeat("d", 64) + "/x", "/x", "a.io/"}
+	attribute := func(t *rapid.T) string {
+		members := map[string]string{}
+		kinds := map[string][2][]string{
+			"string":  {{`"NVIDIA A100"`, `""`, `"` + strings.Repeat("s", 64) + `"`, `"\u0000"`}, {`"` + strings.Repeat("s", 65) + `"`, `5`, `true`}},
+			"int":     {{`80`, `-1`, `80.0`, `8e1`, `9223372036854775807`, `-9223372036854775808`}, {`1.5`, `"5"`, `1e19`, `true`}},
+			"bool":    {{`true`, `false`}, {`"true"`, `1`}},
+			"version": {{`"8.0.0"`, `"1.0.0-rc.1+b.2"`, `"0.0.0"`}, {`"8.0"`, `"v8.0.0"`, `"01.0.0"`, `8`}},
+		}
+		chosen := rapid.SliceOfNDistinct(rapid.SampledFrom([]string{"string", "int", "bool", "version"}), 0, 2, rapid.ID).Draw(t, "kinds")
+		for _, kind := range chosen {
+			members[spell(t, kind)] = pick(t, kind, kinds[kind][0], kinds[kind][1])
+		}
+		if !slices.Contains(chosen, "bool") && rapid.IntRange(0, 4).Draw(t, "null kind") == 0 {
+			members["bool"] = "null"
+		}
+		if rapid.IntRange(0, 4).Draw(t, "unknown kind") == 0 {
+			members["strings"] = `["a"]`
+		}
+		return object(t, members)
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		names := rapid.Permutation([]string{`"a100"`, `"t4"`, `"x-1"`, `"` + strings.Repeat("g", 56) + `"`, `"A100"`, `""`, `"a100-"`, `"` + strings.Repeat("g", 57) + `"`, `5`}).Draw(t, "names")
+		var entries []string
+		n := rapid.IntRange(0, 3).Draw(t, "entries")
+		counts := []string{`8`, `"8"`, `0`, `8.0`, `"+2"`, `"0e9"`, `"1e2"`, `1e2`}
+		if n == 1 { // alone, it may take all 1024
+			counts = append(counts, `"1k"`, `"1Ki"`, `1024`, `"1024"`, `1e3`, `"1e3"`, `"10e2"`)
+		}
+		for i := range n {
+			if rapid.IntRange(0, 9).Draw(t, "no object") == 0 {
+				entries = append(entries, rapid.SampledFrom([]string{`null`, `"a100"`, `[]`}).Draw(t, "entry"))
+				continue
+			}
+			members := map[string]string{}
+			if rapid.IntRange(0, 9).Draw(t, "has name") > 0 {
+				members[spell(t, "name")] = names[i]
+			}
+			if rapid.IntRange(0, 9).Draw(t, "has count") > 0 {
+				members[spell(t, "count")] = pick(t, "count", counts, []string{`-1`, `"-1"`, `1.5`, `"1.5"`, `1025`, `"1025"`, `"2k"`, `"1e4"`, `"x"`, `true`, `null`})
+			}
+			if rapid.Bool().Draw(t, "has attributes") {
+				attributes := map[string]string{}
+				for range rapid.IntRange(0, 3).Draw(t, "attributes") {
+					attributes[pick(t, "attribute name", attributeNames, badAttributeNames)] = attribute(t)
+				}
+				members[spell(t, "attributes")] = object(t, attributes)
+			}
+			if rapid.Bool().Draw(t, "has capacity") {
+				capacity := map[string]string{}
+				for range rapid.IntRange(0, 2).Draw(t, "capacities") {
+					value := pick(t, "capacity", []string{`"80Gi"`, `0`, `"500m"`, `16`}, []string{`"-1Gi"`, `"lots"`, `true`, `null`})
+					capacity[pick(t, "capacity name", attributeNames, badAttributeNames)] = rapid.SampledFrom([]string{
+						`{"` + spell(t, "value") + `":` + value + `}`, `{"` + spell(t, "value") + `":` + value + `,"requestPolicy":{}}`,
+					}).Draw(t, "capacity object")
+				}
+				members[spell(t, "capacity")] = object(t, capacity)
+			}
+			if rapid.IntRange(0, 4).Draw(t, "unknown field") == 0 {
+				members["driver"] = `"-1"`
+			}
+			entries = append(entries, object(t, members))
+		}
+		body := []byte(`{"` + spell(t, "devices") + `":[` + strings.Join(entries, ",") + `]}`)
+		_, warnings := pingstatus.Parse(body, pingstatus.Options{})
+		problems := c.validate(body)
+		if (len(problems) == 0) != (len(warnings) == 0) {
+			t.Fatalf("%s\nschema: %v\nParse: %v", body, problems, warnings)
+		}
+	})
 }

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"unicode/utf8"
+
+	"github.com/pingnode/pingnode/internal/kuberules"
 )
 
 // isDelimiter reports whether c may follow a JSON value.
@@ -51,43 +54,55 @@ type walker struct {
 	overLimit bool // a list was over its limit
 }
 
-// A finding is a key given count times, or a field that held token. A
-// finding in an object whose keys are its entries' own (the labels, the
-// hugepages) has that key, and its path from it.
+// A finding is a key given count times, or a field that held token.
 type finding struct {
 	at    where
 	count int
 	token string
-	key   string
 }
 
 // path returns the path of what f is about, as a warning names it.
-func (f finding) path() string {
-	switch {
-	case f.at.index < 0:
-	case f.at.top == labelsField:
-		return labelPath(f.key)
-	case f.at.sub == hugepagesField:
-		return hugepagesPath(f.key)
-	}
-	return f.at.String()
-}
+func (f finding) path() string { return f.at.String() }
 
 // where is the JSON path of a field that Parse reads, as indexes into
-// levelFields, so that a walk builds no string unless it finds something.
+// levelFields, so that a walk builds no string unless it finds something;
+// only an entry of an object whose keys are its entries' own (the labels,
+// the hugepages, a device's attributes and capacity) carries its key.
 type where struct {
 	top, sub, field int8  // field of the reply, of resources, of a list entry; -1 for none
+	inner           int8  // field of a device's attribute or capacity; -1 for none
 	index           int32 // of an entry in a list, or -1
+	keyed           bool  // at the entry key of such an object, or under it
+	key             string
 }
 
-var nowhere = where{top: -1, sub: -1, field: -1, index: -1}
+var nowhere = where{top: -1, sub: -1, field: -1, inner: -1, index: -1}
 
 func (w where) String() string {
+	switch {
+	case w.keyed && w.top == labelsField:
+		return labelPath(w.key)
+	case w.keyed && w.sub == hugepagesField:
+		return hugepagesPath(w.key)
+	case w.keyed: // a device's attribute or capacity
+		s := deviceKeyPath(indexPath(fieldPath(replyLevel, devicesField), int(w.index)), int(w.field), w.key)
+		if w.inner >= 0 {
+			lv := attributeLevel
+			if w.field == capacityField {
+				lv = capacityLevel
+			}
+			s += fieldPath(lv, int(w.inner))
+		}
+		return s
+	}
 	s := levelFields[replyLevel][w.top]
 	entry := taintLevel
-	if w.sub >= 0 {
+	switch {
+	case w.sub >= 0:
 		s += "." + levelFields[resourcesLevel][w.sub]
 		entry = acceleratorLevel
+	case w.top == devicesField:
+		entry = deviceLevel
 	}
 	if w.index >= 0 {
 		s = indexPath(s, int(w.index))
@@ -107,22 +122,21 @@ func (w where) subject() Subject {
 		return SubjectTaint
 	case labelsField:
 		return SubjectLabel
+	case devicesField:
+		return SubjectDevice
 	}
 	return SubjectReply
 }
 
-// within reports whether w is at or under the field at, which is a path
-// to a field (not to a list entry).
+// within reports whether w is at or under at: w is at every field,
+// entry and key that at names.
 func (w where) within(at where) bool {
-	switch {
-	case w.top != at.top:
-		return false
-	case at.sub >= 0 && w.sub != at.sub:
-		return false
-	case at.field >= 0 && (w.index != at.index || w.field != at.field):
-		return false
-	}
-	return true
+	return w.top == at.top &&
+		(at.sub < 0 || w.sub == at.sub) &&
+		(at.index < 0 || w.index == at.index) &&
+		(at.field < 0 || w.field == at.field) &&
+		(!at.keyed || w.keyed && w.key == at.key) &&
+		(at.inner < 0 || w.inner == at.inner)
 }
 
 // walk walks body, a JSON object, and returns the walker with its
@@ -203,6 +217,8 @@ func (at where) child(lv level, k int) where {
 		at.top = int8(k)
 	case resourcesLevel:
 		at.sub = int8(k)
+	case attributeLevel, capacityLevel:
+		at.inner = int8(k)
 	default:
 		at.field = int8(k)
 	}
@@ -221,11 +237,17 @@ func (w *walker) field(at where, lv level, k int) {
 	case lv == replyLevel && k == taintsField && c == '[':
 		w.list(at, taintLevel, w.opts.maxTaints())
 	case lv == replyLevel && k == labelsField && c == '{':
-		w.keyed(at, w.opts.maxLabels())
+		w.keyed(at, w.opts.maxLabels(), -1)
+	case lv == replyLevel && k == devicesField && c == '[':
+		w.list(at, deviceLevel, w.opts.maxDevices())
 	case lv == resourcesLevel && k == hugepagesField && c == '{':
-		w.keyed(at, maxHugepageSizes)
+		w.keyed(at, maxHugepageSizes, -1)
 	case lv == resourcesLevel && k == acceleratorsField && c == '[':
 		w.list(at, acceleratorLevel, w.opts.maxAccelerators())
+	case lv == deviceLevel && k == attributesField && c == '{':
+		w.keyed(at, kuberules.MaxDeviceAttributesAndCapacities, attributeLevel)
+	case lv == deviceLevel && k == capacityField && c == '{':
+		w.keyed(at, kuberules.MaxDeviceAttributesAndCapacities, capacityLevel)
 	default:
 		w.value(at)
 	}
@@ -266,10 +288,12 @@ func (w *walker) list(at where, lv level, limit int) {
 }
 
 // keyed walks the object at w.b[w.i], a '{', whose keys are its entries'
-// own (the labels, the hugepages by size): a key given more than once is
-// noted once, where it was first met, with its count. Entries past limit
-// are skipped, and an object over it leaves no findings.
-func (w *walker) keyed(at where, limit int) {
+// own (the labels, the hugepages by size, a device's attributes and
+// capacity): a key given more than once is noted once, where it was first
+// met, with its count. Each entry's value is an object at level lv, or,
+// for lv < 0, a value the walker does not enter. Entries past limit are
+// skipped, and an object over it leaves no findings.
+func (w *walker) keyed(at where, limit int, lv level) {
 	var count map[string]int
 	var order []string // of the keys met, in order
 	n := 0
@@ -294,14 +318,16 @@ func (w *walker) keyed(at where, limit int) {
 				count = make(map[string]int)
 			}
 			entry := at
-			entry.index = int32(n)
+			entry.keyed, entry.key = true, key
 			if count[key]++; count[key] > 1 {
-				w.dropKey(at, key) // what an earlier value held
+				w.drop(entry) // what an earlier value held
 			} else {
 				order = append(order, key)
 			}
-			if w.value(entry) {
-				w.findings[len(w.findings)-1].key = key
+			if lv >= 0 && w.i < len(w.b) && w.b[w.i] == '{' {
+				w.object(entry, lv)
+			} else {
+				w.value(entry)
 			}
 		}
 		n++
@@ -321,27 +347,17 @@ func (w *walker) keyed(at where, limit int) {
 	for _, key := range order {
 		if c := count[key]; c > 1 {
 			entry := at
-			entry.index = 0 // an entry, named by its key
-			w.findings = append(w.findings, finding{at: entry, count: c, key: key})
+			entry.keyed, entry.key = true, key
+			w.findings = append(w.findings, finding{at: entry, count: c})
 		}
 	}
 }
 
-// dropKey forgets the findings of the entry key in the object at at.
-func (w *walker) dropKey(at where, key string) {
-	kept := w.findings[:0]
-	for _, f := range w.findings {
-		if !f.at.within(at) || f.key != key {
-			kept = append(kept, f)
-		}
-	}
-	w.findings = kept
-}
-
-// unquote returns the text of the JSON string quoted, or quoted itself
-// when it is no JSON string (the decoder refuses the body then).
+// unquote returns the text of the JSON string quoted, as encoding/json
+// reads it (invalid UTF-8 as U+FFFD), or quoted itself when it is no JSON
+// string (the decoder refuses the body then).
 func unquote(quoted []byte) string {
-	if len(quoted) >= 2 && bytes.IndexByte(quoted, '\\') < 0 {
+	if len(quoted) >= 2 && bytes.IndexByte(quoted, '\\') < 0 && utf8.Valid(quoted) {
 		return string(quoted[1 : len(quoted)-1])
 	}
 	var s string
@@ -353,14 +369,13 @@ func unquote(quoted []byte) string {
 
 // value walks a value that Parse reads but the walker does not enter,
 // noting a non-finite number.
-func (w *walker) value(at where) bool {
+func (w *walker) value(at where) {
 	if n := nonFiniteAt(w.b[w.i:]); n > 0 {
 		w.findings = append(w.findings, finding{at: at, token: string(w.b[w.i : w.i+n])})
 		w.i += n
-		return true
+		return
 	}
 	w.skip()
-	return false
 }
 
 // skip moves past the value at w.b[w.i], without recursion.

@@ -45,22 +45,25 @@ const (
 	SubjectAnnotation
 	// SubjectLabel is a label: metadata.labels, or the reply's labels.
 	SubjectLabel
+	// SubjectDevice is a device: the reply's devices, or the devices a
+	// provider publishes for the node (nodeapply's Result.Devices).
+	SubjectDevice
 )
 
-var subjectNames = [...]string{"reply", "resource", "taint", "condition", "annotation", "label"}
+var subjectNames = [...]string{"reply", "resource", "taint", "condition", "annotation", "label", "device"}
 
-// String returns "reply", "resource", "taint", "condition", "annotation"
-// or "label".
+// String returns "reply", "resource", "taint", "condition", "annotation",
+// "label" or "device".
 func (s Subject) String() string { return enum.Name(subjectNames[:], int(s), "Subject") }
 
 // MarshalText returns the subject as [Subject.String] writes it.
 func (s Subject) MarshalText() ([]byte, error) {
-	return enum.Marshal(s, s >= SubjectReply && s <= SubjectLabel)
+	return enum.Marshal(s, s >= SubjectReply && s <= SubjectDevice)
 }
 
 // UnmarshalText reads what MarshalText writes.
 func (s *Subject) UnmarshalText(b []byte) error {
-	return enum.Unmarshal(s, b, SubjectReply, SubjectLabel)
+	return enum.Unmarshal(s, b, SubjectReply, SubjectDevice)
 }
 
 // Action is what was done about what a [Warning] reports.

@@ -22,6 +22,8 @@ func subjectOf(path string) pingstatus.Subject {
 		return pingstatus.SubjectTaint
 	case strings.HasPrefix(path, "labels"):
 		return pingstatus.SubjectLabel
+	case strings.HasPrefix(path, "devices"):
+		return pingstatus.SubjectDevice
 	}
 	return pingstatus.SubjectReply // "" and "status"
 }
@@ -36,7 +38,7 @@ func actionOf(message string) pingstatus.Action {
 		strings.HasSuffix(message, "decoded and read"), strings.Contains(message, `read as "total"`):
 		return pingstatus.Repaired
 	}
-	return pingstatus.Refused // "left unchanged", "entry dropped", "label kept"
+	return pingstatus.Refused // "left unchanged", "entry dropped", "label kept", "devices kept"
 }
 
 // checkClasses fails unless every warning's Subject and Action agree with

@@ -25,6 +25,64 @@ type PingResponse struct {
 	// are left alone. An empty, non-nil map removes every label the
 	// plugin set earlier; it marshals as {}, and nil not at all.
 	Labels map[string]string `json:"labels,omitzero"`
+	// Devices is the plugin's whole list of device groups: each a name,
+	// how many identical devices, and what they are, in
+	// resource.k8s.io/v1's own shape, so that a provider on Kubernetes
+	// 1.34 or later publishes them as Dynamic Resource Allocation devices
+	// that claims select by their attributes. nil means "no news": the
+	// published devices are left alone. A pointer to an empty list
+	// means the backend has no devices. Build it with [DeviceList].
+	Devices *[]DeviceResponse `json:"devices,omitempty"`
+}
+
+// DeviceResponse is a group of identical devices of the backend. The
+// provider publishes them as devices named Name-0, Name-1 and so on, each
+// with the group's attributes and capacity.
+type DeviceResponse struct {
+	// Name is a DNS label (lowercase letters, digits and '-') of at most
+	// 56 characters, unique in the reply: "a100", "t4".
+	Name string `json:"name"`
+	// Count is how many devices of the group the backend has free now
+	// (with the resources' basis "total": how many it gives the node in
+	// all). 0 means none is free.
+	Count int `json:"count"`
+	// Attributes say what each device is, by a C identifier ("productName")
+	// in the driver's domain, or by a domain, '/' and a C identifier
+	// ("gpu.nvidia.com/productName"); exactly one value each.
+	Attributes map[string]DeviceAttribute `json:"attributes,omitempty"`
+	// Capacity says how much of something each device has
+	// ("memory": {"value": "80Gi"}), by names as Attributes.
+	Capacity map[string]DeviceCapacity `json:"capacity,omitempty"`
+}
+
+// DeviceAttribute is one attribute's value: exactly one of its fields is
+// set. Its JSON form is resource.k8s.io/v1's: {"string": "NVIDIA A100"},
+// {"int": 80}, {"bool": true}, {"version": "8.0.0"}.
+type DeviceAttribute struct {
+	// IntValue is a whole number in an int64.
+	IntValue *int64 `json:"int,omitempty"`
+	// BoolValue is true or false.
+	BoolValue *bool `json:"bool,omitempty"`
+	// StringValue is text of at most 64 bytes.
+	StringValue *string `json:"string,omitempty"`
+	// VersionValue is a semantic version 2.0.0 ("8.0.0", "12.4.1") of at
+	// most 64 bytes.
+	VersionValue *string `json:"version,omitempty"`
+}
+
+// DeviceCapacity is one capacity of a device: {"value": "80Gi"}.
+type DeviceCapacity struct {
+	// Value is a Kubernetes quantity, not negative.
+	Value string `json:"value"`
+}
+
+// DeviceList returns a value for [PingResponse.Devices] holding groups:
+// the plugin's whole list, which marshals as a JSON array even when it is
+// empty.
+func DeviceList(groups ...DeviceResponse) *[]DeviceResponse {
+	list := make([]DeviceResponse, len(groups))
+	copy(list, groups)
+	return &list
 }
 
 // ResourcesResponse holds the backend's resources as Kubernetes quantity

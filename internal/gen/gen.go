@@ -1,6 +1,6 @@
 // Package gen holds the rapid generators that the tests of pingstatus and
-// nodeapply share: valid names, quantities and taints, adversarial reply
-// bodies, and nodes.
+// nodeapply share: valid names, quantities, taints and device groups,
+// adversarial reply bodies, and nodes.
 package gen
 
 import (
@@ -144,8 +144,9 @@ func WholeQuantity(min int) *rapid.Generator[string] {
 
 // ReplyBody draws an adversarial reply body: mostly JSON objects mixing
 // valid fields with wrong types, negative, zero, fractional and huge values,
-// bad and reserved names, duplicates and unknown fields; sometimes a legacy
-// body or a truncated object.
+// bad and reserved names, duplicates and unknown fields, device groups with
+// every kind of mistake among them; sometimes a legacy body or a truncated
+// object.
 func ReplyBody() *rapid.Generator[[]byte] {
 	return rapid.Custom(func(t *rapid.T) []byte {
 		switch rapid.IntRange(0, 9).Draw(t, "shape") {
@@ -175,6 +176,9 @@ func replyObject(t *rapid.T) []byte {
 	}
 	if rapid.IntRange(0, 3).Draw(t, "has labels") > 0 {
 		reply["labels"] = labelsValue(t)
+	}
+	if rapid.IntRange(0, 3).Draw(t, "has devices") > 0 {
+		reply["devices"] = devicesValue(t)
 	}
 	b, err := json.Marshal(reply)
 	if err != nil {
