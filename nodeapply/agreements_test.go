@@ -22,8 +22,9 @@ import (
 //   - when the checker says a ping leaves the node unchanged, the merge in
 //     full (every part of the ping applied, no early return) changes
 //     nothing either;
-//   - the changes are empty exactly when both patches are nil, and the
-//     Result's NeedsObjectPatch and NeedsStatusPatch say which is not.
+//   - the changes are empty exactly when both patches are nil and the
+//     devices did not change, and the Result's NeedsObjectPatch,
+//     NeedsStatusPatch and NeedsDevices say which is not.
 
 var agreementT0 = time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
 
@@ -99,8 +100,13 @@ func agreementPing(t *rapid.T, node *corev1.Node) Ping {
 			patch.ReplaceTaints = true
 			patch.Taints = gen.UniqueTaints(3).Draw(t, "plugin taints")
 		}
+		if rapid.Bool().Draw(t, "devices") {
+			patch.ReplaceDevices = true
+			patch.Devices, patch.KeptDeviceGroups = drawGroups(t)
+		}
 		ping.Reply = patch
 	}
+	ping.Devices = drawPool(t)
 	if rapid.IntRange(0, 3).Draw(t, "held") == 0 {
 		ping.Held = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(rapid.SampledFrom([]string{"0", "2", "-1"}).Draw(t, "held cpu"))}
 	}
@@ -153,17 +159,31 @@ func TestPropertyUnchangedMeansNoChange(t *testing.T) {
 }
 
 // TestPropertyChangesAgreeWithPatches: the changes are empty exactly when
-// both patches are nil, and NeedsObjectPatch and NeedsStatusPatch report
-// whether each is not nil.
+// both patches are nil and the devices did not change, NeedsObjectPatch
+// and NeedsStatusPatch report whether each is not nil, and NeedsDevices
+// whether there are changes of devices; the node is the input exactly
+// when no change is of the node.
 func TestPropertyChangesAgreeWithPatches(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		opts := agreementOptions(t)
 		node := agreementNode(t, opts)
+		ping := agreementPing(t, node)
 		for step := range 2 { // as drawn, then once more after the first ping
-			ping := agreementPing(t, node)
 			res := Apply(node, ping, opts)
 			taints, status := res.ObjectPatch(), res.StatusPatch()
-			if (len(res.Changes) == 0) != (taints == nil && status == nil) {
+			deviceChanges := 0
+			for _, c := range res.Changes {
+				if c.Subject == pingstatus.SubjectDevice {
+					deviceChanges++
+				}
+			}
+			if res.NeedsDevices() != (deviceChanges > 0) {
+				t.Fatalf("step %d: NeedsDevices %v, changes %v", step, res.NeedsDevices(), res.Changes)
+			}
+			if (res.Node == node) != (len(res.Changes) == deviceChanges) {
+				t.Fatalf("step %d: returns the input node %v, changes %v", step, res.Node == node, res.Changes)
+			}
+			if (len(res.Changes) == 0) != (taints == nil && status == nil && !res.NeedsDevices()) {
 				t.Fatalf("step %d: changes %v, but object patch %s and status patch %s", step, res.Changes, taints, status)
 			}
 			if res.NeedsObjectPatch() != (taints != nil) {
@@ -173,6 +193,12 @@ func TestPropertyChangesAgreeWithPatches(t *testing.T) {
 				t.Fatalf("step %d: NeedsStatusPatch %v, status patch %s; changes %v", step, res.NeedsStatusPatch(), status, res.Changes)
 			}
 			node = res.Node
+			next := agreementPing(t, node)
+			if rapid.Bool().Draw(t, "same reply") {
+				next.Reply = ping.Reply
+			}
+			next.Devices = res.Devices // the pool as the ping left it
+			ping = next
 		}
 	})
 }

@@ -30,10 +30,35 @@ func Apply(node *corev1.Node, ping Ping, opts Options) Result {
 		check.patch = &noNews
 	}
 	if check.unchanged() {
-		return check.result(node, nil)
+		if check.sameDevices {
+			return check.result(node, nil)
+		}
+		r := check.result(node, nil)
+		check.setDevices(&r)
+		return r
 	}
 	a := &applier{checker: check}
-	return a.apply()
+	r := a.apply()
+	if !check.sameDevices {
+		check.setDevices(&r)
+	}
+	return r
+}
+
+// setDevices puts the pool the ping asks for into r, with its changes
+// and warnings, when it differs from the ping's.
+func (a *checker) setDevices(r *Result) {
+	devices, changes, warnings := a.publishDevices()
+	if len(warnings) > 0 {
+		r.Warnings = append(r.Warnings, warnings...)
+		slices.SortStableFunc(r.Warnings, func(x, y pingstatus.Warning) int { return strings.Compare(x.Path, y.Path) })
+	}
+	if len(changes) == 0 {
+		return
+	}
+	r.Devices, r.devicesChanged = devices, true
+	r.Changes = append(r.Changes, changes...)
+	sortChanges(r.Changes)
 }
 
 // noNews is the patch of a ping without a reply: a read-only zero value,
@@ -60,6 +85,9 @@ type checker struct {
 	fence     fence
 	// What unchanged found, for apply.
 	valid, sameResources, sameTaints, sameLabels, sameConditions, sameAnnotation bool
+	// sameDevices says that the pool is as the ping asks; the node's
+	// parts do not depend on it.
+	sameDevices bool
 }
 
 // applier builds the new node when the checker cannot say it is unchanged.
@@ -93,6 +121,7 @@ func (a *checker) unchanged() bool {
 	a.sameResources = a.resourcesUnchanged()
 	a.sameTaints = (!a.patch.ReplaceTaints || a.taintsUnchanged()) && a.fenceUnchanged()
 	a.sameLabels = !a.patch.ReplaceLabels || a.labelsUnchanged()
+	a.sameDevices = a.devicesUnchanged()
 	return a.valid && a.sameResources && a.sameTaints && a.sameLabels && a.sameConditions && a.sameAnnotation &&
 		!a.ignoredReply() && !a.failedWithoutTime()
 }
@@ -223,7 +252,7 @@ func (a *applier) apply() Result {
 
 // result is a Result with node and warnings, and no changes.
 func (a *checker) result(node *corev1.Node, warnings []pingstatus.Warning) Result {
-	return Result{Node: node, Warnings: warnings, in: a.in, ownership: a.opts.ownership(), labelOwnership: a.opts.labelOwnership()}
+	return Result{Node: node, Warnings: warnings, Devices: a.ping.Devices, in: a.in, ownership: a.opts.ownership(), labelOwnership: a.opts.labelOwnership()}
 }
 
 // build returns a copy of the input with the ping merged into the parts

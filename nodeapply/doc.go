@@ -22,11 +22,13 @@
 // [Apply](node, ping, options) returns the node after the ping, the
 // changes, and warnings:
 //
-//  1. The input node and ping are never modified. When something changed,
+//  1. The input node and ping are never modified. When the node changed,
 //     the returned node is new and shares no memory with the input. When
-//     nothing changed, Apply returns the input node itself and an empty
-//     list of changes; it then makes no copy and, when the plugin answered
-//     and its taints come in the same order as before, no allocation.
+//     it did not, Apply returns the input node itself; when nothing
+//     changed at all (the node, nor the devices of rule 20), also an
+//     empty list of changes, and it then makes no copy and, when the
+//     plugin answered and its taints come in the same order as before,
+//     no allocation.
 //  2. Each quantity of the reply is written to both status.capacity and
 //     status.allocatable. With [Ping.Held] (what the provider's own pods
 //     hold on the backend), the reply's quantity is read as what the
@@ -71,9 +73,10 @@
 //     changed ([Change.Subject]: a resource, a taint, a label, a condition
 //     or an annotation). The list is empty exactly when the returned node
 //     is semantically equal to the input (quantities by value, taints as a
-//     set, labels by key), and so exactly when both [Result.ObjectPatch]
-//     and [Result.StatusPatch] are nil: an empty list means there is
-//     nothing to send. The object patch carries the taints, the labels and
+//     set, labels by key) and the devices are as they were (rule 21), and
+//     so exactly when both [Result.ObjectPatch] and [Result.StatusPatch]
+//     are nil and [Result.NeedsDevices] is false: an empty list means
+//     there is nothing to send. The object patch carries the taints, the labels and
 //     their ownership annotations, with the input's resourceVersion as a
 //     precondition; the status patch carries the rest.
 //     [Result.NeedsObjectPatch] and [Result.NeedsStatusPatch] say which
@@ -178,6 +181,40 @@
 //     annotation cannot hand the plugin a label that is never its own.
 //     A label of the plugin's in a namespace the options no longer allow
 //     is still the plugin's, and is removed at its next labels.
+//  20. The node's devices are a pool the provider publishes beside the
+//     node (as Dynamic Resource Allocation devices, with the nested
+//     module nodeapply/dra), not a field of it. [Ping.Devices] is the
+//     pool as published, with the devices that claims hold marked
+//     ([Device.Held]); [Result.Devices] is the pool after the ping. When
+//     the patch carries devices ([pingstatus.NodePatch.ReplaceDevices]),
+//     a group of the patch is published as devices named after it,
+//     group-0, group-1, and so on: every device of the group that a
+//     claim holds, whatever the count (a held device is never dropped
+//     while its group is listed); and of those no claim holds, the
+//     group's count, or with a total basis ([pingstatus.BasisTotal]) the
+//     count less the held ones (never below zero), those with the lowest
+//     indices. A device keeps its name from one reply to the next, so
+//     an allocation keeps pointing at the same device; when the count
+//     falls, the free devices with the highest indices go. Every device
+//     of a group is as the group describes it (its attributes and
+//     capacity). A group in [pingstatus.NodePatch.KeptDeviceGroups] (its
+//     entry was refused) keeps its devices as they are; the devices of
+//     groups no longer listed are removed, held or not (the scheduler
+//     allocates a device again only once its claim's allocation is
+//     gone). An empty list removes every device. A patch without
+//     devices, and a failed ping, leave the pool as it is.
+//  21. [Result.Devices] is sorted by group, then index
+//     ([CompareDevices]). When the pool does not change (the same
+//     devices, each described the same; whether a claim holds one is
+//     not published and does not count), it is [Ping.Devices] itself;
+//     given in that order, as the last Result left it, it costs no copy
+//     and no allocation. Otherwise it is a new list whose devices share
+//     their attributes and capacity with the patch's groups, read-only.
+//     Each device added, removed or described anew is a change
+//     ([pingstatus.SubjectDevice], path devices[name]), and
+//     [Result.NeedsDevices] says that the provider publishes the pool.
+//     A group of a hand-built patch that Parse would refuse is refused
+//     with a warning, its devices left as they are.
 //
 // One consequence of rule 4: an administrator who removes the plugin's
 // taint and sets one with the same key and effect before the next ping

@@ -24,6 +24,8 @@ type cluster struct {
 	// sent with a refused value.
 	wanted, everWanted []corev1.Taint
 	kept               []string
+	// devices is the pool as the last ping left it.
+	devices []nodeapply.Device
 }
 
 func (c *cluster) init(t *rapid.T) {
@@ -46,11 +48,11 @@ func (c *cluster) Ping(t *rapid.T) {
 		patch = validPatch(t)
 		patch.Taints = dropProtected(patch.Taints, c.opts.Reply.ProtectedKeys)
 	}
-	res := nodeapply.Apply(c.node, nodeapply.Ping{Reply: patch}, c.opts)
-	if again := nodeapply.Apply(res.Node, nodeapply.Ping{Reply: patch}, c.opts); len(again.Changes) != 0 {
+	res := nodeapply.Apply(c.node, nodeapply.Ping{Reply: patch, Devices: c.devices}, c.opts)
+	if again := nodeapply.Apply(res.Node, nodeapply.Ping{Reply: patch, Devices: res.Devices}, c.opts); len(again.Changes) != 0 {
 		t.Fatalf("a repeated ping changes %v", again.Changes)
 	}
-	c.node = res.Node
+	c.node, c.devices = res.Node, res.Devices
 	if patch.ReplaceTaints {
 		c.wanted, c.kept = patch.Taints, patch.KeptTaintKeys
 		c.everWanted = append(c.everWanted, patch.Taints...)

@@ -22,6 +22,7 @@ func subjectOfPath(path string) pingstatus.Subject {
 		{"status.conditions", pingstatus.SubjectCondition}, {"ping.at", pingstatus.SubjectCondition},
 		{"metadata.annotations", pingstatus.SubjectAnnotation},
 		{"metadata.labels", pingstatus.SubjectLabel}, {"patch.labels", pingstatus.SubjectLabel},
+		{"devices", pingstatus.SubjectDevice}, {"patch.devices", pingstatus.SubjectDevice},
 	} {
 		if strings.HasPrefix(path, p.prefix) {
 			return p.subject

@@ -1,0 +1,30 @@
+// Package dra publishes the devices of a virtual node as Dynamic Resource
+// Allocation devices (resource.k8s.io/v1, Kubernetes 1.34 and later), and
+// reads back which of them claims hold. It is a module of its own, so that
+// the library keeps its oldest Kubernetes (k8s.io/api v0.29.0, which has no
+// resource.k8s.io/v1) and only a provider that publishes devices requires
+// a newer one.
+//
+// A provider's ping with devices:
+//
+//  1. [Pool] reads the node's pool as published (its ResourceSlices) and
+//     which devices the claims' allocations name: that is
+//     [nodeapply.Ping.Devices].
+//  2. [nodeapply.Apply] gives the pool to publish, [nodeapply.Result.Devices],
+//     and whether it changed ([nodeapply.Result.NeedsDevices]).
+//  3. When it changed, [Devices] turns it into resource.k8s.io/v1 devices,
+//     for the ResourceSlices of one pool of the provider's driver on the
+//     node (k8s.io/dynamic-resource-allocation's resourceslice controller
+//     writes them, splits them at 128 devices a slice and bumps the pool's
+//     generation).
+//
+// When a pod bound to the node starts, [PodDevices] says which devices of
+// the pool its claims were given, with what they are, and refuses a pod
+// whose claim is not reserved for it, as the kubelet refuses one; the
+// provider forwards the devices to its backend.
+//
+// An attribute or capacity name without a domain ("productName") is
+// published as it is: Kubernetes reads it as in the driver's domain, so a
+// claim selects it as device.attributes["<driver>"].productName, the same
+// CEL that selects a real node's device of that driver.
+package dra

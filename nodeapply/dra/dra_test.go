@@ -1,0 +1,210 @@
+package dra_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+
+	"github.com/pingnode/pingnode/nodeapply"
+	"github.com/pingnode/pingnode/nodeapply/dra"
+	"github.com/pingnode/pingnode/pingstatus"
+)
+
+const (
+	driver   = "gpu.nvidia.com"
+	poolName = "vk-a100"
+)
+
+// gpus is a reply's devices: a A100s and t T4s, with NVIDIA's names.
+func gpus(a, t int) *pingstatus.NodePatch {
+	return &pingstatus.NodePatch{Kind: pingstatus.Structured, ReplaceDevices: true, Devices: []pingstatus.DeviceGroup{
+		{Name: "a100", Count: a, Attributes: map[string]pingstatus.DeviceAttribute{
+			"type": {StringValue: ptr.To("gpu")}, "productName": {StringValue: ptr.To("NVIDIA A100-SXM4-80GB")},
+			"cudaComputeCapability": {VersionValue: ptr.To("8.0.0")}, "gpu.nvidia.com/memoryGiB": {IntValue: ptr.To[int64](80)},
+			"mig": {BoolValue: ptr.To(false)},
+		}, Capacity: map[string]resource.Quantity{"memory": resource.MustParse("80Gi")}},
+		{Name: "t4", Count: t, Attributes: map[string]pingstatus.DeviceAttribute{
+			"type": {StringValue: ptr.To("gpu")}, "productName": {StringValue: ptr.To("Tesla T4")},
+			"cudaComputeCapability": {VersionValue: ptr.To("7.5.0")},
+		}, Capacity: map[string]resource.Quantity{"memory": resource.MustParse("16Gi")}},
+	}}
+}
+
+// slice is the one ResourceSlice of pool, generation g, with devices.
+func slice(g int64, devices []resourcev1.Device) *resourcev1.ResourceSlice {
+	return &resourcev1.ResourceSlice{
+		ObjectMeta: metav1.ObjectMeta{Name: "vk-a100-gpu.nvidia.com-x"},
+		Spec: resourcev1.ResourceSliceSpec{
+			Driver: driver, NodeName: ptr.To("vk"),
+			Pool:    resourcev1.ResourcePool{Name: poolName, Generation: g, ResourceSliceCount: 1},
+			Devices: devices,
+		},
+	}
+}
+
+// allocated is a claim whose allocation names devices of the pool, and
+// one of another driver.
+func allocated(name string, pod types.UID, devices ...string) *resourcev1.ResourceClaim {
+	c := &resourcev1.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"}}
+	c.Status.Allocation = &resourcev1.AllocationResult{}
+	for _, d := range devices {
+		c.Status.Allocation.Devices.Results = append(c.Status.Allocation.Devices.Results,
+			resourcev1.DeviceRequestAllocationResult{Request: "gpu", Driver: driver, Pool: poolName, Device: d})
+	}
+	c.Status.Allocation.Devices.Results = append(c.Status.Allocation.Devices.Results,
+		resourcev1.DeviceRequestAllocationResult{Request: "nic", Driver: "nic.example.com", Pool: poolName, Device: "a100-0"})
+	if pod != "" {
+		c.Status.ReservedFor = []resourcev1.ResourceClaimConsumerReference{{Resource: "pods", Name: "p", UID: pod}}
+	}
+	return c
+}
+
+// TestPublishedAndReadBack: what Apply publishes, turned into a slice and
+// read back with the claims, is the pool Apply left, held devices marked;
+// the same reply on it then changes nothing and allocates nothing in
+// Apply, so a provider that reads its pool from its slices at every ping
+// writes nothing on a steady backend.
+func TestPublishedAndReadBack(t *testing.T) {
+	first := nodeapply.Apply(nil, nodeapply.Ping{Reply: gpus(8, 16)}, nodeapply.Options{})
+	if len(first.Devices) != 24 || !first.NeedsDevices() {
+		t.Fatalf("first reply: %d devices, changed %v", len(first.Devices), first.NeedsDevices())
+	}
+	claims := []*resourcev1.ResourceClaim{allocated("c1", "u1", "a100-0", "a100-1"), allocated("c2", "", "t4-20"), nil}
+	// An older generation of the pool, with a device since gone: passed over.
+	old := slice(1, []resourcev1.Device{{Name: "a100-99"}})
+	published := []*resourcev1.ResourceSlice{old, slice(2, dra.Devices(first.Devices)), nil}
+	read := dra.Pool(published, claims, driver, poolName)
+
+	want := append([]nodeapply.Device(nil), first.Devices...)
+	want[0].Held, want[1].Held = true, true
+	want = append(want, nodeapply.Device{Name: "t4-20", Held: true}) // allocated, no longer published
+	if diff := cmp.Diff(want, read, cmp.Comparer(func(a, b resource.Quantity) bool { return a.Cmp(b) == 0 })); diff != "" {
+		t.Errorf("pool read back (-want +got):\n%s", diff)
+	}
+
+	again := nodeapply.Apply(nil, nodeapply.Ping{Reply: gpus(8, 16), Devices: read}, nodeapply.Options{})
+	// The reply's 8 A100s are free now, besides the 2 held: a100-8 and
+	// a100-9 join. t4-20 is held: it stays published, described again.
+	var paths []string
+	for _, c := range again.Changes {
+		paths = append(paths, c.Op.String()+" "+c.Path)
+	}
+	if diff := cmp.Diff([]string{"added devices[a100-8]", "added devices[a100-9]", "modified devices[t4-20]"}, paths); diff != "" || !again.NeedsDevices() {
+		t.Fatalf("changes (-want +got):\n%s", diff)
+	}
+	steady := dra.Pool([]*resourcev1.ResourceSlice{slice(3, dra.Devices(again.Devices))}, claims, driver, poolName)
+	var res nodeapply.Result
+	reply, node := gpus(8, 16), &corev1.Node{}
+	allocs := testing.AllocsPerRun(20, func() {
+		res = nodeapply.Apply(node, nodeapply.Ping{Reply: reply, Devices: steady}, nodeapply.Options{})
+	})
+	if res.NeedsDevices() || len(res.Changes) != 0 || allocs != 0 {
+		t.Errorf("steady pool read back: changes %v, %v allocations, want none", res.Changes, allocs)
+	}
+}
+
+// TestDevicesShareNothing: the devices Devices returns have maps and
+// values of their own.
+func TestDevicesShareNothing(t *testing.T) {
+	pool := nodeapply.Apply(nil, nodeapply.Ping{Reply: gpus(2, 0)}, nodeapply.Options{}).Devices
+	out := dra.Devices(pool)
+	*out[0].Attributes["productName"].StringValue = "changed"
+	out[0].Attributes["new"] = resourcev1.DeviceAttribute{}
+	if s := *pool[0].Attributes["productName"].StringValue; s != "NVIDIA A100-SXM4-80GB" {
+		t.Errorf("a change of the published device reached the pool: %q", s)
+	}
+	if _, ok := out[1].Attributes["new"]; ok {
+		t.Error("two devices share their attributes")
+	}
+	want := resourcev1.Device{Name: "a100-1", Attributes: map[resourcev1.QualifiedName]resourcev1.DeviceAttribute{
+		"type": {StringValue: ptr.To("gpu")}, "productName": {StringValue: ptr.To("NVIDIA A100-SXM4-80GB")},
+		"cudaComputeCapability": {VersionValue: ptr.To("8.0.0")}, "gpu.nvidia.com/memoryGiB": {IntValue: ptr.To[int64](80)},
+		"mig": {BoolValue: ptr.To(false)},
+	}, Capacity: map[resourcev1.QualifiedName]resourcev1.DeviceCapacity{"memory": {Value: resource.MustParse("80Gi")}}}
+	if diff := cmp.Diff(want, out[1], cmp.Comparer(func(a, b resource.Quantity) bool { return a.Cmp(b) == 0 })); diff != "" {
+		t.Errorf("device (-want +got):\n%s", diff)
+	}
+}
+
+func TestPodDevices(t *testing.T) {
+	pool := nodeapply.Apply(nil, nodeapply.Ping{Reply: gpus(2, 1)}, nodeapply.Options{}).Devices
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "default", UID: "u1"}}
+	pod.Spec.ResourceClaims = []corev1.PodResourceClaim{
+		{Name: "big", ResourceClaimTemplateName: ptr.To("big-gpu")},
+		{Name: "shared", ResourceClaimName: ptr.To("shared")},
+		{Name: "none", ResourceClaimTemplateName: ptr.To("maybe")},
+	}
+	pod.Status.ResourceClaimStatuses = []corev1.PodResourceClaimStatus{
+		{Name: "big", ResourceClaimName: ptr.To("p-big-x1")},
+		{Name: "none"}, // the controller decided no claim is needed
+	}
+	owned := func(c *resourcev1.ResourceClaim, uid types.UID) *resourcev1.ResourceClaim {
+		c.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Pod", Name: "p", UID: uid, Controller: ptr.To(true)}}
+		return c
+	}
+	tests := []struct {
+		name   string
+		claims map[string]*resourcev1.ResourceClaim
+		want   []string // device names, or nil for a refusal
+	}{
+		{"reserved", map[string]*resourcev1.ResourceClaim{
+			"p-big-x1": owned(allocated("p-big-x1", "u1", "a100-1"), "u1"),
+			"shared":   allocated("shared", "u1", "t4-0", "a100-0"),
+		}, []string{"a100-1", "t4-0", "a100-0"}},
+		{"template claim of another pod", map[string]*resourcev1.ResourceClaim{
+			"p-big-x1": owned(allocated("p-big-x1", "u1", "a100-1"), "u2"),
+			"shared":   allocated("shared", "u1", "t4-0"),
+		}, nil},
+		{"not reserved for the pod", map[string]*resourcev1.ResourceClaim{
+			"p-big-x1": owned(allocated("p-big-x1", "u2", "a100-1"), "u1"),
+			"shared":   allocated("shared", "u1", "t4-0"),
+		}, nil},
+		{"not allocated", map[string]*resourcev1.ResourceClaim{
+			"p-big-x1": owned(&resourcev1.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Name: "p-big-x1", Namespace: "default"}}, "u1"),
+			"shared":   allocated("shared", "u1", "t4-0"),
+		}, nil},
+		{"missing", map[string]*resourcev1.ResourceClaim{
+			"p-big-x1": owned(allocated("p-big-x1", "u1", "a100-1"), "u1"),
+		}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := dra.PodDevices(pod, func(name string) *resourcev1.ResourceClaim { return tc.claims[name] }, pool, driver, poolName)
+			if tc.want == nil {
+				if !errors.Is(err, dra.ErrNotAllowed) || got != nil {
+					t.Fatalf("PodDevices = %v, %v; want a refusal", got, err)
+				}
+				t.Log(err)
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, d := range got {
+				names = append(names, d.Device.Name)
+				if d.Device.Attributes["productName"].StringValue == nil {
+					t.Errorf("%s: no attributes: %+v", d.Device.Name, d)
+				}
+			}
+			if diff := cmp.Diff(tc.want, names); diff != "" {
+				t.Errorf("devices (-want +got):\n%s", diff)
+			}
+			if got[0].PodClaim != "big" || got[0].Claim != "p-big-x1" || got[0].Request != "gpu" {
+				t.Errorf("first device: %+v", got[0])
+			}
+		})
+	}
+	_, err := dra.PodDevices(&corev1.Pod{Spec: corev1.PodSpec{ResourceClaims: []corev1.PodResourceClaim{{Name: "big", ResourceClaimTemplateName: ptr.To("t")}}}},
+		func(string) *resourcev1.ResourceClaim { return nil }, pool, driver, poolName)
+	if !errors.Is(err, dra.ErrNotAllowed) {
+		t.Errorf("a template's claim not made yet: %v, want a refusal", err)
+	}
+}
