@@ -170,6 +170,14 @@
 //     is never published in part.
 //  16. Over [Options.MaxDevices] entries, or counts that add up to more
 //     than it, the whole list is ignored.
+//  17. A reply that lists devices counts none of them as accelerators: an
+//     accelerator other than 0 beside a devices list is refused. The
+//     scheduler counts devices itself, and serves a classic request
+//     (nvidia.com/gpu: 1) from them through a DeviceClass's
+//     extendedResourceName (KEP-5004); a count of the same GPUs beside
+//     them would let it give each twice. An accelerator of 0 is read, so
+//     that a plugin moving from counts to devices clears the count an
+//     earlier reply left on the node.
 //
 // # What serializers write
 //

@@ -44,6 +44,9 @@ type parser struct {
 	// nonFinite maps the path of a field that held NaN, Infinity or the
 	// like to that token; the body the decoder reads has false there.
 	nonFinite map[string]string
+	// listsDevices says that the reply lists devices, so that its
+	// accelerators may not count them again (rule 17).
+	listsDevices bool
 }
 
 // warn adds a warning about the part s of the node, at path, saying what
@@ -73,6 +76,7 @@ func (p *parser) parse(body []byte) NodePatch {
 		return NodePatch{Kind: Unusable}
 	}
 	patch := NodePatch{Kind: Structured, Status: r.Status}
+	p.listsDevices = r.Devices != nil && len(*r.Devices) > 0
 	if r.Resources != nil {
 		patch.Resources = p.resources(r.Resources)
 		patch.Basis = p.basis(r.Resources.Basis)

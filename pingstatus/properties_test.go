@@ -110,6 +110,26 @@ func TestPropertyValidReplyParsesToItsPatch(t *testing.T) {
 		var reply pingstatus.PingResponse
 		want := pingstatus.NodePatch{Kind: pingstatus.Structured, Status: "ok"}
 		reply.Status = "ok"
+		// A reply that lists devices counts no accelerator (rule 17).
+		listsDevices := false
+		if rapid.Bool().Draw(t, "devices") {
+			groups := gen.DeviceGroups(6).Draw(t, "devices")
+			listsDevices = len(groups) > 0
+			reply.Devices = pingstatus.DeviceList(groups...)
+			want.ReplaceDevices = true
+			want.Devices = []pingstatus.DeviceGroup{}
+			for _, g := range groups {
+				group := pingstatus.DeviceGroup{Name: g.Name, Count: g.Count, Attributes: g.Attributes}
+				for name, c := range g.Capacity {
+					if group.Capacity == nil {
+						group.Capacity = map[string]resource.Quantity{}
+					}
+					group.Capacity[name] = resource.MustParse(c.Value)
+				}
+				want.Devices = append(want.Devices, group)
+			}
+			slices.SortFunc(want.Devices, func(a, b pingstatus.DeviceGroup) int { return strings.Compare(a.Name, b.Name) })
+		}
 		if rapid.Bool().Draw(t, "resources") {
 			reply.Resources = &pingstatus.ResourcesResponse{}
 			want.Resources = corev1.ResourceList{}
@@ -128,6 +148,9 @@ func TestPropertyValidReplyParsesToItsPatch(t *testing.T) {
 			names := rapid.SliceOfNDistinct(gen.ExtendedResourceName(), 0, 4, rapid.ID).Draw(t, "accelerators")
 			for _, name := range names {
 				n := gen.WholeQuantity(0).Draw(t, "available")
+				if listsDevices {
+					n = "0"
+				}
 				reply.Resources.Accelerators = append(reply.Resources.Accelerators, pingstatus.AcceleratorResponse{ResourceType: string(name), Available: n})
 				want.Resources[name] = resource.MustParse(n)
 			}
@@ -149,23 +172,6 @@ func TestPropertyValidReplyParsesToItsPatch(t *testing.T) {
 			want.ReplaceLabels = true
 			want.Labels = gen.Labels(6).Draw(t, "labels")
 			reply.Labels = want.Labels
-		}
-		if rapid.Bool().Draw(t, "devices") {
-			groups := gen.DeviceGroups(6).Draw(t, "devices")
-			reply.Devices = pingstatus.DeviceList(groups...)
-			want.ReplaceDevices = true
-			want.Devices = []pingstatus.DeviceGroup{}
-			for _, g := range groups {
-				group := pingstatus.DeviceGroup{Name: g.Name, Count: g.Count, Attributes: g.Attributes}
-				for name, c := range g.Capacity {
-					if group.Capacity == nil {
-						group.Capacity = map[string]resource.Quantity{}
-					}
-					group.Capacity[name] = resource.MustParse(c.Value)
-				}
-				want.Devices = append(want.Devices, group)
-			}
-			slices.SortFunc(want.Devices, func(a, b pingstatus.DeviceGroup) int { return strings.Compare(a.Name, b.Name) })
 		}
 		if w := reply.Validate(opts); w != nil {
 			t.Fatalf("Validate of a valid reply: %v", w)

@@ -227,6 +227,10 @@ func (p *parser) acceleratorList(list corev1.ResourceList, accs []accelerator) {
 		if !ok {
 			continue
 		}
+		if p.listsDevices && !v.IsZero() {
+			p.warn(SubjectResource, Refused, availablePath, "%s devices refused: a reply that lists devices counts none as accelerators (a DeviceClass's extendedResourceName serves %s from the devices, and a count beside them lets the scheduler give the same devices twice); only 0 is read, to clear an earlier count; entry dropped", v.String(), name)
+			continue
+		}
 		j, seen := first[name]
 		if !seen {
 			first[name] = i

@@ -25,6 +25,8 @@ var schema string
 //     bounds each of the two)
 //   - attribute strings of at most 64 characters but more than 64 bytes
 //     (a schema counts characters)
+//   - accelerators other than 0 in a reply that lists devices (a rule of
+//     one field that depends on another, each in any letter case)
 //   - label keys in namespaces a provider may allow but the default
 //     options do not (the schema takes every namespace that
 //     [Options.LabelNamespaces] can allow, such as nvidia.com, since a

@@ -271,6 +271,7 @@ var beyondSchema = map[string]string{
 	"devices-over-limit.json":            "device counts that add up to more than 1024",
 	"devices-attributes-over-limit.json": "devices with more than 32 attributes and capacities together",
 	"devices-string-bytes.json":          "attribute strings of at most 64 characters but more than 64 bytes",
+	"devices-and-accelerators.json":      "accelerators other than 0 in a reply that lists devices",
 }
 
 // schemaDocLists returns the items of the two lists in JSONSchema's doc
