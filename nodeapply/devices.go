@@ -340,21 +340,23 @@ func diffDevices(in, out []Device) []Change {
 		old, ok := had[o.Name]
 		switch {
 		case !ok:
-			changes = append(changes, Change{Op: Added, Subject: pingstatus.SubjectDevice, Path: path, New: describeDevice(o)})
+			changes = append(changes, Change{Op: Added, Subject: pingstatus.SubjectDevice, Path: path, New: o.Description()})
 		case !sameDevice(old, &pingstatus.DeviceGroup{Attributes: o.Attributes, Capacity: o.Capacity}):
-			changes = append(changes, Change{Op: Modified, Subject: pingstatus.SubjectDevice, Path: path, Old: describeDevice(old), New: describeDevice(o)})
+			changes = append(changes, Change{Op: Modified, Subject: pingstatus.SubjectDevice, Path: path, Old: old.Description(), New: o.Description()})
 		}
 		delete(had, o.Name)
 	}
 	for name, d := range had {
-		changes = append(changes, Change{Op: Removed, Subject: pingstatus.SubjectDevice, Path: "devices[" + name + "]", Old: describeDevice(d)})
+		changes = append(changes, Change{Op: Removed, Subject: pingstatus.SubjectDevice, Path: "devices[" + name + "]", Old: d.Description()})
 	}
 	return changes
 }
 
-// describeDevice says what a device is, for a change: its attributes and
-// capacity, sorted by name, as name=value.
-func describeDevice(d *Device) string {
+// Description says what the device is, as its change does: its
+// attributes and capacity, each sorted by name, as name=value, a string
+// quoted and a version after a v:
+// cudaComputeCapability=v8.0.0, productName="NVIDIA A100-SXM4-80GB", memory=80Gi.
+func (d *Device) Description() string {
 	var b strings.Builder
 	for _, k := range slices.Sorted(maps.Keys(d.Attributes)) {
 		if b.Len() > 0 {

@@ -32,6 +32,10 @@
 //
 //	pingcheck -label-namespaces nvidia.com -node node.json testdata/replies/labels-gpu.json
 //
+// A reply's devices are shown as the provider would publish them for the
+// node, one line for each group: the devices' names, how many, and what
+// they are.
+//
 // With -url, pingcheck pings a live plugin exactly as the Virtual Kubelet
 // example does (the same client: timeout, body limit, status handling,
 // failure names) and shows the outcome; with -watch it pings every
@@ -187,7 +191,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		p, warnings := outcome(client.Ping(context.Background()), opts.Reply)
 		res := nodeapply.Apply(node, p, opts)
 		warnings = append(warnings, res.Warnings...)
-		report(stdout, *pluginURL, len(p.Body), &p, warnings, res.Changes)
+		report(stdout, *pluginURL, len(p.Body), &p, warnings, res)
 		if *strict && (len(warnings) > 0 || !p.Reached()) {
 			return exitWarnings
 		}
@@ -213,7 +217,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "warning:", w)
 		}
 	} else {
-		report(stdout, name, len(body), &ping, warnings, res.Changes)
+		report(stdout, name, len(body), &ping, warnings, res)
 	}
 	if *strict && len(warnings) > 0 {
 		return exitWarnings
@@ -344,8 +348,19 @@ func readNode(name string) (*corev1.Node, error) {
 	return &node, nil
 }
 
-// report writes the human output: a header, then aligned sections.
-func report(w io.Writer, name string, size int, ping *nodeapply.Ping, warnings []pingstatus.Warning, changes []nodeapply.Change) {
+// report writes the human output: a header, then aligned sections: the
+// warnings, the changes of the node, and the devices the provider would
+// publish, when the reply lists devices.
+func report(w io.Writer, name string, size int, ping *nodeapply.Ping, warnings []pingstatus.Warning, res nodeapply.Result) {
+	var changes []nodeapply.Change
+	devices := 0
+	for _, c := range res.Changes {
+		if c.Subject == pingstatus.SubjectDevice {
+			devices++
+			continue
+		}
+		changes = append(changes, c)
+	}
 	if !ping.At.IsZero() {
 		fmt.Fprintf(w, "ping     at %s\n", ping.At.UTC().Format(time.RFC3339))
 	}
@@ -386,7 +401,45 @@ func report(w io.Writer, name string, size int, ping *nodeapply.Ping, warnings [
 		}
 	}
 	tw.Flush()
-	if len(changes) == 0 {
+	switch {
+	case len(changes) == 0 && devices == 0:
 		fmt.Fprintln(w, "  none: the provider sends nothing")
+	case len(changes) == 0:
+		fmt.Fprintln(w, "  none of the node")
 	}
+	if ping.Reply != nil && ping.Reply.ReplaceDevices {
+		reportDevices(w, res.Devices, devices)
+	}
+}
+
+// reportDevices writes the devices a provider publishes for the node, a
+// line for each run of devices that a group describes alike: their names,
+// how many, and what they are.
+func reportDevices(w io.Writer, pool []nodeapply.Device, changed int) {
+	fmt.Fprintf(w, "\ndevices (%d, %d changed: the provider publishes them)\n", len(pool), changed)
+	tw := tabwriter.NewWriter(w, 0, 0, 3, ' ', 0)
+	for i := 0; i < len(pool); {
+		what := pool[i].Description()
+		j := i + 1
+		for j < len(pool) && pool[j].Description() == what && sameGroup(pool[i].Name, pool[j].Name) {
+			j++
+		}
+		names := pool[i].Name
+		if j-i > 1 {
+			names += " ... " + pool[j-1].Name
+		}
+		fmt.Fprintf(tw, "  %s\t%d\t%s\n", names, j-i, what)
+		i = j
+	}
+	tw.Flush()
+	if len(pool) == 0 {
+		fmt.Fprintln(w, "  none")
+	}
+}
+
+// sameGroup reports whether two device names are of one group.
+func sameGroup(a, b string) bool {
+	ga, _, _ := kuberules.SplitDeviceName(a)
+	gb, _, _ := kuberules.SplitDeviceName(b)
+	return ga == gb
 }

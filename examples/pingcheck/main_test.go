@@ -51,6 +51,10 @@ func TestGolden(t *testing.T) {
 		{"label-namespaces-kubernetes", []string{"-label-namespaces", "kubernetes.io", "../../testdata/replies/labels-gpu.json"}, ""},
 		{"label-namespaces-not-a-domain", []string{"-label-namespaces", "nvidia.com,Not_A_Domain", "../../testdata/replies/labels-gpu.json"}, ""},
 		{"protected-labels-bad", []string{"-protected-labels", "nvidia.com/", "../../testdata/replies/labels-gpu.json"}, ""},
+		{"devices-gpus", []string{"-node", "../../testdata/nodes/interlink-node.json", "../../testdata/replies/devices-gpus.json"}, ""},
+		{"devices-mistakes", []string{"../../testdata/replies/devices-mistakes.json"}, ""},
+		{"devices-and-accelerators", []string{"../../testdata/replies/devices-and-accelerators.json"}, ""},
+		{"devices-empty", []string{"-"}, `{"devices":[]}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

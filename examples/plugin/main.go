@@ -14,6 +14,13 @@
 //	go run ./examples/plugin -label-namespaces nvidia.com -label nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB -label feature.node.kubernetes.io/cpu-model.vendor_id=AMD
 //	curl -s 127.0.0.1:4000/status | go run ./examples/pingcheck -strict -label-namespaces nvidia.com -
 //
+// It describes its GPUs as devices with -devices, a JSON file holding the
+// reply's "devices" list (groups of identical devices, with attributes in
+// resource.k8s.io/v1's shape and NVIDIA's names), which a provider on
+// Kubernetes 1.34 or later publishes for Dynamic Resource Allocation:
+//
+//	go run ./examples/plugin -devices examples/plugin/testdata/gpus.json
+//
 // It serves as plugins are deployed, too: HTTPS with -cert-file and
 // -key-file, requiring client certificates signed by -client-ca-file
 // (mutual TLS, TLS 1.2 at least), requiring the bearer token of
@@ -58,6 +65,10 @@ type Backend struct {
 	// Labels are the node labels that describe the backend, key to value:
 	// the plugin's whole set, so a label no longer in it leaves the node.
 	Labels map[string]string
+	// DeviceGroups are the backend's devices, for Dynamic Resource
+	// Allocation: nil says nothing of them; otherwise the plugin's whole
+	// list, so a group no longer in it leaves the node's devices.
+	DeviceGroups []pingstatus.DeviceResponse
 }
 
 // DrainKey is the taint this plugin sets while its backend drains.
@@ -80,6 +91,9 @@ func Reply(b Backend) pingstatus.PingResponse {
 	for _, name := range names {
 		reply.Resources.Accelerators = append(reply.Resources.Accelerators,
 			pingstatus.AcceleratorResponse{ResourceType: name, Available: strconv.Itoa(b.Devices[name])})
+	}
+	if b.DeviceGroups != nil {
+		reply.Devices = pingstatus.DeviceList(b.DeviceGroups...)
 	}
 	if b.Draining {
 		reply.Taints = pingstatus.TaintList(pingstatus.TaintResponse{Key: DrainKey, Value: "true", Effect: "NoSchedule"})
@@ -171,6 +185,22 @@ func labelsProblems(labels map[string]string, opts pingstatus.Options) []string 
 	return problems
 }
 
+// devicesProblems returns what is wrong with the -devices file and the
+// -gpu flags, each a line, as the provider would judge the reply: each
+// group as the API server judges a device, and no -gpu count beside
+// devices (the scheduler counts the devices themselves).
+func devicesProblems(b Backend) []string {
+	if b.DeviceGroups == nil {
+		return nil
+	}
+	var problems []string
+	reply := Reply(b)
+	for _, w := range (pingstatus.PingResponse{Resources: reply.Resources, Devices: reply.Devices}).Validate(pingstatus.Options{}) {
+		problems = append(problems, "-devices: "+w.String())
+	}
+	return problems
+}
+
 func main() {
 	addr := flag.String("addr", "127.0.0.1:4000", "address to listen on")
 	socket := flag.String("unix-socket", "", "listen on this Unix socket instead of -addr")
@@ -212,6 +242,14 @@ func main() {
 		b.Labels[key] = value
 		return nil
 	})
+	flag.Func("devices", "a JSON file holding the reply's devices list, groups of identical devices (see testdata/gpus.json)", func(file string) error {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return err
+		}
+		b.DeviceGroups = []pingstatus.DeviceResponse{}
+		return json.Unmarshal(data, &b.DeviceGroups)
+	})
 	var opts pingstatus.Options
 	flag.Func("label-namespaces", "comma-separated namespaces in which the provider allows labels besides node-feature-discovery's, like nvidia.com (its -label-namespaces): the reply is checked with them", func(s string) error {
 		opts.LabelNamespaces = strings.Split(s, ",")
@@ -220,6 +258,12 @@ func main() {
 	flag.Parse()
 	if (*certFile == "") != (*keyFile == "") || *clientCA != "" && *certFile == "" {
 		fmt.Fprintln(os.Stderr, "plugin: -cert-file and -key-file go together, and -client-ca-file needs them")
+		os.Exit(2)
+	}
+	if problems := devicesProblems(b); len(problems) > 0 {
+		for _, p := range problems {
+			fmt.Fprintln(os.Stderr, "plugin:", p)
+		}
 		os.Exit(2)
 	}
 	if problems := labelsProblems(b.Labels, opts); len(problems) > 0 {

@@ -251,3 +251,37 @@ func TestLabelsProblems(t *testing.T) {
 		})
 	}
 }
+
+// TestDevices: the sample's -devices file is a reply a provider takes
+// without a warning, its groups published as named devices; without
+// -devices the reply says nothing of devices (no news, not "none"); and a
+// -gpu count beside devices is refused at start, as the provider would
+// refuse it.
+func TestDevices(t *testing.T) {
+	data, err := os.ReadFile("testdata/gpus.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b Backend
+	if err := json.Unmarshal(data, &b.DeviceGroups); err != nil {
+		t.Fatal(err)
+	}
+	body, err := json.Marshal(Reply(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	patch, warnings := pingstatus.Parse(body, pingstatus.Options{})
+	if len(warnings) != 0 || len(patch.Devices) != 2 || patch.Devices[0].Name != "a100" || patch.Devices[1].Count != 4 {
+		t.Errorf("the sample's devices: %+v, warnings %v", patch.Devices, warnings)
+	}
+	if problems := devicesProblems(b); problems != nil {
+		t.Errorf("devicesProblems = %v, want none", problems)
+	}
+	if reply := Reply(Backend{}); reply.Devices != nil {
+		t.Errorf("without -devices the reply lists devices: %v", *reply.Devices)
+	}
+	b.Devices = map[string]int{"nvidia.com/gpu": 2}
+	if problems := devicesProblems(b); len(problems) != 1 || !strings.Contains(problems[0], "resources.accelerators[0].available") {
+		t.Errorf("a -gpu count beside devices: %v, want one problem", problems)
+	}
+}
