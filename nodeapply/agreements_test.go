@@ -22,9 +22,8 @@ import (
 //   - when the checker says a ping leaves the node unchanged, the merge in
 //     full (every part of the ping applied, no early return) changes
 //     nothing either;
-//   - the changes are empty exactly when both patches are nil and the
-//     devices did not change, and the Result's NeedsObjectPatch,
-//     NeedsStatusPatch and NeedsDevices say which is not.
+//   - the changes are empty exactly when both patches are nil, and the
+//     Result's NeedsObjectPatch and NeedsStatusPatch say which is not.
 
 var agreementT0 = time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
 
@@ -159,10 +158,10 @@ func TestPropertyUnchangedMeansNoChange(t *testing.T) {
 }
 
 // TestPropertyChangesAgreeWithPatches: the changes are empty exactly when
-// both patches are nil and the devices did not change, NeedsObjectPatch
-// and NeedsStatusPatch report whether each is not nil, and NeedsDevices
-// whether there are changes of devices; the node is the input exactly
-// when no change is of the node.
+// both patches are nil, and NeedsObjectPatch and NeedsStatusPatch report
+// whether each is not nil; the node is the input exactly when there are
+// no changes; the changes of the devices are all of devices, and none of
+// the node's is.
 func TestPropertyChangesAgreeWithPatches(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		opts := agreementOptions(t)
@@ -171,19 +170,23 @@ func TestPropertyChangesAgreeWithPatches(t *testing.T) {
 		for step := range 2 { // as drawn, then once more after the first ping
 			res := Apply(node, ping, opts)
 			taints, status := res.ObjectPatch(), res.StatusPatch()
-			deviceChanges := 0
 			for _, c := range res.Changes {
 				if c.Subject == pingstatus.SubjectDevice {
-					deviceChanges++
+					t.Fatalf("step %d: a change of a device among the node's: %v", step, c)
 				}
 			}
-			if res.NeedsDevices() != (deviceChanges > 0) {
-				t.Fatalf("step %d: NeedsDevices %v, changes %v", step, res.NeedsDevices(), res.Changes)
+			for _, c := range res.DeviceChanges {
+				if c.Subject != pingstatus.SubjectDevice {
+					t.Fatalf("step %d: a change of the node among the devices': %v", step, c)
+				}
 			}
-			if (res.Node == node) != (len(res.Changes) == deviceChanges) {
+			if res.NeedsDevices() != (len(res.DeviceChanges) > 0) {
+				t.Fatalf("step %d: NeedsDevices %v, device changes %v", step, res.NeedsDevices(), res.DeviceChanges)
+			}
+			if (res.Node == node) != (len(res.Changes) == 0) {
 				t.Fatalf("step %d: returns the input node %v, changes %v", step, res.Node == node, res.Changes)
 			}
-			if (len(res.Changes) == 0) != (taints == nil && status == nil && !res.NeedsDevices()) {
+			if (len(res.Changes) == 0) != (taints == nil && status == nil) {
 				t.Fatalf("step %d: changes %v, but object patch %s and status patch %s", step, res.Changes, taints, status)
 			}
 			if res.NeedsObjectPatch() != (taints != nil) {

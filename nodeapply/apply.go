@@ -56,9 +56,8 @@ func (a *checker) setDevices(r *Result) {
 	if len(changes) == 0 {
 		return
 	}
-	r.Devices, r.devicesChanged = devices, true
-	r.Changes = append(r.Changes, changes...)
-	sortChanges(r.Changes)
+	sortChanges(changes)
+	r.Devices, r.DeviceChanges = devices, changes
 }
 
 // noNews is the patch of a ping without a reply: a read-only zero value,

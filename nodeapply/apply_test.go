@@ -131,7 +131,7 @@ func TestGolden(t *testing.T) {
 			if diff := nodeDiff(before, node); diff != "" {
 				t.Errorf("Apply modified its input (-before +after):\n%s", diff)
 			}
-			if (nodeChanges(res) == 0) != (res.Node == node) {
+			if (len(res.Changes) == 0) != (res.Node == node) {
 				t.Errorf("%d changes, but returns the input node: %v", len(res.Changes), res.Node == node)
 			}
 		})

@@ -58,8 +58,8 @@ func TestSteadyDevicesDoNotAllocate(t *testing.T) {
 	if allocs != 0 {
 		t.Errorf("a steady ping with 64 devices allocates %v times, want 0", allocs)
 	}
-	if res.NeedsDevices() || len(res.Changes) != 0 || &res.Devices[0] != &pool[0] {
-		t.Errorf("a steady ping changed the pool: %v", res.Changes)
+	if res.NeedsDevices() || len(res.Changes) != 0 || len(res.DeviceChanges) != 0 || &res.Devices[0] != &pool[0] {
+		t.Errorf("a steady ping changed the pool: %v %v", res.Changes, res.DeviceChanges)
 	}
 }
 
@@ -76,7 +76,7 @@ func BenchmarkDevices(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			if res := nodeapply.Apply(node, nodeapply.Ping{Reply: patch, Devices: pool}, nodeapply.Options{}); res.NeedsDevices() {
-				b.Fatal(res.Changes)
+				b.Fatal(res.DeviceChanges)
 			}
 		}
 	})

@@ -112,8 +112,8 @@ func TestPropertyDevices(t *testing.T) {
 			}
 
 			if !patch.ReplaceDevices {
-				if res.NeedsDevices() || len(res.Changes) != 0 {
-					t.Fatalf("no devices in the reply, but the pool changed: %v", res.Changes)
+				if res.NeedsDevices() || len(res.DeviceChanges) != 0 {
+					t.Fatalf("no devices in the reply, but the pool changed: %v", res.DeviceChanges)
 				}
 				continue
 			}
@@ -150,8 +150,8 @@ func TestPropertyDevices(t *testing.T) {
 
 			// The same ping on the pool it gave: nothing changes, nothing allocates.
 			again := nodeapply.Apply(nil, nodeapply.Ping{Reply: patch, Devices: out}, nodeapply.Options{})
-			if again.NeedsDevices() || len(again.Changes) != 0 {
-				t.Fatalf("the same ping again changed the pool: %v", again.Changes)
+			if again.NeedsDevices() || len(again.DeviceChanges) != 0 {
+				t.Fatalf("the same ping again changed the pool: %v", again.DeviceChanges)
 			}
 			if len(out) > 0 && &again.Devices[0] != &out[0] {
 				t.Fatal("the same ping again did not return the pool it was given")

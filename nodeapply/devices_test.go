@@ -45,18 +45,12 @@ func TestDevicesSequence(t *testing.T) {
 		res := nodeapply.Apply(node, nodeapply.Ping{Reply: &patch, Devices: pool}, nodeapply.Options{})
 		fmt.Fprintf(&b, "== step %d: reply %s, claims hold %v\n", i+1, step.reply, step.held)
 		section(&b, "parse warnings", parseWarnings)
-		var changes []nodeapply.Change
-		for _, c := range res.Changes {
-			if c.Subject == pingstatus.SubjectDevice {
-				changes = append(changes, c)
-			}
-		}
-		section(&b, "device changes", changes)
+		section(&b, "device changes", res.DeviceChanges)
 		section(&b, "apply warnings", res.Warnings)
 		fmt.Fprintf(&b, "needs devices: %v\npool after: %s\n\n", res.NeedsDevices(), poolText(res.Devices))
 
-		if again := nodeapply.Apply(res.Node, nodeapply.Ping{Reply: &patch, Devices: res.Devices}, nodeapply.Options{}); len(again.Changes) != 0 {
-			t.Errorf("step %d: the same ping again changes %v", i+1, again.Changes)
+		if again := nodeapply.Apply(res.Node, nodeapply.Ping{Reply: &patch, Devices: res.Devices}, nodeapply.Options{}); len(again.Changes) != 0 || len(again.DeviceChanges) != 0 {
+			t.Errorf("step %d: the same ping again changes %v %v", i+1, again.Changes, again.DeviceChanges)
 		}
 		node, pool = res.Node, slices.Clone(res.Devices)
 	}
@@ -114,6 +108,6 @@ func TestHandBuiltDevicePatch(t *testing.T) {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 	if again := nodeapply.Apply(nil, nodeapply.Ping{Reply: patch, Devices: res.Devices}, nodeapply.Options{}); again.NeedsDevices() {
-		t.Errorf("the same patch again changed the pool: %v", again.Changes)
+		t.Errorf("the same patch again changed the pool: %v", again.DeviceChanges)
 	}
 }

@@ -22,13 +22,11 @@
 // [Apply](node, ping, options) returns the node after the ping, the
 // changes, and warnings:
 //
-//  1. The input node and ping are never modified. When the node changed,
+//  1. The input node and ping are never modified. When something changed,
 //     the returned node is new and shares no memory with the input. When
-//     it did not, Apply returns the input node itself; when nothing
-//     changed at all (the node, nor the devices of rule 20), also an
-//     empty list of changes, and it then makes no copy and, when the
-//     plugin answered and its taints come in the same order as before,
-//     no allocation.
+//     nothing changed, Apply returns the input node itself and an empty
+//     list of changes; it then makes no copy and, when the plugin answered
+//     and its taints come in the same order as before, no allocation.
 //  2. Each quantity of the reply is written to both status.capacity and
 //     status.allocatable. With [Ping.Held] (what the provider's own pods
 //     hold on the backend), the reply's quantity is read as what the
@@ -73,10 +71,10 @@
 //     changed ([Change.Subject]: a resource, a taint, a label, a condition
 //     or an annotation). The list is empty exactly when the returned node
 //     is semantically equal to the input (quantities by value, taints as a
-//     set, labels by key) and the devices are as they were (rule 21), and
-//     so exactly when both [Result.ObjectPatch] and [Result.StatusPatch]
-//     are nil and [Result.NeedsDevices] is false: an empty list means
-//     there is nothing to send. The object patch carries the taints, the labels and
+//     set, labels by key), and so exactly when both [Result.ObjectPatch]
+//     and [Result.StatusPatch] are nil: an empty list means there is
+//     nothing to send to the API server for the node (the devices, which
+//     are not on it, have their own list, rule 21). The object patch carries the taints, the labels and
 //     their ownership annotations, with the input's resourceVersion as a
 //     precondition; the status patch carries the rest.
 //     [Result.NeedsObjectPatch] and [Result.NeedsStatusPatch] say which
@@ -210,9 +208,12 @@
 //     given in that order, as the last Result left it, it costs no copy
 //     and no allocation. Otherwise it is a new list whose devices share
 //     their attributes and capacity with the patch's groups, read-only.
-//     Each device added, removed or described anew is a change
-//     ([pingstatus.SubjectDevice], path devices[name]), and
-//     [Result.NeedsDevices] says that the provider publishes the pool.
+//     Each device added, removed or described anew is a change in
+//     [Result.DeviceChanges] ([pingstatus.SubjectDevice], path
+//     devices[name], sorted by path), apart from the node's changes, so
+//     that a provider that publishes no devices writes nothing for them;
+//     [Result.NeedsDevices] says that there are some: the provider
+//     publishes the pool.
 //     A group of a hand-built patch that Parse would refuse is refused
 //     with a warning, its devices left as they are.
 //

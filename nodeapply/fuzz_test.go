@@ -67,8 +67,8 @@ func FuzzParseApply(f *testing.F) {
 				}
 			}
 			ping.Devices = res.Devices // the pool as the ping left it
-			if again := nodeapply.Apply(res.Node, ping, opts); len(again.Changes) != 0 {
-				t.Fatalf("node %d with %q: the same ping again changes %v", i, body, again.Changes)
+			if again := nodeapply.Apply(res.Node, ping, opts); len(again.Changes) != 0 || len(again.DeviceChanges) != 0 {
+				t.Fatalf("node %d with %q: the same ping again changes %v %v", i, body, again.Changes, again.DeviceChanges)
 			}
 		}
 	})

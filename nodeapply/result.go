@@ -11,17 +11,22 @@ import (
 // with the options Apply was given, so that a patch can never be paired
 // with other options than the merge it comes from.
 type Result struct {
-	// Node is the node after the ping. When the node does not change (no
-	// change but of devices) it is the input node itself, not a copy (or,
-	// for a nil input, an empty node): treat it as read-only. Otherwise
-	// it is a new node that shares no memory with the input.
+	// Node is the node after the ping. When Changes is empty it is the
+	// input node itself, not a copy (or, for a nil input, an empty node):
+	// treat it as read-only. Otherwise it is a new node that shares no
+	// memory with the input.
 	Node *corev1.Node
 	// Changes lists what changed, sorted by path. It is empty exactly when
-	// Node is semantically equal to the input and the devices are as they
-	// were: then there is nothing to send to the API server.
+	// Node is semantically equal to the input: then there is nothing to
+	// send to the API server but, when DeviceChanges is not empty, the
+	// devices.
 	Changes []Change
 	// Warnings are what Apply refused or repaired, sorted by path.
 	Warnings []pingstatus.Warning
+	// DeviceChanges lists what changed in the node's pool of devices,
+	// sorted by path (devices[a100-3]); the devices are not on the node,
+	// so these are apart from Changes.
+	DeviceChanges []Change
 	// Devices is the node's pool after the ping (rule 20): what the
 	// provider publishes. When the pool does not change it is
 	// [Ping.Devices] itself; otherwise a new list, sorted by group, then
@@ -31,12 +36,11 @@ type Result struct {
 	in                        *corev1.Node // the input, as Apply read it
 	ownership, labelOwnership string       // the ownership annotations' keys
 	objectPatch, statusPatch  bool
-	devicesChanged            bool
 }
 
 // NeedsDevices reports whether the pool changed: whether the provider
 // publishes [Result.Devices].
-func (r Result) NeedsDevices() bool { return r.devicesChanged }
+func (r Result) NeedsDevices() bool { return len(r.DeviceChanges) > 0 }
 
 // NeedsObjectPatch reports whether the taints, the labels or their
 // ownership annotations changed: whether [Result.ObjectPatch] is not nil.

@@ -49,8 +49,8 @@ func (c *cluster) Ping(t *rapid.T) {
 		patch.Taints = dropProtected(patch.Taints, c.opts.Reply.ProtectedKeys)
 	}
 	res := nodeapply.Apply(c.node, nodeapply.Ping{Reply: patch, Devices: c.devices}, c.opts)
-	if again := nodeapply.Apply(res.Node, nodeapply.Ping{Reply: patch, Devices: res.Devices}, c.opts); len(again.Changes) != 0 {
-		t.Fatalf("a repeated ping changes %v", again.Changes)
+	if again := nodeapply.Apply(res.Node, nodeapply.Ping{Reply: patch, Devices: res.Devices}, c.opts); len(again.Changes) != 0 || len(again.DeviceChanges) != 0 {
+		t.Fatalf("a repeated ping changes %v %v", again.Changes, again.DeviceChanges)
 	}
 	c.node, c.devices = res.Node, res.Devices
 	if patch.ReplaceTaints {

@@ -1,6 +1,7 @@
 package nodeapply
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -38,7 +39,7 @@ func TestPropertySubjects(t *testing.T) {
 		opts := agreementOptions(t)
 		node := agreementNode(t, opts)
 		res := Apply(node, agreementPing(t, node), opts)
-		for _, c := range res.Changes {
+		for _, c := range slices.Concat(res.Changes, res.DeviceChanges) {
 			if want := subjectOfPath(c.Path); c.Subject != want || want == pingstatus.SubjectReply {
 				t.Fatalf("change %q is about %v, its path says %v", c, c.Subject, want)
 			}

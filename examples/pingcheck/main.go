@@ -352,15 +352,7 @@ func readNode(name string) (*corev1.Node, error) {
 // warnings, the changes of the node, and the devices the provider would
 // publish, when the reply lists devices.
 func report(w io.Writer, name string, size int, ping *nodeapply.Ping, warnings []pingstatus.Warning, res nodeapply.Result) {
-	var changes []nodeapply.Change
-	devices := 0
-	for _, c := range res.Changes {
-		if c.Subject == pingstatus.SubjectDevice {
-			devices++
-			continue
-		}
-		changes = append(changes, c)
-	}
+	changes, devices := res.Changes, len(res.DeviceChanges)
 	if !ping.At.IsZero() {
 		fmt.Fprintf(w, "ping     at %s\n", ping.At.UTC().Format(time.RFC3339))
 	}

@@ -93,7 +93,7 @@ func TestPublishedAndReadBack(t *testing.T) {
 	// The reply's 8 A100s are free now, besides the 2 held: a100-8 and
 	// a100-9 join. t4-20 is held: it stays published, described again.
 	var paths []string
-	for _, c := range again.Changes {
+	for _, c := range again.DeviceChanges {
 		paths = append(paths, c.Op.String()+" "+c.Path)
 	}
 	if diff := cmp.Diff([]string{"added devices[a100-8]", "added devices[a100-9]", "modified devices[t4-20]"}, paths); diff != "" || !again.NeedsDevices() {
@@ -105,8 +105,8 @@ func TestPublishedAndReadBack(t *testing.T) {
 	allocs := testing.AllocsPerRun(20, func() {
 		res = nodeapply.Apply(node, nodeapply.Ping{Reply: reply, Devices: steady}, nodeapply.Options{})
 	})
-	if res.NeedsDevices() || len(res.Changes) != 0 || allocs != 0 {
-		t.Errorf("steady pool read back: changes %v, %v allocations, want none", res.Changes, allocs)
+	if res.NeedsDevices() || len(res.DeviceChanges) != 0 || allocs != 0 {
+		t.Errorf("steady pool read back: changes %v, %v allocations, want none", res.DeviceChanges, allocs)
 	}
 }
 
