@@ -40,6 +40,7 @@ func agreementOptions(t *rapid.T) Options {
 		NoGrace:               rapid.IntRange(0, 3).Draw(t, "no grace") == 0,
 		VirtualNodeConditions: rapid.Bool().Draw(t, "pressure"),
 		KeepPingResponse:      rapid.Bool().Draw(t, "ping-response annotation"),
+		PublishDevices:        rapid.IntRange(0, 3).Draw(t, "devices") > 0,
 	}
 	if rapid.Bool().Draw(t, "heartbeats") {
 		opts.HeartbeatInterval = time.Minute

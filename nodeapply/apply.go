@@ -120,7 +120,7 @@ func (a *checker) unchanged() bool {
 	a.sameResources = a.resourcesUnchanged()
 	a.sameTaints = (!a.patch.ReplaceTaints || a.taintsUnchanged()) && a.fenceUnchanged()
 	a.sameLabels = !a.patch.ReplaceLabels || a.labelsUnchanged()
-	a.sameDevices = a.devicesUnchanged()
+	a.sameDevices = !a.opts.PublishDevices || a.devicesUnchanged()
 	return a.valid && a.sameResources && a.sameTaints && a.sameLabels && a.sameConditions && a.sameAnnotation &&
 		!a.ignoredReply() && !a.failedWithoutTime()
 }

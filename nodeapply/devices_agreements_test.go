@@ -72,12 +72,12 @@ func TestPropertyDevicesCheckerAgrees(t *testing.T) {
 		patch.Devices, patch.KeptDeviceGroups = drawGroups(t)
 		patch.Basis = rapid.SampledFrom([]pingstatus.Basis{"", pingstatus.BasisTotal}).Draw(t, "basis")
 		ping := Ping{Reply: patch, Devices: drawPool(t)}
-		check := checkerFor(nil, ping, Options{})
+		check := checkerFor(nil, ping, Options{PublishDevices: true})
 		out, changes, _ := check.publishDevices()
 		if check.devicesUnchanged() && len(changes) != 0 {
 			t.Fatalf("the checker says unchanged, building the pool changes %v", changes)
 		}
-		again := checkerFor(nil, Ping{Reply: patch, Devices: out}, Options{})
+		again := checkerFor(nil, Ping{Reply: patch, Devices: out}, Options{PublishDevices: true})
 		if !again.devicesUnchanged() {
 			_, changes, warnings := again.publishDevices()
 			if len(warnings) == 0 { // a refused group is checked again

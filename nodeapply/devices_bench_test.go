@@ -34,12 +34,12 @@ func gpuGroups(a, t int) *pingstatus.NodePatch {
 func steadyDevices(t testing.TB) (node *corev1.Node, pool []nodeapply.Device, patch *pingstatus.NodePatch) {
 	t.Helper()
 	patch = gpuGroups(28, 32)
-	first := nodeapply.Apply(nil, nodeapply.Ping{Reply: gpuGroups(32, 32)}, nodeapply.Options{})
+	first := nodeapply.Apply(nil, nodeapply.Ping{Reply: gpuGroups(32, 32)}, nodeapply.Options{PublishDevices: true})
 	pool = append([]nodeapply.Device(nil), first.Devices...)
 	for i := range 4 {
 		pool[i].Held = true
 	}
-	res := nodeapply.Apply(first.Node, nodeapply.Ping{Reply: patch, Devices: pool}, nodeapply.Options{})
+	res := nodeapply.Apply(first.Node, nodeapply.Ping{Reply: patch, Devices: pool}, nodeapply.Options{PublishDevices: true})
 	if len(res.Devices) != 64 {
 		t.Fatalf("%d devices, want 64", len(res.Devices))
 	}
@@ -53,7 +53,7 @@ func TestSteadyDevicesDoNotAllocate(t *testing.T) {
 	node, pool, patch := steadyDevices(t)
 	var res nodeapply.Result
 	allocs := testing.AllocsPerRun(100, func() {
-		res = nodeapply.Apply(node, nodeapply.Ping{Reply: patch, Devices: pool}, nodeapply.Options{})
+		res = nodeapply.Apply(node, nodeapply.Ping{Reply: patch, Devices: pool}, nodeapply.Options{PublishDevices: true})
 	})
 	if allocs != 0 {
 		t.Errorf("a steady ping with 64 devices allocates %v times, want 0", allocs)
@@ -75,7 +75,7 @@ func BenchmarkDevices(b *testing.B) {
 	b.Run("case=steady", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if res := nodeapply.Apply(node, nodeapply.Ping{Reply: patch, Devices: pool}, nodeapply.Options{}); res.NeedsDevices() {
+			if res := nodeapply.Apply(node, nodeapply.Ping{Reply: patch, Devices: pool}, nodeapply.Options{PublishDevices: true}); res.NeedsDevices() {
 				b.Fatal(res.DeviceChanges)
 			}
 		}
@@ -83,9 +83,23 @@ func BenchmarkDevices(b *testing.B) {
 	b.Run("case=one-more", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if res := nodeapply.Apply(node, nodeapply.Ping{Reply: more, Devices: pool}, nodeapply.Options{}); !res.NeedsDevices() {
+			if res := nodeapply.Apply(node, nodeapply.Ping{Reply: more, Devices: pool}, nodeapply.Options{PublishDevices: true}); !res.NeedsDevices() {
 				b.Fatal("no change")
 			}
 		}
 	})
+}
+
+// TestDevicesOffCostNothing pins down that a provider that publishes no
+// devices (PublishDevices off, the zero Options) pays nothing for a
+// plugin that sends them: no change, no pool, no allocation.
+func TestDevicesOffCostNothing(t *testing.T) {
+	node, _, patch := steadyDevices(t)
+	var res nodeapply.Result
+	allocs := testing.AllocsPerRun(100, func() {
+		res = nodeapply.Apply(node, nodeapply.Ping{Reply: patch}, nodeapply.Options{})
+	})
+	if allocs != 0 || res.NeedsDevices() || res.Devices != nil || len(res.Changes) != 0 {
+		t.Errorf("devices off: %v allocations, pool %v, changes %v %v; want none", allocs, res.Devices, res.Changes, res.DeviceChanges)
+	}
 }

@@ -105,7 +105,7 @@ func TestPropertyDevices(t *testing.T) {
 			pool = holdSome(t, pool)
 			patch := devicePatchGen().Draw(t, "patch "+strconv.Itoa(step))
 			poolBefore := slices.Clone(pool)
-			res := nodeapply.Apply(nil, nodeapply.Ping{Reply: patch, Devices: pool}, nodeapply.Options{})
+			res := nodeapply.Apply(nil, nodeapply.Ping{Reply: patch, Devices: pool}, nodeapply.Options{PublishDevices: true})
 			out := res.Devices
 			if !slices.EqualFunc(poolBefore, pool, func(a, b nodeapply.Device) bool { return a.Name == b.Name && a.Held == b.Held }) {
 				t.Fatalf("Apply modified the pool it was given: %v, was %v", names(pool), names(poolBefore))
@@ -149,7 +149,7 @@ func TestPropertyDevices(t *testing.T) {
 			}
 
 			// The same ping on the pool it gave: nothing changes, nothing allocates.
-			again := nodeapply.Apply(nil, nodeapply.Ping{Reply: patch, Devices: out}, nodeapply.Options{})
+			again := nodeapply.Apply(nil, nodeapply.Ping{Reply: patch, Devices: out}, nodeapply.Options{PublishDevices: true})
 			if again.NeedsDevices() || len(again.DeviceChanges) != 0 {
 				t.Fatalf("the same ping again changed the pool: %v", again.DeviceChanges)
 			}
@@ -234,7 +234,7 @@ func TestPropertyDeviceNamesStable(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		patch := devicePatchGen().Draw(t, "first")
 		patch.ReplaceDevices = true
-		pool := nodeapply.Apply(nil, nodeapply.Ping{Reply: patch, Devices: holdSome(t, nil)}, nodeapply.Options{}).Devices
+		pool := nodeapply.Apply(nil, nodeapply.Ping{Reply: patch, Devices: holdSome(t, nil)}, nodeapply.Options{PublishDevices: true}).Devices
 		for range rapid.IntRange(1, 5).Draw(t, "steps") {
 			taken := slices.Clone(pool)
 			for i := range taken {
@@ -245,7 +245,7 @@ func TestPropertyDeviceNamesStable(t *testing.T) {
 			for i := range next.Devices {
 				next.Devices[i].Count += rapid.IntRange(0, 3).Draw(t, "more "+next.Devices[i].Name)
 			}
-			out := nodeapply.Apply(nil, nodeapply.Ping{Reply: &next, Devices: taken}, nodeapply.Options{}).Devices
+			out := nodeapply.Apply(nil, nodeapply.Ping{Reply: &next, Devices: taken}, nodeapply.Options{PublishDevices: true}).Devices
 			for _, d := range taken {
 				g, _, _ := kuberules.SplitDeviceName(d.Name)
 				if slices.Contains(next.KeptDeviceGroups, g) || slices.ContainsFunc(next.Devices, func(x pingstatus.DeviceGroup) bool { return x.Name == g }) {

@@ -42,14 +42,14 @@ func TestDevicesSequence(t *testing.T) {
 			pool[j].Held = slices.Contains(step.held, pool[j].Name)
 		}
 		patch, parseWarnings := pingstatus.Parse(readReply(t, step.reply), pingstatus.Options{})
-		res := nodeapply.Apply(node, nodeapply.Ping{Reply: &patch, Devices: pool}, nodeapply.Options{})
+		res := nodeapply.Apply(node, nodeapply.Ping{Reply: &patch, Devices: pool}, nodeapply.Options{PublishDevices: true})
 		fmt.Fprintf(&b, "== step %d: reply %s, claims hold %v\n", i+1, step.reply, step.held)
 		section(&b, "parse warnings", parseWarnings)
 		section(&b, "device changes", res.DeviceChanges)
 		section(&b, "apply warnings", res.Warnings)
 		fmt.Fprintf(&b, "needs devices: %v\npool after: %s\n\n", res.NeedsDevices(), poolText(res.Devices))
 
-		if again := nodeapply.Apply(res.Node, nodeapply.Ping{Reply: &patch, Devices: res.Devices}, nodeapply.Options{}); len(again.Changes) != 0 || len(again.DeviceChanges) != 0 {
+		if again := nodeapply.Apply(res.Node, nodeapply.Ping{Reply: &patch, Devices: res.Devices}, nodeapply.Options{PublishDevices: true}); len(again.Changes) != 0 || len(again.DeviceChanges) != 0 {
 			t.Errorf("step %d: the same ping again changes %v %v", i+1, again.Changes, again.DeviceChanges)
 		}
 		node, pool = res.Node, slices.Clone(res.Devices)
@@ -84,7 +84,7 @@ func TestHandBuiltDevicePatch(t *testing.T) {
 	s := func(v string) *string { return &v }
 	pool := nodeapply.Apply(nil, nodeapply.Ping{Reply: &pingstatus.NodePatch{ReplaceDevices: true, Devices: []pingstatus.DeviceGroup{
 		{Name: "bad", Count: 1}, {Name: "t4", Count: 1},
-	}}}, nodeapply.Options{}).Devices
+	}}}, nodeapply.Options{PublishDevices: true}).Devices
 	patch := &pingstatus.NodePatch{ReplaceDevices: true, Devices: []pingstatus.DeviceGroup{
 		{Name: "t4", Count: 5},
 		{Name: "bad", Count: 3, Attributes: map[string]pingstatus.DeviceAttribute{"cudaComputeCapability": {VersionValue: s("8.0")}}},
@@ -92,7 +92,7 @@ func TestHandBuiltDevicePatch(t *testing.T) {
 		{Name: "t4", Count: 2},
 		{Name: "Upper", Count: 1},
 	}}
-	res := nodeapply.Apply(nil, nodeapply.Ping{Reply: patch, Devices: pool}, nodeapply.Options{})
+	res := nodeapply.Apply(nil, nodeapply.Ping{Reply: patch, Devices: pool}, nodeapply.Options{PublishDevices: true})
 	if got, want := poolText(res.Devices), "a100-0 bad-0 t4-0 t4-1"; got != want {
 		t.Errorf("pool %s, want %s", got, want)
 	}
@@ -107,7 +107,7 @@ func TestHandBuiltDevicePatch(t *testing.T) {
 	if diff := cmp.Diff(want, warnings); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
-	if again := nodeapply.Apply(nil, nodeapply.Ping{Reply: patch, Devices: res.Devices}, nodeapply.Options{}); again.NeedsDevices() {
+	if again := nodeapply.Apply(nil, nodeapply.Ping{Reply: patch, Devices: res.Devices}, nodeapply.Options{PublishDevices: true}); again.NeedsDevices() {
 		t.Errorf("the same patch again changed the pool: %v", again.DeviceChanges)
 	}
 }

@@ -179,9 +179,10 @@
 //     annotation cannot hand the plugin a label that is never its own.
 //     A label of the plugin's in a namespace the options no longer allow
 //     is still the plugin's, and is removed at its next labels.
-//  20. The node's devices are a pool the provider publishes beside the
-//     node (as Dynamic Resource Allocation devices, with the nested
-//     module nodeapply/dra), not a field of it. [Ping.Devices] is the
+//  20. With [Options.PublishDevices], the node's devices are a pool the
+//     provider publishes beside the node (as Dynamic Resource Allocation
+//     devices, with the nested module nodeapply/dra), not a field of it;
+//     without it, the reply's devices are passed over. [Ping.Devices] is the
 //     pool as published, with the devices that claims hold marked
 //     ([Device.Held]); [Result.Devices] is the pool after the ping. When
 //     the patch carries devices ([pingstatus.NodePatch.ReplaceDevices]),

@@ -25,7 +25,7 @@ func ExampleApply_devices() {
 			pool[0].Held = true // a claim's allocation names a100-0, and the backend runs its pod
 		}
 		patch, _ := pingstatus.Parse([]byte(body), pingstatus.Options{})
-		res := nodeapply.Apply(nil, nodeapply.Ping{Reply: &patch, Devices: pool}, nodeapply.Options{})
+		res := nodeapply.Apply(nil, nodeapply.Ping{Reply: &patch, Devices: pool}, nodeapply.Options{PublishDevices: true})
 		var names []string
 		for _, d := range res.Devices {
 			names = append(names, d.Name)

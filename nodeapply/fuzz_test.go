@@ -34,7 +34,7 @@ func FuzzParseApply(f *testing.F) {
 	}
 	base := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC) // the nodes' conditions' heartbeat
 	f.Fuzz(func(t *testing.T, body []byte, compat bool, seconds int16, failure string) {
-		opts := nodeapply.Options{ReplaceAllTaints: compat, KeepPingResponse: compat}
+		opts := nodeapply.Options{ReplaceAllTaints: compat, KeepPingResponse: compat, PublishDevices: !compat}
 		if compat {
 			opts.Reply.LabelNamespaces = []string{"nvidia.com"}
 		}

@@ -103,6 +103,12 @@ type Options struct {
 	// plugin that puts a time or a counter in its reply makes every ping a
 	// write), so it is off by default.
 	KeepPingResponse bool
+	// PublishDevices makes Apply turn the reply's devices into the node's
+	// pool ([Result.Devices], rules 20 and 21), for a provider that
+	// publishes them. Off, a reply's devices are passed over: the pool
+	// stays [Ping.Devices], with no change and no work, so a provider that
+	// publishes no devices pays nothing for a plugin that sends them.
+	PublishDevices bool
 }
 
 func (o *Options) connectivity() corev1.NodeConditionType {

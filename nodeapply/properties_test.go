@@ -90,6 +90,7 @@ func optionsGen(compatMayBe bool) *rapid.Generator[nodeapply.Options] {
 				ProtectedLabels: rapid.SliceOfN(rapid.SampledFrom(gen.SharedLabelKeys), 0, 1).Draw(t, "protected labels"),
 			},
 			ReplaceAllTaints: compatMayBe && rapid.Bool().Draw(t, "compat"),
+			PublishDevices:   rapid.Bool().Draw(t, "devices"),
 		}
 	})
 }

@@ -29,7 +29,7 @@ type cluster struct {
 }
 
 func (c *cluster) init(t *rapid.T) {
-	c.opts = nodeapply.Options{Reply: pingstatus.Options{ProtectedKeys: []string{"site.example.com/static"}}}
+	c.opts = nodeapply.Options{Reply: pingstatus.Options{ProtectedKeys: []string{"site.example.com/static"}}, PublishDevices: true}
 	c.node = gen.Node().Draw(t, "node")
 	c.node.Spec.Taints = append(c.node.Spec.Taints, corev1.Taint{Key: "site.example.com/static", Value: "gpu", Effect: corev1.TaintEffectNoSchedule})
 	c.admin = map[kuberules.TaintID]string{}

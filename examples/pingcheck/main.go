@@ -148,6 +148,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		},
 		ReplaceAllTaints: *compat, Grace: *grace, NoGrace: *grace == 0,
 		Unreachable: unreachable, NotReadyAfter: *notReadyAfter, VirtualNodeConditions: *virtual,
+		PublishDevices: true, // show the devices a provider that publishes them would
 	}
 	name := "-"
 	if flags.NArg() == 1 {

@@ -18,13 +18,13 @@ import (
 //	benchstat -col /op changed.txt
 func BenchmarkChangedDevices(b *testing.B) {
 	node := &corev1.Node{}
-	pool := nodeapply.Apply(node, nodeapply.Ping{Reply: gpus(32, 32)}, nodeapply.Options{}).Devices
+	pool := nodeapply.Apply(node, nodeapply.Ping{Reply: gpus(32, 32)}, nodeapply.Options{PublishDevices: true}).Devices
 	more := gpus(33, 32)
 	s := slice(1, dra.Devices(pool))
 	b.Run("op=apply", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if !nodeapply.Apply(node, nodeapply.Ping{Reply: more, Devices: pool}, nodeapply.Options{}).NeedsDevices() {
+			if !nodeapply.Apply(node, nodeapply.Ping{Reply: more, Devices: pool}, nodeapply.Options{PublishDevices: true}).NeedsDevices() {
 				b.Fatal("no change")
 			}
 		}
@@ -32,7 +32,7 @@ func BenchmarkChangedDevices(b *testing.B) {
 	b.Run("op=apply+convert", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			res := nodeapply.Apply(node, nodeapply.Ping{Reply: more, Devices: pool}, nodeapply.Options{})
+			res := nodeapply.Apply(node, nodeapply.Ping{Reply: more, Devices: pool}, nodeapply.Options{PublishDevices: true})
 			if len(dra.Devices(res.Devices)) != 65 {
 				b.Fatal("not 65 devices")
 			}

@@ -72,7 +72,7 @@ func allocated(name string, pod types.UID, devices ...string) *resourcev1.Resour
 // Apply, so a provider that reads its pool from its slices at every ping
 // writes nothing on a steady backend.
 func TestPublishedAndReadBack(t *testing.T) {
-	first := nodeapply.Apply(nil, nodeapply.Ping{Reply: gpus(8, 16)}, nodeapply.Options{})
+	first := nodeapply.Apply(nil, nodeapply.Ping{Reply: gpus(8, 16)}, nodeapply.Options{PublishDevices: true})
 	if len(first.Devices) != 24 || !first.NeedsDevices() {
 		t.Fatalf("first reply: %d devices, changed %v", len(first.Devices), first.NeedsDevices())
 	}
@@ -89,7 +89,7 @@ func TestPublishedAndReadBack(t *testing.T) {
 		t.Errorf("pool read back (-want +got):\n%s", diff)
 	}
 
-	again := nodeapply.Apply(nil, nodeapply.Ping{Reply: gpus(8, 16), Devices: read}, nodeapply.Options{})
+	again := nodeapply.Apply(nil, nodeapply.Ping{Reply: gpus(8, 16), Devices: read}, nodeapply.Options{PublishDevices: true})
 	// The reply's 8 A100s are free now, besides the 2 held: a100-8 and
 	// a100-9 join. t4-20 is held: it stays published, described again.
 	var paths []string
@@ -103,7 +103,7 @@ func TestPublishedAndReadBack(t *testing.T) {
 	var res nodeapply.Result
 	reply, node := gpus(8, 16), &corev1.Node{}
 	allocs := testing.AllocsPerRun(20, func() {
-		res = nodeapply.Apply(node, nodeapply.Ping{Reply: reply, Devices: steady}, nodeapply.Options{})
+		res = nodeapply.Apply(node, nodeapply.Ping{Reply: reply, Devices: steady}, nodeapply.Options{PublishDevices: true})
 	})
 	if res.NeedsDevices() || len(res.DeviceChanges) != 0 || allocs != 0 {
 		t.Errorf("steady pool read back: changes %v, %v allocations, want none", res.DeviceChanges, allocs)
@@ -113,7 +113,7 @@ func TestPublishedAndReadBack(t *testing.T) {
 // TestDevicesShareNothing: the devices Devices returns have maps and
 // values of their own.
 func TestDevicesShareNothing(t *testing.T) {
-	pool := nodeapply.Apply(nil, nodeapply.Ping{Reply: gpus(2, 0)}, nodeapply.Options{}).Devices
+	pool := nodeapply.Apply(nil, nodeapply.Ping{Reply: gpus(2, 0)}, nodeapply.Options{PublishDevices: true}).Devices
 	out := dra.Devices(pool)
 	*out[0].Attributes["productName"].StringValue = "changed"
 	out[0].Attributes["new"] = resourcev1.DeviceAttribute{}
@@ -134,7 +134,7 @@ func TestDevicesShareNothing(t *testing.T) {
 }
 
 func TestPodDevices(t *testing.T) {
-	pool := nodeapply.Apply(nil, nodeapply.Ping{Reply: gpus(2, 1)}, nodeapply.Options{}).Devices
+	pool := nodeapply.Apply(nil, nodeapply.Ping{Reply: gpus(2, 1)}, nodeapply.Options{PublishDevices: true}).Devices
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "default", UID: "u1"}}
 	pod.Spec.ResourceClaims = []corev1.PodResourceClaim{
 		{Name: "big", ResourceClaimTemplateName: ptr.To("big-gpu")},

@@ -22,7 +22,7 @@ func ExampleDevices() {
 
 	body := `{"devices":[{"name":"a100","count":2,"attributes":{"type":{"string":"gpu"}},"capacity":{"memory":{"value":"80Gi"}}}]}`
 	patch, _ := pingstatus.Parse([]byte(body), pingstatus.Options{})
-	res := nodeapply.Apply(nil, nodeapply.Ping{Reply: &patch, Devices: pool}, nodeapply.Options{})
+	res := nodeapply.Apply(nil, nodeapply.Ping{Reply: &patch, Devices: pool}, nodeapply.Options{PublishDevices: true})
 	if res.NeedsDevices() {
 		slice := resourcev1.ResourceSlice{
 			ObjectMeta: metav1.ObjectMeta{GenerateName: "vk-0-gpu.nvidia.com-"},
