@@ -181,6 +181,15 @@ func (a *checker) devicesUnchanged() bool {
 	return unchanged && len(pool) == 0
 }
 
+// EqualDevices reports whether two pools list the same devices in the
+// same order, each described the same (quantities by value); whether a
+// claim holds one is not published, and does not count.
+func EqualDevices(a, b []Device) bool {
+	return slices.EqualFunc(a, b, func(x, y Device) bool {
+		return x.Name == y.Name && sameDevice(&x, &pingstatus.DeviceGroup{Attributes: y.Attributes, Capacity: y.Capacity})
+	})
+}
+
 // sameDevice reports whether d is as g describes it.
 func sameDevice(d *Device, g *pingstatus.DeviceGroup) bool {
 	return maps.EqualFunc(d.Attributes, g.Attributes, sameAttribute) &&

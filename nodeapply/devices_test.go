@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/pingnode/pingnode/internal/golden"
 	"github.com/pingnode/pingnode/nodeapply"
@@ -109,5 +110,34 @@ func TestHandBuiltDevicePatch(t *testing.T) {
 	}
 	if again := nodeapply.Apply(nil, nodeapply.Ping{Reply: patch, Devices: res.Devices}, nodeapply.Options{PublishDevices: true}); again.NeedsDevices() {
 		t.Errorf("the same patch again changed the pool: %v", again.DeviceChanges)
+	}
+}
+
+// TestEqualDevices pins down what makes two pools the same to publish:
+// names in order and descriptions by value, not whether a claim holds a
+// device.
+func TestEqualDevices(t *testing.T) {
+	pool := nodeapply.Apply(nil, nodeapply.Ping{Reply: gpuGroups(2, 1)}, nodeapply.Options{PublishDevices: true}).Devices
+	held := slices.Clone(pool)
+	held[0].Held = true
+	respelled := slices.Clone(pool)
+	respelled[2].Capacity = map[string]resource.Quantity{"memory": resource.MustParse("16384Mi")}
+	other := slices.Clone(pool)
+	other[1].Capacity = map[string]resource.Quantity{"memory": resource.MustParse("40Gi")}
+	for _, tc := range []struct {
+		name string
+		b    []nodeapply.Device
+		want bool
+	}{
+		{"itself", pool, true},
+		{"a device held", held, true},
+		{"a capacity spelled otherwise", respelled, true},
+		{"a capacity changed", other, false},
+		{"one device fewer", pool[:2], false},
+		{"in another order", []nodeapply.Device{pool[1], pool[0], pool[2]}, false},
+	} {
+		if got := nodeapply.EqualDevices(pool, tc.b); got != tc.want {
+			t.Errorf("%s: EqualDevices = %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }

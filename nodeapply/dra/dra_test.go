@@ -202,7 +202,20 @@ func TestPodDevices(t *testing.T) {
 			}
 		})
 	}
-	_, err := dra.PodDevices(&corev1.Pod{Spec: corev1.PodSpec{ResourceClaims: []corev1.PodResourceClaim{{Name: "big", ResourceClaimTemplateName: ptr.To("t")}}}},
+	// A classic request served through a DeviceClass's
+	// extendedResourceName: the scheduler's claim, named in the pod's
+	// status, counts as one more claim of the pod.
+	classic := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "default", UID: "u3"}}
+	classic.Status.ExtendedResourceClaimStatus = &corev1.PodExtendedResourceClaimStatus{ResourceClaimName: "c-extended-resources-x"}
+	extended := map[string]*resourcev1.ResourceClaim{"c-extended-resources-x": allocated("c-extended-resources-x", "u3", "t4-0")}
+	got, err := dra.PodDevices(classic, func(name string) *resourcev1.ResourceClaim { return extended[name] }, pool, driver, poolName)
+	if err != nil || len(got) != 1 || got[0].Device.Name != "t4-0" || got[0].PodClaim != "" || got[0].Claim != "c-extended-resources-x" {
+		t.Errorf("the scheduler's claim for extended resources: %+v, %v", got, err)
+	}
+	if _, err := dra.PodDevices(classic, func(string) *resourcev1.ResourceClaim { return nil }, pool, driver, poolName); !errors.Is(err, dra.ErrNotAllowed) {
+		t.Errorf("the scheduler's claim missing: %v, want a refusal", err)
+	}
+	_, err = dra.PodDevices(&corev1.Pod{Spec: corev1.PodSpec{ResourceClaims: []corev1.PodResourceClaim{{Name: "big", ResourceClaimTemplateName: ptr.To("t")}}}},
 		func(string) *resourcev1.ResourceClaim { return nil }, pool, driver, poolName)
 	if !errors.Is(err, dra.ErrNotAllowed) {
 		t.Errorf("a template's claim not made yet: %v, want a refusal", err)

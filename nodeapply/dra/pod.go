@@ -3,6 +3,7 @@ package dra
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
@@ -15,7 +16,9 @@ import (
 // given.
 type PodDevice struct {
 	// PodClaim is the pod's name for the claim
-	// (pod.spec.resourceClaims[].name), and Claim the ResourceClaim's.
+	// (pod.spec.resourceClaims[].name), empty for the claim the scheduler
+	// made for the pod's extended resources; Claim is the
+	// ResourceClaim's name.
 	PodClaim, Claim string
 	// Request is the claim's request that the device serves.
 	Request string
@@ -33,7 +36,10 @@ type PodDevice struct {
 var ErrNotAllowed = errors.New("not allowed to use its ResourceClaim")
 
 // PodDevices returns the devices of the pool named pool of driver that
-// pod's claims were given, claim by claim in the pod's order, each with
+// pod's claims were given, claim by claim in the pod's order, then of the
+// claim the scheduler made for the pod's extended resources through a
+// DeviceClass's extendedResourceName (pod.status.extendedResourceClaimStatus,
+// which the kubelet reads as one more claim of the pod), each with
 // what pool (the pool as published, [Pool]) says of it. claim returns the
 // ResourceClaim of the pod's namespace by name, or nil; a provider reads
 // it from an informer. The devices of other drivers and pools are not
@@ -50,8 +56,12 @@ func PodDevices(pod *corev1.Pod, claim func(name string) *resourcev1.ResourceCla
 	for i := range pool {
 		published[pool[i].Name] = &pool[i]
 	}
+	claims := pod.Spec.ResourceClaims
+	if s := pod.Status.ExtendedResourceClaimStatus; s != nil {
+		claims = append(slices.Clip(claims), corev1.PodResourceClaim{ResourceClaimName: &s.ResourceClaimName})
+	}
 	var out []PodDevice
-	for _, pc := range pod.Spec.ResourceClaims {
+	for _, pc := range claims {
 		name, fromTemplate, err := claimName(pod, &pc)
 		if err != nil {
 			return nil, err
