@@ -7,6 +7,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
@@ -14,6 +15,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	corev1listers "k8s.io/client-go/listers/core/v1"
+	resourcev1listers "k8s.io/client-go/listers/resource/v1"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -31,11 +33,19 @@ const cacheSyncTimeout = 30 * time.Second
 // cache, so that a ping reads no node and lists no pod from the API
 // server. The node informer watches this node alone (field selector
 // metadata.name), the pod informer the pods bound to it (spec.nodeName).
+// With a DRA driver, the slice informer watches the node's ResourceSlices
+// of that driver (spec.driver and spec.nodeName, as the ResourceSlice
+// controller selects its own: a node's slices, not the fleet's, so that
+// each node starts and fails on its own, as its other caches do), and
+// claims are the ResourceClaims (devicecache.go).
 type caches struct {
 	node      corev1listers.NodeLister
-	pods      corev1listers.PodLister // nil without CountHeld
+	pods      corev1listers.PodLister               // nil without CountHeld or a DRA driver
+	slices    resourcev1listers.ResourceSliceLister // nil without a DRA driver
+	claims    *claimCache                           // nil without a DRA driver
 	factories []informers.SharedInformerFactory
 	cancel    context.CancelFunc // ends the informers
+	done      chan struct{}      // closed once a claim cache of its own has stopped; nil without one
 
 	mu      sync.Mutex
 	lastErr error // the informers' last list or watch error
@@ -46,11 +56,20 @@ type caches struct {
 	refusal     error
 }
 
+// cacheSet says which caches a provider needs besides its node's.
+type cacheSet struct {
+	pods   bool   // the pods bound to the node
+	driver string // its ResourceSlices of this DRA driver, and the claims; "" for none
+	// claims is the claim cache shared by a fleet, which its process
+	// runs; nil, with a driver, the caches run one of their own.
+	claims *claimCache
+}
+
 // startCaches starts the informers, with a context of their own that
 // stop ends, and waits until they hold what the API server holds, for at
 // most cacheSyncTimeout. When it returns an error, nothing it started
 // still runs.
-func startCaches(parent context.Context, client kubernetes.Interface, name string, withPods bool) (*caches, error) {
+func startCaches(parent context.Context, client kubernetes.Interface, name string, set cacheSet) (*caches, error) {
 	ctx, cancel := context.WithCancel(parent)
 	c := &caches{cancel: cancel, refused: make(chan struct{})}
 	byName := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
@@ -60,7 +79,24 @@ func startCaches(parent context.Context, client kubernetes.Interface, name strin
 	c.node = nodes.Lister()
 	c.watchErrors(nodes.Informer())
 	c.factories = append(c.factories, byName)
-	if withPods {
+	if set.driver != "" {
+		ofNode := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+			o.FieldSelector = fields.Set{resourcev1.ResourceSliceSelectorDriver: set.driver, resourcev1.ResourceSliceSelectorNodeName: name}.String()
+		}))
+		slices := ofNode.Resource().V1().ResourceSlices()
+		c.slices = slices.Lister()
+		c.watchErrors(slices.Informer())
+		c.factories = append(c.factories, ofNode)
+		c.claims = set.claims
+		if c.claims == nil {
+			c.claims, c.done = newClaimCache(client), make(chan struct{})
+			go func() {
+				defer close(c.done)
+				c.claims.run(ctx)
+			}()
+		}
+	}
+	if set.pods {
 		bound := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
 			o.FieldSelector = fields.OneTermEqualSelector("spec.nodeName", name).String()
 		}))
@@ -101,6 +137,15 @@ func startCaches(parent context.Context, client kubernetes.Interface, name strin
 			}
 		}
 	}
+	if c.claims != nil {
+		if err := c.claims.wait(syncing); err != nil {
+			c.stop()
+			if perr := parent.Err(); perr != nil {
+				return nil, perr
+			}
+			return nil, err
+		}
+	}
 	return c, nil
 }
 
@@ -134,6 +179,9 @@ func (c *caches) stop() {
 	for _, f := range c.factories {
 		f.Shutdown()
 	}
+	if c.done != nil {
+		<-c.done
+	}
 }
 
 // boundPods returns the pods bound to the node, as cached: shared
@@ -144,4 +192,11 @@ func (c *caches) boundPods() []*corev1.Pod {
 	}
 	pods, _ := c.pods.List(labels.Everything()) // a cache lister never fails
 	return pods
+}
+
+// nodeSlices returns the node's ResourceSlices of its driver, as cached:
+// shared objects, read-only.
+func (c *caches) nodeSlices() []*resourcev1.ResourceSlice {
+	slices, _ := c.slices.List(labels.Everything()) // a cache lister never fails
+	return slices
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -103,6 +104,16 @@ type Config struct {
 	// rule), for a plugin that reports the total the backend gives the
 	// node.
 	CountHeld bool
+	// DRADriver is the Dynamic Resource Allocation driver under whose name
+	// the node's devices are published (-dra-driver): a lowercase DNS
+	// subdomain of at most 63 characters that the vendor owns, such as
+	// gpu.example.com. The pool is named after the node (devices.go).
+	// Empty, the default: no device is published, and a reply's devices
+	// are ignored, said once in the log.
+	DRADriver string
+	// claims is the cache of ResourceClaims that the nodes of a process
+	// share (runProviders); nil, the provider keeps its own.
+	claims *claimCache
 	// StartRetry is how a start that failed is tried again (see
 	// [Provider.RunRetrying]); zero means [DefaultStartRetry].
 	StartRetry wait.Backoff
@@ -189,6 +200,9 @@ func (c *Config) check() error {
 	case corev1.NodeReady, corev1.NodeMemoryPressure, corev1.NodeDiskPressure, corev1.NodePIDPressure:
 		return settingError("ConnectivityCondition", c.ConnectivityCondition, "want a type of its own: the provider sets %s itself", c.ConnectivityCondition)
 	}
+	if problem := driverProblem(c.DRADriver); problem != "" {
+		return settingError("DRADriver", c.DRADriver, "want a driver name: %s", problem)
+	}
 	for _, ns := range c.LabelNamespaces {
 		if problem := kuberules.NamespaceProblem(ns); problem != "" {
 			return settingError("LabelNamespaces", ns, "want a namespace a plugin's labels may have: %s", problem)
@@ -200,6 +214,20 @@ func (c *Config) check() error {
 	}
 	_, _, err := c.lease()
 	return err
+}
+
+// driverProblem says why name is not a DRA driver's name, as the API
+// server validates a ResourceSlice's spec.driver, or returns "" when it
+// is one, or empty (no driver).
+func driverProblem(name string) string {
+	if name == "" {
+		return ""
+	}
+	problems := validation.IsDNS1123Subdomain(name)
+	if len(name) > resourcev1.DriverNameMaxLength {
+		problems = append(problems, fmt.Sprintf("must be no more than %d characters", resourcev1.DriverNameMaxLength))
+	}
+	return strings.Join(problems, "; ")
 }
 
 func (c *Config) statusReport() time.Duration {
@@ -256,6 +284,9 @@ func (c *Config) options() options {
 		// node interLink left NetworkUnavailable, the next ping restores
 		// them.
 		VirtualNodeConditions: true,
+		// The reply's devices become the node's pool only when the
+		// provider publishes them; otherwise Apply passes them over.
+		PublishDevices: c.DRADriver != "",
 	}}
 }
 

@@ -50,6 +50,16 @@ func (e *nodeEvents) warnings(warnings []pingstatus.Warning) {
 	}
 }
 
+// pod records an event on pod, in its namespace, as the kubelet records
+// those of a pod it runs.
+func (e *nodeEvents) pod(pod *corev1.Pod, eventType, reason, message string) {
+	if e == nil {
+		return
+	}
+	ref := &corev1.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID}
+	e.recorder.Event(ref, eventType, reason, bound(message))
+}
+
 // warningReason names a warning by what it is about and what was done:
 // ResourceRefused, TaintRepaired, ReplyIgnored, and so on, a small fixed set.
 func warningReason(w pingstatus.Warning) string {

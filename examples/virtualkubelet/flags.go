@@ -76,6 +76,7 @@ func registerFlags(fs *flag.FlagSet) *flags {
 	})
 	fs.StringVar(&f.ephemeralStorage, "ephemeral-storage", "", "the scratch space (ephemeral-storage) the node advertises at registration, until its plugin reports its own (resources.ephemeralStorage), like 500Gi; empty: none, and the scheduler places no pod that requests any")
 	fs.StringVar(&f.connectivity, "connectivity-condition", string(nodeapply.DefaultConnectivityCondition), "the type of the condition that says whether the plugin answered its last ping")
+	fs.StringVar(&f.base.DRADriver, "dra-driver", "", "publish the plugin's devices as Dynamic Resource Allocation devices (ResourceSlices, Kubernetes 1.34 and later) of this driver, a lowercase DNS subdomain of at most 63 characters, such as gpu.example.com: one pool a node, named after it; empty: publish none, and ignore a reply's devices")
 	fs.BoolVar(&f.base.CountHeld, "held", true, "read the plugin's figures as available now, and add what this node's running pods hold")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "the address to serve Prometheus metrics on, at /metrics (host:port); empty: none")
 	fs.BoolVar(&f.leaderElect, "leader-elect", false, "elect a leader among replicas with a Lease: only the leader runs the node controllers and pings")
@@ -86,8 +87,8 @@ func registerFlags(fs *flag.FlagSet) *flags {
 	fs.DurationVar(&f.election.RenewDeadline, "leader-elect-renew-deadline", DefaultElectionRenewDeadline, "how long the leader tries to renew before it stops (it exits); less than -leader-elect-lease-duration. Not given, it is the default or 2/3 of -leader-elect-lease-duration, whichever is less")
 	fs.DurationVar(&f.election.RetryPeriod, "leader-elect-retry-period", DefaultElectionRetry, "how often the leader renews and a standby tries to take over; less than -leader-elect-renew-deadline divided by 1.2. Not given, it is the default or 1/5 of -leader-elect-renew-deadline, whichever is less")
 	fs.StringVar(&f.serviceAccount, "service-account", DefaultServiceAccount, "namespace/name of the ServiceAccount the provider runs as, which -print-rbac and -print-node-policy give the rights to")
-	fs.BoolVar(&f.printRBAC, "print-rbac", false, "print the RBAC rules the provider needs for the configuration the other flags give (its nodes, -held, -leader-elect), bound to -service-account, as YAML, and exit")
-	fs.BoolVar(&f.printPolicy, "print-node-policy", false, "print a ValidatingAdmissionPolicy that lets -service-account create only the nodes and Leases of this configuration (what RBAC cannot name) and change only the labels of its nodes that -label-namespaces allows, as YAML, and exit")
+	fs.BoolVar(&f.printRBAC, "print-rbac", false, "print the RBAC rules the provider needs for the configuration the other flags give (its nodes, -held, -leader-elect, -dra-driver), bound to -service-account, as YAML, and exit")
+	fs.BoolVar(&f.printPolicy, "print-node-policy", false, "print a ValidatingAdmissionPolicy that lets -service-account create only the nodes and Leases of this configuration (what RBAC cannot name), change only the labels of its nodes that -label-namespaces allows, and with -dra-driver write only ResourceSlices of that driver on its nodes, as YAML, and exit")
 	return f
 }
 
@@ -97,7 +98,7 @@ var (
 		"Static.Name": "node", "PluginURL": "plugin", "Interval": "interval", "Timeout": "timeout",
 		"StatusReport": "status-report", "LeaseDuration": "lease-duration", "LeaseRenew": "lease-renew",
 		"Grace": "grace", "NotReadyAfter": "not-ready-after", "ConnectivityCondition": "connectivity-condition",
-		"LabelNamespaces": "label-namespaces",
+		"LabelNamespaces": "label-namespaces", "DRADriver": "dra-driver",
 	}
 	electionFlags = map[string]string{
 		"Namespace": "leader-elect-namespace", "Name": "leader-elect-name", "Identity": "leader-elect-id",

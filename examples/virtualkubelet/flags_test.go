@@ -84,6 +84,9 @@ func TestFlagErrors(t *testing.T) {
 		{"Ready as the connectivity condition", []string{"-connectivity-condition", "Ready"}, "for flag -connectivity-condition: want a type of its own"},
 		{"a connectivity condition that is no type", []string{"-connectivity-condition", "plugin reachable"}, "for flag -connectivity-condition:"},
 		{"a metrics address without a port", []string{"-metrics-addr", "127.0.0.1"}, "for flag -metrics-addr:"},
+		{"a DRA driver in capitals", []string{"-dra-driver", "GPU.example.com"}, `invalid value "GPU.example.com" for flag -dra-driver: want a driver name`},
+		{"a DRA driver that is no domain", []string{"-dra-driver", "gpu_example"}, "for flag -dra-driver: want a driver name"},
+		{"a DRA driver of 64 characters", []string{"-dra-driver", strings.Repeat("g", 52) + ".example.com"}, "for flag -dra-driver: want a driver name: must be no more than 63 characters"},
 		{"a renew deadline as long as the lease", []string{"-leader-elect", "-leader-elect-lease-duration", "10s", "-leader-elect-renew-deadline", "10s"}, "for flag -leader-elect-renew-deadline:"},
 		{"a renew deadline longer than the lease", []string{"-leader-elect", "-leader-elect-renew-deadline", "20s"}, "for flag -leader-elect-renew-deadline:"},
 		{"a retry period near the renew deadline", []string{"-leader-elect", "-leader-elect-retry-period", "9s"}, "for flag -leader-elect-retry-period:"},
@@ -130,6 +133,7 @@ func TestFlagDefaults(t *testing.T) {
 		{"-leader-elect", "-leader-elect-id", "a", "-metrics-addr", "127.0.0.1:0"},
 		{"-unreachable", "NoSchedule", "-not-ready-after", "2h"},
 		{"-ephemeral-storage", "500Gi", "-label-namespaces", "nvidia.com,example.org"},
+		{"-dra-driver", "gpu.nvidia.com", "-held=false"},
 		{"-plugin", "https://plugin.example:8443/status", "-plugin-ca-file", "ca.pem", "-plugin-ca-only", "-plugin-cert-file", "vk.pem", "-plugin-key-file", "vk-key.pem", "-plugin-token-file", "token"},
 		{"-plugin", "unix:///run/plugin.sock", "-plugin-http-path", "/pinglink", "-plugin-token-file", "token"},
 	} {
@@ -142,13 +146,16 @@ func TestFlagDefaults(t *testing.T) {
 
 // TestPrintRBAC: -print-rbac and -print-node-policy print, and exit 0,
 // the rights of the configuration the other flags give, as Access gives
-// them: the nodes of -nodes and -node, the pods' rule with -held only, the
-// election's rules with -leader-elect only, bound to -service-account.
+// them: the nodes of -nodes and -node, the pods' rule with -held or
+// -dra-driver only, the election's rules with -leader-elect only, the
+// ResourceSlices' and ResourceClaims' rules and their fence with
+// -dra-driver only, bound to -service-account.
 func TestPrintRBAC(t *testing.T) {
 	for _, args := range [][]string{
 		nil,
 		{"-nodes", "3", "-node", "vk-{i}", "-held=false"},
 		{"-leader-elect", "-leader-elect-namespace", "pingnode", "-service-account", "pingnode/provider"},
+		{"-nodes", "2", "-node", "vk-{i}", "-held=false", "-dra-driver", "gpu.nvidia.com", "-leader-elect"},
 	} {
 		a := accessOfArgs(t, args)
 		for flag, want := range map[string]func() ([]byte, error){"-print-rbac": a.YAML, "-print-node-policy": a.PolicyYAML} {
@@ -169,8 +176,23 @@ func TestPrintRBAC(t *testing.T) {
 			t.Fatal(err)
 		}
 		text := string(out)
-		if pods := strings.Contains(text, "- pods\n"); pods != a.Held {
-			t.Errorf("%v: the pods' rule %v, want it with -held (%v)", args, pods, a.Held)
+		devices := a.DRADriver != ""
+		if pods := strings.Contains(text, "- pods\n"); pods != (a.Held || devices) {
+			t.Errorf("%v: the pods' rule %v, want it with -held (%v) or -dra-driver (%v)", args, pods, a.Held, devices)
+		}
+		policy, err := a.PolicyYAML()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for what, has := range map[string]bool{
+			"the ResourceSlices' rules": strings.Contains(text, "- resourceslices\n"),
+			"the ResourceClaims' rules": strings.Contains(text, "- resourceclaims\n"),
+			"the ResourceSlices' fence": strings.Contains(string(policy), "- resourceslices\n"),
+			"events in every namespace": slices.ContainsFunc(a.rights()[0].rules, func(r accessRule) bool { return slices.Contains(r.Resources, "events") }),
+		} {
+			if has != devices {
+				t.Errorf("%v: %s %v, want them with -dra-driver (%v)", args, what, has, devices)
+			}
 		}
 		if election := strings.Contains(text, "leader election"); election != (a.Election != nil) {
 			t.Errorf("%v: the election's rules %v, want them with -leader-elect", args, election)

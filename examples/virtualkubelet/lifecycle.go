@@ -36,7 +36,8 @@ import (
 // Its work is split by job: this file starts and stops it ([Provider.Run],
 // [Provider.RunRetrying]); ping.go is the step at each ping; delivery.go,
 // handoff.go and statuswrite.go bring what changed to the API server;
-// cache.go holds its view of the node and its pods.
+// cache.go holds its view of the node and its pods; devices.go, publish.go
+// and poddevices.go publish its devices, with -dra-driver.
 type Provider struct {
 	cfg    Config
 	opts   options
@@ -65,8 +66,15 @@ type Provider struct {
 	// the node controller's goroutine touches it (statuswrite.go).
 	advertised corev1.ResourceList
 
-	// Only the ping loop touches what follows (ping.go, report.go).
+	// Only the ping loop touches what follows (ping.go, report.go,
+	// devices.go).
 	caches *caches
+	// devices is what the run keeps of the node's devices; nil without a
+	// DRA driver.
+	devices *deviceState
+	// devicesIgnored says that the log has said, once, that the plugin's
+	// devices are ignored (no DRA driver).
+	devicesIgnored bool
 	// pending is the node as last written or handed to the node
 	// controller; it stands in for the cached node while the cache shows
 	// one of the versions in older.
@@ -183,12 +191,15 @@ func (p *Provider) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("reading the node: %w", err)
 	}
-	caches, err := startCaches(ctx, p.client, p.cfg.Static.Name, p.cfg.CountHeld)
+	caches, err := startCaches(ctx, p.client, p.cfg.Static.Name, cacheSet{
+		pods: p.cfg.CountHeld || p.cfg.DRADriver != "", driver: p.cfg.DRADriver, claims: p.cfg.claims,
+	})
 	if err != nil {
 		return err
 	}
 	defer caches.stop()
 	p.caches = caches
+	defer p.startDevices()() // the device controller stops before the caches
 
 	// The node controller runs until Run returns, and Run waits for it.
 	running, stop := context.WithCancel(ctx)
@@ -307,8 +318,14 @@ func runProviders(ctx context.Context, restConfig *rest.Config, configs []Config
 		}
 		clients[i] = client
 	}
+	claims, stopClaims, err := sharedClaims(ctx, restConfig, configs)
+	if err != nil {
+		return err
+	}
+	defer stopClaims()
 	var wg sync.WaitGroup
 	for i, cfg := range configs {
+		cfg.claims = claims
 		nodeLog := log.With("node", cfg.Static.Name)
 		nodeLog.Info("provider starting", "plugin", cfg.PluginURL)
 		p := NewProvider(cfg, clients[i], nodeLog)

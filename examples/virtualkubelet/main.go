@@ -4,6 +4,12 @@
 //
 //	go run . -kubeconfig /tmp/pingnode-env/kubeconfig -plugin http://127.0.0.1:4000/status
 //
+// With -dra-driver it publishes the plugin's devices as Dynamic Resource
+// Allocation devices, one pool of ResourceSlices a node (see devices.go),
+// which the scheduler allocates to pods' claims:
+//
+//	go run . -kubeconfig /tmp/pingnode-env/kubeconfig -dra-driver gpu.nvidia.com
+//
 // One process can run a fleet of virtual nodes, each with its own node
 // controller, Lease and plugin URL ({i} in -plugin is the node's index,
 // for a gateway that serves many; without it, one plugin serves all):
@@ -30,10 +36,11 @@
 // flags.go, fleet.go), its lifecycle (lifecycle.go: start, retry, stop),
 // the step at each ping (ping.go, held.go, report.go), the delivery of
 // what changed to the API server (delivery.go, handoff.go,
-// statuswrite.go), its caches (cache.go), what it tells people (events.go,
-// metrics.go, health.go) and its rights (rbac.go, nodepolicy.go);
-// leader.go elects the replica that runs. README.md is the operator's
-// guide.
+// statuswrite.go), its caches (cache.go, devicecache.go), its devices with
+// -dra-driver (devices.go, publish.go, poddevices.go), what it tells people
+// (events.go, metrics.go, health.go) and its rights (rbac.go,
+// nodepolicy.go); leader.go elects the replica that runs. README.md is the
+// operator's guide.
 package main
 
 import (

@@ -46,6 +46,8 @@ type Metrics struct {
 	warnings     *prometheus.CounterVec   // node, subject, action
 	allocatable  *prometheus.GaugeVec     // node, resource, unit
 	startErrors  *prometheus.CounterVec   // node
+	devicePools  *prometheus.CounterVec   // node
+	deviceErrors *prometheus.CounterVec   // node
 	leader       prometheus.Gauge
 
 	health health // what /healthz and /readyz say (health.go)
@@ -85,7 +87,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}, []string{"node", "kind"}),
 		warnings: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "pingnode_warnings_total",
-			Help: "Parts of the plugin's replies, or of the pings, that were refused, repaired or ignored, by subject (reply, resource, taint, condition, annotation, label) and action (refused, repaired, ignored).",
+			Help: "Parts of the plugin's replies, or of the pings, that were refused, repaired or ignored, by subject (reply, resource, taint, condition, annotation, label, device) and action (refused, repaired, ignored).",
 		}, []string{"node", "subject", "action"}),
 		allocatable: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "pingnode_node_allocatable",
@@ -95,13 +97,21 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "pingnode_start_errors_total",
 			Help: "Starts of the node that failed (the API server unreachable or refusing its registration, its caches not synced, its node controller stopped); each is tried again after a backoff.",
 		}, []string{"node"}),
+		devicePools: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "pingnode_device_pools_total",
+			Help: "Pools of devices handed to the node's ResourceSlice controller to publish (-dra-driver): the first of a run, then each that changed; the controller writes only the slices that differ.",
+		}, []string{"node"}),
+		deviceErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "pingnode_device_publish_errors_total",
+			Help: "Errors of the node's ResourceSlice controller while it publishes the node's devices (a slice write refused, a field dropped by the API server); it retries each with backoff.",
+		}, []string{"node"}),
 		leader: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "pingnode_leader",
 			Help: "1 when this replica leads (runs the node controllers and pings), 0 when it stands by.",
 		}),
 	}
 	reg.MustRegister(m.pings, m.pingDuration, m.lastSuccess, m.transitions, m.writes,
-		m.conflicts, m.writeErrors, m.warnings, m.allocatable, m.startErrors, m.leader)
+		m.conflicts, m.writeErrors, m.warnings, m.allocatable, m.startErrors, m.devicePools, m.deviceErrors, m.leader)
 	return m
 }
 
@@ -157,7 +167,7 @@ func (m *Metrics) forNode(node string) nodeMetrics {
 	}
 	m.conflicts.WithLabelValues(node, kindObject)
 	m.startErrors.WithLabelValues(node)
-	for s := pingstatus.SubjectReply; s <= pingstatus.SubjectLabel; s++ {
+	for s := pingstatus.SubjectReply; s <= pingstatus.SubjectDevice; s++ {
 		for a := pingstatus.Refused; a <= pingstatus.Ignored; a++ {
 			m.warnings.WithLabelValues(node, s.String(), a.String())
 		}
@@ -180,6 +190,15 @@ func (n nodeMetrics) write(kind string)      { n.m.writes.WithLabelValues(n.node
 func (n nodeMetrics) conflict(kind string)   { n.m.conflicts.WithLabelValues(n.node, kind).Inc() }
 func (n nodeMetrics) writeError(kind string) { n.m.writeErrors.WithLabelValues(n.node, kind).Inc() }
 func (n nodeMetrics) startError()            { n.m.startErrors.WithLabelValues(n.node).Inc() }
+func (n nodeMetrics) devicesHanded()         { n.m.devicePools.WithLabelValues(n.node).Inc() }
+func (n nodeMetrics) devicePublishError()    { n.m.deviceErrors.WithLabelValues(n.node).Inc() }
+
+// devicesInUse creates the node's device series at zero, when it
+// publishes devices.
+func (n nodeMetrics) devicesInUse() {
+	n.m.devicePools.WithLabelValues(n.node)
+	n.m.deviceErrors.WithLabelValues(n.node)
+}
 
 // running records that the node started (+1) or stopped (-1), for /readyz.
 func (n nodeMetrics) running(delta int64) { n.m.health.running.Add(delta) }

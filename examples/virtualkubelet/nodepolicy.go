@@ -11,6 +11,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -20,7 +21,8 @@ import (
 // What RBAC cannot name, fenced by admission: a ValidatingAdmissionPolicy
 // on the ServiceAccount's user name that lets it create only its own
 // nodes, their Leases, its leader election Lease and events on its nodes,
-// and change only the labels of its nodes that its plugins may set
+// change only the labels of its nodes that its plugins may set, and, with
+// a DRA driver, write only ResourceSlices of its driver on its nodes
 // (-print-node-policy). Its rights themselves are in rbac.go.
 
 // Policy returns a ValidatingAdmissionPolicy and its binding, both named
@@ -34,8 +36,14 @@ import (
 // label only in the allowed namespaces (node-feature-discovery's and
 // [Access.LabelNamespaces], each with its subdomains), and may set the
 // node's static labels to their static values; any other label must stay
-// as it was. Other users' requests are not matched. It needs
-// admissionregistration.k8s.io/v1 (Kubernetes 1.30 and later).
+// as it was. With a DRA driver ([Access.DRADriver]), a ResourceSlice it
+// creates, updates or deletes must be of that driver and on one of its
+// nodes (spec.nodeName), as the slice was and as it will be (KEP-4381
+// suggests such a policy for a driver's identity), and the events it
+// records on pods must be of their devices (DevicesGiven,
+// ClaimNotAllowed), from one of its nodes (source.host). Other users'
+// requests are not matched. It needs admissionregistration.k8s.io/v1
+// (Kubernetes 1.30 and later).
 func (a Access) Policy() []runtime.Object {
 	name := strings.ReplaceAll(a.Name(), ":", ".")
 	nodes := celList(a.Nodes)
@@ -47,17 +55,26 @@ func (a Access) Policy() []runtime.Object {
 	}
 	forbidden := metav1.StatusReasonForbidden
 	fail := admissionregistrationv1.Fail
+	rules := []admissionregistrationv1.NamedRuleWithOperations{
+		namedRule("", "nodes", admissionregistrationv1.Create, admissionregistrationv1.Update),
+		namedRule("", "nodes/status", admissionregistrationv1.Update),
+		namedRule(coordinationv1.GroupName, "leases", admissionregistrationv1.Create),
+		namedRule("", "events", admissionregistrationv1.Create, admissionregistrationv1.Update),
+	}
+	events := "(object.involvedObject.kind == 'Node' && object.involvedObject.name in " + nodes + ")"
+	eventMessage := "the pingnode provider " + a.Namespace + "/" + a.ServiceAccount + " may record events only on its own nodes"
+	if a.DRADriver != "" {
+		rules = append(rules, namedRule(resourcev1.GroupName, "resourceslices", admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete))
+		events += " || (object.involvedObject.kind == 'Pod' && object.reason in " + celList([]string{ReasonDevicesGiven, ReasonClaimNotAllowed}) +
+			" && has(object.source) && has(object.source.host) && object.source.host in " + nodes + ")"
+		eventMessage += ", and on pods only which devices they were given, from its own nodes"
+	}
 	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{
 		TypeMeta:   typeMeta(admissionregistrationv1.SchemeGroupVersion.String(), "ValidatingAdmissionPolicy"),
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"app.kubernetes.io/name": FieldManager}},
 		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
-			FailurePolicy: &fail,
-			MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{
-				namedRule("", "nodes", admissionregistrationv1.Create, admissionregistrationv1.Update),
-				namedRule("", "nodes/status", admissionregistrationv1.Update),
-				namedRule(coordinationv1.GroupName, "leases", admissionregistrationv1.Create),
-				namedRule("", "events", admissionregistrationv1.Create, admissionregistrationv1.Update),
-			}},
+			FailurePolicy:    &fail,
+			MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: rules},
 			MatchConditions: []admissionregistrationv1.MatchCondition{
 				{Name: "the-provider", Expression: "request.userInfo.username == '" + a.User() + "'"},
 			},
@@ -69,11 +86,7 @@ func (a Access) Policy() []runtime.Object {
 					Reason:     &forbidden,
 				},
 				{Expression: "request.resource.resource != 'leases' || " + leases, Message: leaseMessage, Reason: &forbidden},
-				{
-					Expression: "request.resource.resource != 'events' || (object.involvedObject.kind == 'Node' && object.involvedObject.name in " + nodes + ")",
-					Message:    "the pingnode provider " + a.Namespace + "/" + a.ServiceAccount + " may record events only on its own nodes",
-					Reason:     &forbidden,
-				},
+				{Expression: "request.resource.resource != 'events' || " + events, Message: eventMessage, Reason: &forbidden},
 				{
 					Expression: "request.resource.resource != 'nodes' || " + labelFence,
 					Message: "the pingnode provider " + a.Namespace + "/" + a.ServiceAccount + " may change its nodes' labels only in " +
@@ -82,6 +95,13 @@ func (a Access) Policy() []runtime.Object {
 				},
 			},
 		},
+	}
+	if a.DRADriver != "" {
+		policy.Spec.Validations = append(policy.Spec.Validations, admissionregistrationv1.Validation{
+			Expression: sliceFence(a.DRADriver, nodes),
+			Message:    "the pingnode provider " + a.Namespace + "/" + a.ServiceAccount + " may write only ResourceSlices of its driver " + a.DRADriver + " on its own nodes",
+			Reason:     &forbidden,
+		})
 	}
 	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
 		TypeMeta:   typeMeta(admissionregistrationv1.SchemeGroupVersion.String(), "ValidatingAdmissionPolicyBinding"),
@@ -92,6 +112,19 @@ func (a Access) Policy() []runtime.Object {
 		},
 	}
 	return []runtime.Object{policy, binding}
+}
+
+// sliceFence is the CEL expression that holds when a request is not of
+// ResourceSlices, or writes a slice of driver on one of nodes (a CEL
+// list): the slice created or updated (object), and the slice updated or
+// deleted (oldObject), so that a slice of another node or driver can be
+// neither made one of its own nor taken over.
+func sliceFence(driver, nodes string) string {
+	ours := func(o string) string {
+		return "(" + o + ".spec.driver == " + celString(driver) + " && has(" + o + ".spec.nodeName) && " + o + ".spec.nodeName in " + nodes + ")"
+	}
+	return "request.resource.resource != 'resourceslices' || ((request.operation == 'DELETE' || " + ours("object") + ") && " +
+		"(request.operation == 'CREATE' || " + ours("oldObject") + "))"
 }
 
 // labelFence is the CEL expression, over the variables of
@@ -170,7 +203,11 @@ func celList(names []string) string {
 func (a Access) PolicyYAML() ([]byte, error) {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# What RBAC cannot name, fenced for the pingnode provider's ServiceAccount %s/%s (printed by -print-node-policy),\n", a.Namespace, a.ServiceAccount)
-	fmt.Fprintf(&b, "# for %s: the nodes, Leases and events it may create, and the labels of its nodes it may change. Kubernetes 1.30 and later.\n", a.describe())
+	what := "the nodes, Leases and events it may create, and the labels of its nodes it may change"
+	if a.DRADriver != "" {
+		what += ", and the ResourceSlices it may write"
+	}
+	fmt.Fprintf(&b, "# for %s: %s. Kubernetes 1.30 and later.\n", a.describe(), what)
 	for _, obj := range a.Policy() {
 		doc, err := marshalYAML(obj)
 		if err != nil {

@@ -71,6 +71,7 @@ func (p *Provider) PingOnce(ctx context.Context) {
 		}
 	}
 	p.lastFailure = ping.Failure
+	warnings = p.withDevices(&ping, warnings)
 	base, err := p.current(ctx)
 	if err != nil {
 		p.log.Error("reading the node; the next ping tries again", "error", err)
@@ -81,6 +82,9 @@ func (p *Provider) PingOnce(ctx context.Context) {
 	p.logWarnings(warnings)
 	p.events.warnings(warnings)
 	p.metrics.warnings(warnings)
+	// The devices go by a write of their own, independent of the node's.
+	p.publishDevices(ctx, base, ping, res)
+	p.podDevices(ctx, res.Devices)
 	if len(res.Changes) == 0 {
 		p.reportIfDue(base, time.Now())
 		return

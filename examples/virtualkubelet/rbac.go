@@ -11,6 +11,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
@@ -28,7 +29,9 @@ import (
 // and lists every pod; it may read and write only its own nodes and their
 // Leases. [Access.Policy] fences the creates by name with a
 // ValidatingAdmissionPolicy on the ServiceAccount's user name
-// (nodepolicy.go).
+// (nodepolicy.go). With a DRA driver it writes ResourceSlices, whose names
+// the API server makes up, and reads every claim: the policy fences the
+// slices to its driver and its nodes.
 
 // Access is what the rights are for: the provider's ServiceAccount, and
 // the configuration it runs.
@@ -49,6 +52,10 @@ type Access struct {
 	// labels (-label-namespaces): [Access.Policy] lets it change no other
 	// label of its nodes, but StaticLabels.
 	LabelNamespaces []string
+	// DRADriver is the driver under which it publishes its nodes' devices
+	// (-dra-driver), or "": then it writes ResourceSlices, reads
+	// ResourceClaims and watches its pods, and records events on them.
+	DRADriver string
 	// StaticLabels are the labels of each node's static configuration,
 	// by node: its registration labels, which [Access.Policy] lets it set
 	// to these values and to no other.
@@ -69,6 +76,9 @@ func accessFor(namespace, name string, configs []Config, election *Election) Acc
 			a.StaticLabels[c.Static.Name] = maps.Clone(c.Static.Labels)
 		}
 		a.Held = a.Held || c.CountHeld
+		if c.DRADriver != "" {
+			a.DRADriver = c.DRADriver
+		}
 		for _, ns := range c.LabelNamespaces {
 			if !slices.Contains(a.LabelNamespaces, ns) {
 				a.LabelNamespaces = append(a.LabelNamespaces, ns)
@@ -126,9 +136,22 @@ func (a Access) rights() []namespaceRights {
 			rule("", "nodes/status", nodes, "the node controller patches the status (resources, conditions, and the annotations in which it records what it applied)", "patch"),
 		)
 	}
-	if a.Held {
+	switch {
+	case a.Held && a.DRADriver != "":
+		cluster = append(cluster,
+			rule("", "pods", nil, "watch the pods bound to its nodes, to count what they hold and to tell them their devices (RBAC cannot select pods by spec.nodeName, so every pod)", "list", "watch"))
+	case a.Held:
 		cluster = append(cluster,
 			rule("", "pods", nil, "watch the pods bound to its nodes, to count what they hold (RBAC cannot select pods by spec.nodeName, so every pod)", "list", "watch"))
+	case a.DRADriver != "":
+		cluster = append(cluster,
+			rule("", "pods", nil, "watch the pods bound to its nodes, to tell them their devices (RBAC cannot select pods by spec.nodeName, so every pod)", "list", "watch"))
+	}
+	events := rule("", "events", nil, "record events on its nodes (a node's events are in the default namespace; a repeated one is patched; RBAC cannot name events, whose names are made up as they are created)", "create", "patch")
+	if a.DRADriver != "" {
+		cluster = append(cluster, a.deviceRights()...)
+		// Events on pods are in the pods' namespaces: every namespace.
+		cluster = append(cluster, rule("", "events", nil, "record events on its nodes (in the default namespace) and on the pods bound to them, which devices they were given, in the pods' namespaces (a repeated one is patched; RBAC cannot name events, whose names are made up as they are created)", "create", "patch"))
 	}
 	leases := []accessRule{
 		rule(coordinationv1.GroupName, "leases", nil, "create each node's Lease, its heartbeat, at the first renewal (RBAC cannot name what does not exist yet)", "create"),
@@ -137,12 +160,9 @@ func (a Access) rights() []namespaceRights {
 		leases = append(leases,
 			rule(coordinationv1.GroupName, "leases", nodes, "renew each node's Lease, named as the node: read it, then update it", "get", "update"))
 	}
-	out := []namespaceRights{
-		{"", cluster},
-		{corev1.NamespaceNodeLease, leases},
-		{metav1.NamespaceDefault, []accessRule{
-			rule("", "events", nil, "record events on its nodes (a node's events are in the default namespace; a repeated one is patched; RBAC cannot name events, whose names are made up as they are created)", "create", "patch"),
-		}},
+	out := []namespaceRights{{"", cluster}, {corev1.NamespaceNodeLease, leases}}
+	if a.DRADriver == "" { // else the cluster-wide rule has them
+		out = append(out, namespaceRights{metav1.NamespaceDefault, []accessRule{events}})
 	}
 	if e := a.Election; e != nil {
 		election := []accessRule{
@@ -168,6 +188,17 @@ func (a Access) rights() []namespaceRights {
 		}
 	}
 	return out
+}
+
+// deviceRights are the rules of publishing devices under a DRA driver
+// (-dra-driver), beside the pods' and the events'.
+func (a Access) deviceRights() []accessRule {
+	return []accessRule{
+		rule(resourcev1.GroupName, "resourceslices", nil, "watch its nodes' ResourceSlices of its driver: its own cache, and the ResourceSlice controller's, each selected by spec.driver and spec.nodeName (RBAC cannot select by field, so every slice)", "list", "watch"),
+		rule(resourcev1.GroupName, "resourceslices", nil, "publish its nodes' devices: the ResourceSlice controller creates, updates and deletes the slices of each node's pool (RBAC cannot name them: the API server makes their names up; -print-node-policy fences them to its driver and nodes)", "create", "update", "delete"),
+		rule(resourcev1.GroupName, "resourceclaims", nil, "watch the claims, for which of its devices they hold and which its pods were given (RBAC cannot select claims by the pool of their devices, so every claim)", "list", "watch"),
+		rule(resourcev1.GroupName, "resourceclaims", nil, "read a pod's claim as stored before it says the pod may not use it, as the kubelet reads it: the cache may not hold the scheduler's allocation yet", "get"),
+	}
 }
 
 func samePolicyRule(a, b rbacv1.PolicyRule) bool {
@@ -263,6 +294,9 @@ func (a Access) describe() string {
 	s := "its nodes " + strings.Join(a.Nodes, ", ")
 	if a.Held {
 		s += ", counting what their pods hold"
+	}
+	if a.DRADriver != "" {
+		s += ", publishing their devices as " + a.DRADriver
 	}
 	if e := a.Election; e != nil {
 		s += ", with the leader election Lease " + e.Namespace + "/" + e.Name

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"context"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/pingnode/pingnode/nodeapply"
+	"github.com/pingnode/pingnode/nodeapply/dra"
+	"github.com/pingnode/pingnode/pingstatus"
+)
+
+// Devices, with a DRA driver (-dra-driver): the plugin's devices are
+// published as Dynamic Resource Allocation devices, the node's pool of
+// its driver, named after the node. At each ping:
+//
+//  1. The pool as published is read from the caches, with nodeapply/dra's
+//     Pool: the node's ResourceSlices of the driver, and the claims whose
+//     allocations name a device of the pool (by the claim cache's index),
+//     which it marks held. That is the ping's Devices.
+//  2. Apply gives the pool the reply asks for (Result.Devices) and
+//     whether it changed (Result.NeedsDevices).
+//  3. The pool is handed to the node's ResourceSlice controller
+//     (publish.go): started at the first reply that carries devices, with
+//     that pool; then handed on only when the pool changed. A steady ping
+//     hands nothing on, and the controller writes nothing.
+//  4. The pods bound to the node are told which devices they were given
+//     (poddevices.go).
+//
+// Without a driver, Apply passes a reply's devices over
+// (nodeapply.Options.PublishDevices is off): their warnings are dropped
+// too, and the log says once that they are ignored.
+//
+// The slices' cache lags the controller's writes: until it shows the
+// last pool handed on, a ping reads the pool before it, and Apply finds
+// the same change again. The pool Apply gives depends only on the reply
+// and on which devices claims hold, not on the free devices published, so
+// it is the pool handed on already, and is not handed on twice.
+
+// deviceState is what a run of the provider keeps of its node's devices.
+// Only the ping loop touches it.
+type deviceState struct {
+	driver, pool string
+	pub          *publisher
+	// handed is the pool last handed to the controller: a ping whose
+	// Result.Devices is the same (the slices' cache has not caught up
+	// with it yet) hands nothing on again.
+	handed  []nodeapply.Device
+	started bool // a controller was handed a pool in this run
+	told    podsTold
+}
+
+// startDevices sets up what a run needs of the node's devices, and
+// returns what stops it.
+func (p *Provider) startDevices() (stop func()) {
+	if p.cfg.DRADriver == "" {
+		p.devices = nil
+		return func() {}
+	}
+	name := p.cfg.Static.Name
+	p.metrics.devicesInUse()
+	p.devices = &deviceState{
+		driver: p.cfg.DRADriver, pool: name,
+		pub:  newPublisher(p.cfg.DRADriver, name, p.client, p.log, p.metrics),
+		told: podsTold{},
+	}
+	return p.devices.pub.close
+}
+
+// withDevices sets the ping's Devices, the pool as published, when the
+// provider publishes devices. Without a driver, Apply passes the reply's
+// devices over: their warnings are dropped too, and the log says once
+// that they are ignored.
+func (p *Provider) withDevices(ping *nodeapply.Ping, warnings []pingstatus.Warning) []pingstatus.Warning {
+	if d := p.devices; d != nil {
+		ping.Devices = dra.Pool(p.caches.nodeSlices(), p.caches.claims.inPool(d.driver, d.pool), d.driver, d.pool)
+		return warnings
+	}
+	aboutDevices := func(w pingstatus.Warning) bool { return w.Subject == pingstatus.SubjectDevice }
+	if ping.Reply == nil || !ping.Reply.ReplaceDevices && !slices.ContainsFunc(warnings, aboutDevices) {
+		return warnings // the common case: no news of devices, nothing copied
+	}
+	if !p.devicesIgnored {
+		p.devicesIgnored = true
+		p.log.Warn("the plugin's reply lists devices, which only -dra-driver publishes; they are ignored (said once)")
+	}
+	return slices.DeleteFunc(slices.Clone(warnings), aboutDevices)
+}
+
+// publishDevices hands the pool of res, the ping applied to node, on to
+// be published, if it is news: the first pool of a reply with devices in
+// this run (which starts the controller), a pool that changed, or any
+// pool once the node was registered again (a new owner).
+func (p *Provider) publishDevices(ctx context.Context, node *corev1.Node, ping nodeapply.Ping, res nodeapply.Result) {
+	d := p.devices
+	if d == nil {
+		return
+	}
+	if !d.started {
+		if !ping.Reached() || ping.Reply == nil || !ping.Reply.ReplaceDevices {
+			return // no pool to start with: a controller started with none deletes the published one
+		}
+		d.started = true
+		p.handOnDevices(ctx, node.UID, res)
+		return
+	}
+	if d.pub.ownedBy(node.UID) && (!res.NeedsDevices() || nodeapply.EqualDevices(res.Devices, d.handed)) {
+		return // steady, or the cache has not caught up with the last pool handed on
+	}
+	p.handOnDevices(ctx, node.UID, res)
+}
+
+// handOnDevices hands res's pool to the controller of the node whose UID
+// is owner, and logs it.
+func (p *Provider) handOnDevices(ctx context.Context, owner types.UID, res nodeapply.Result) {
+	d := p.devices
+	for _, c := range res.DeviceChanges {
+		p.log.Info("device change", "path", c.Path, "op", c.Op.String(), "old", c.Old, "new", c.New)
+	}
+	p.log.Info("devices handed to the ResourceSlice controller", "driver", d.driver, "pool", d.pool, "devices", len(res.Devices))
+	d.handed = res.Devices
+	p.metrics.devicesHanded()
+	d.pub.publish(ctx, owner, res.Devices)
+}

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+
+	"github.com/go-logr/logr"
+	resourcev1 "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/dynamic-resource-allocation/resourceslice"
+	"k8s.io/klog/v2"
+
+	"github.com/pingnode/pingnode/nodeapply"
+	"github.com/pingnode/pingnode/nodeapply/dra"
+)
+
+// Publishing a node's pool: the ResourceSlice controller of
+// k8s.io/dynamic-resource-allocation, the one DRA drivers run, one a node,
+// is handed the pool and writes it as the ResourceSlices of one pool of
+// the driver, named after the node: it creates, updates and deletes
+// slices, bumps the pool's generation when more than one slice changes,
+// and retries what the API server refused, with backoff. Its owner is the
+// Node, so its slices carry the node's name (spec.nodeName: the scheduler
+// offers them on that node alone) and the garbage collector deletes them
+// with the node.
+//
+// A controller started with no pool deletes the pool's slices: so none is
+// started before a reply carried devices, and a plugin that never sends
+// any leaves what is published alone. The controller compares the pool
+// with the slices it reads from its own informer and writes only what
+// differs: a provider that restarts and is handed the same pool writes
+// nothing.
+
+// publisher runs the ResourceSlice controller of one node.
+type publisher struct {
+	driver, node string
+	client       kubernetes.Interface
+	log          *slog.Logger
+	metrics      nodeMetrics
+
+	mu sync.Mutex
+	// owner is the UID of the node the running controller's slices
+	// belong to; a node registered again is another owner, and gets a
+	// controller of its own.
+	owner types.UID
+	ctrl  *resourceslice.Controller // nil while it starts
+	stop  context.CancelFunc        // ends the controller; nil when none runs
+	done  chan struct{}             // closed once the controller has stopped
+	want  *resourceslice.DriverResources
+	// said is the last error of the controller that was logged: an error
+	// is logged when it begins or changes, not at every retry.
+	said string
+}
+
+func newPublisher(driver, node string, client kubernetes.Interface, log *slog.Logger, metrics nodeMetrics) *publisher {
+	return &publisher{driver: driver, node: node, client: client, log: log, metrics: metrics}
+}
+
+// publish hands pool on, to be published as the pool of the node whose
+// UID is owner: to the controller, started with it if none runs for that
+// node. It does not wait for the controller to start (its informer must
+// sync first) nor for the slices to be written.
+func (p *publisher) publish(ctx context.Context, owner types.UID, pool []nodeapply.Device) {
+	want := driverResources(p.node, dra.Devices(pool))
+	p.mu.Lock()
+	p.want, p.said = want, "" // a new pool: its errors are news
+	if p.stop != nil && p.owner == owner {
+		if p.ctrl != nil { // else the start hands want on
+			p.ctrl.Update(want)
+		}
+		p.mu.Unlock()
+		return
+	}
+	stop, done := p.stop, p.done
+	p.stop = nil
+	p.mu.Unlock()
+	if stop != nil { // of a node since deleted: its slices go with it
+		stop()
+		<-done
+	}
+	p.start(ctx, owner, want)
+}
+
+// start starts a controller for the node of this UID, with want.
+func (p *publisher) start(parent context.Context, owner types.UID, want *resourceslice.DriverResources) {
+	ctx, stop := context.WithCancel(klog.NewContext(parent, logr.FromSlogHandler(p.log.Handler())))
+	done := make(chan struct{})
+	p.mu.Lock()
+	p.owner, p.ctrl, p.stop, p.done = owner, nil, stop, done
+	p.mu.Unlock()
+	go func() {
+		defer close(done)
+		ctrl, err := resourceslice.StartController(ctx, resourceslice.Options{
+			DriverName: p.driver,
+			KubeClient: p.client,
+			// The UID given, the controller reads no node.
+			Owner:        &resourceslice.Owner{APIVersion: "v1", Kind: "Node", Name: p.node, UID: owner},
+			Resources:    want,
+			ErrorHandler: p.failed,
+		})
+		if err != nil {
+			return // only when ctx ended: its informer waits to sync until then
+		}
+		p.mu.Lock()
+		if p.done == done { // still the node's controller
+			p.ctrl = ctrl
+			if p.want != want { // handed on while it started
+				ctrl.Update(p.want)
+			}
+		}
+		p.mu.Unlock()
+		<-ctx.Done()
+		ctrl.Stop()
+	}()
+}
+
+// failed is the controller's ErrorHandler: it counts each error, and logs
+// it when it begins or changes. The controller retries after it returns.
+func (p *publisher) failed(_ context.Context, err error, msg string) {
+	p.metrics.devicePublishError()
+	text := msg + ": " + err.Error()
+	p.mu.Lock()
+	said := p.said == text
+	p.said = text
+	p.mu.Unlock()
+	if !said {
+		p.log.Error("the node's devices are not published as they should be; the ResourceSlice controller tries again", "what", msg, "error", err)
+	}
+}
+
+// ownedBy reports whether a controller runs for the node whose UID is
+// owner.
+func (p *publisher) ownedBy(owner types.UID) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stop != nil && p.owner == owner
+}
+
+// close stops the controller, if one runs, and waits until it has.
+func (p *publisher) close() {
+	p.mu.Lock()
+	stop, done := p.stop, p.done
+	p.stop, p.ctrl = nil, nil
+	p.mu.Unlock()
+	if stop != nil {
+		stop()
+		<-done
+	}
+}
+
+// driverResources is the controller's view of one pool named pool with
+// devices: slices of at most [resourcev1.ResourceSliceMaxDevices] devices
+// in the pool's order (the controller wants each slice valid), and one
+// slice, empty, for a pool with no device, which says that the driver
+// runs and has none.
+func driverResources(pool string, devices []resourcev1.Device) *resourceslice.DriverResources {
+	var slices []resourceslice.Slice
+	for {
+		n := min(len(devices), resourcev1.ResourceSliceMaxDevices)
+		slices = append(slices, resourceslice.Slice{Devices: devices[:n:n]})
+		devices = devices[n:]
+		if len(devices) == 0 {
+			break
+		}
+	}
+	return &resourceslice.DriverResources{Pools: map[string]resourceslice.Pool{pool: {Slices: slices}}}
+}
