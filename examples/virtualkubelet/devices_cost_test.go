@@ -47,23 +47,26 @@ func (l *requestLog) sliceWrites() int {
 	return n
 }
 
-// syncLog is a slog handler that writes records of Info and above to the
-// test's output, and counts the ResourceSlice controller's syncs of a
-// pool (its "Completed comparison", at its verbosity 5).
-type syncLog struct {
+// countLog is a slog handler that writes records of Info and above to
+// the test's output, and counts the records of any level whose message
+// holds text: the ResourceSlice controller's syncs of a pool ("Completed
+// comparison", at its verbosity 5), the line that says a reply's devices
+// are ignored.
+type countLog struct {
 	slog.Handler
-	syncs *atomic.Int64
+	text string
+	n    *atomic.Int64
 }
 
-func newSyncLog(t *testing.T) syncLog {
-	return syncLog{Handler: slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelInfo}), syncs: new(atomic.Int64)}
+func newCountLog(t *testing.T, text string) countLog {
+	return countLog{Handler: slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelInfo}), text: text, n: new(atomic.Int64)}
 }
 
-func (h syncLog) Enabled(context.Context, slog.Level) bool { return true }
+func (h countLog) Enabled(context.Context, slog.Level) bool { return true }
 
-func (h syncLog) Handle(ctx context.Context, r slog.Record) error {
-	if r.Message == "Completed comparison" {
-		h.syncs.Add(1)
+func (h countLog) Handle(ctx context.Context, r slog.Record) error {
+	if strings.Contains(r.Message, h.text) {
+		h.n.Add(1)
 	}
 	if r.Level < slog.LevelInfo {
 		return nil
@@ -71,12 +74,12 @@ func (h syncLog) Handle(ctx context.Context, r slog.Record) error {
 	return h.Handler.Handle(ctx, r)
 }
 
-func (h syncLog) WithAttrs(attrs []slog.Attr) slog.Handler {
+func (h countLog) WithAttrs(attrs []slog.Attr) slog.Handler {
 	h.Handler = h.Handler.WithAttrs(attrs)
 	return h
 }
 
-func (h syncLog) WithGroup(name string) slog.Handler {
+func (h countLog) WithGroup(name string) slog.Handler {
 	h.Handler = h.Handler.WithGroup(name)
 	return h
 }
@@ -183,14 +186,14 @@ func TestDevicesSteadyCost(t *testing.T) {
 
 	// A restart, against the node and its slices as they are.
 	stopFirst()
-	h := newSyncLog(t)
+	h := newCountLog(t, "Completed comparison")
 	reg := prometheus.NewRegistry()
 	cfg.Metrics = NewMetrics(reg)
 	second := NewProvider(cfg, c, slog.New(h))
 	running(t, second)
 	eventually(t, "the second provider hands its pool on, and its controller compares it with the slices", func(context.Context) (bool, string) {
 		handed, _ := gather(t, reg).value("pingnode_device_pools_total", "node", name)
-		return handed == 1 && h.syncs.Load() >= 1, fmt.Sprintf("%g pools handed on, %d syncs", handed, h.syncs.Load())
+		return handed == 1 && h.n.Load() >= 1, fmt.Sprintf("%g pools handed on, %d syncs", handed, h.n.Load())
 	})
 	pings := second.Pings.Load()
 	eventually(t, "five more pings", func(context.Context) (bool, string) { return second.Pings.Load() >= pings+5, "pings" })
@@ -349,7 +352,7 @@ func TestDevicesUntilNews(t *testing.T) {
 // at the first, that they are ignored.
 func TestDevicesIgnoredWithoutDriver(t *testing.T) {
 	const name = "vk-dra-none"
-	h := newIgnoredLog(t)
+	h := newCountLog(t, "only -dra-driver publishes")
 	reg := prometheus.NewRegistry()
 	p, plugin := startProviderLogging(t, name, time.Hour, h, func(c *Config) { c.Metrics = NewMetrics(reg) })
 	bad := a100Devices(2)
@@ -360,7 +363,7 @@ func TestDevicesIgnoredWithoutDriver(t *testing.T) {
 	})
 	step := stepPings(t, p)
 	step(10)
-	if n := h.ignored.Load(); n != 1 {
+	if n := h.n.Load(); n != 1 {
 		t.Errorf("said %d times that the devices are ignored, want once", n)
 	}
 	for _, action := range []string{"refused", "repaired", "ignored"} {
@@ -376,32 +379,4 @@ func TestDevicesIgnoredWithoutDriver(t *testing.T) {
 		t.Errorf("%d ResourceSlices of the node, want none", len(list.Items))
 	}
 	noWriteErrors(t, p)
-}
-
-// ignoredLog is a slog handler that writes to the test's output and
-// counts the log lines that say a reply's devices are ignored.
-type ignoredLog struct {
-	slog.Handler
-	ignored *atomic.Int64
-}
-
-func newIgnoredLog(t *testing.T) ignoredLog {
-	return ignoredLog{Handler: slog.NewTextHandler(t.Output(), nil), ignored: new(atomic.Int64)}
-}
-
-func (h ignoredLog) Handle(ctx context.Context, r slog.Record) error {
-	if strings.Contains(r.Message, "only -dra-driver publishes") {
-		h.ignored.Add(1)
-	}
-	return h.Handler.Handle(ctx, r)
-}
-
-func (h ignoredLog) WithAttrs(attrs []slog.Attr) slog.Handler {
-	h.Handler = h.Handler.WithAttrs(attrs)
-	return h
-}
-
-func (h ignoredLog) WithGroup(name string) slog.Handler {
-	h.Handler = h.Handler.WithGroup(name)
-	return h
 }
