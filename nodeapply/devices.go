@@ -22,10 +22,20 @@ type Device struct {
 	// Held reports whether a claim's allocation names the device: a pod
 	// was given it, or will be.
 	Held bool `json:"held,omitempty"`
+	// Running reports, for a held device, whether the backend already
+	// runs a pod that the claim is reserved for, by [RunsOnBackend]: the
+	// backend's free count then no longer includes the device. A held
+	// device of a pod the backend has not started yet is still in the
+	// free count of a reply read as available (rule 20). Running without
+	// Held means nothing.
+	Running bool `json:"running,omitempty"`
 	// Attributes and Capacity are what the device is, as its group says.
 	// Read-only: the devices of a group share the group's maps.
 	Attributes map[string]pingstatus.DeviceAttribute `json:"attributes,omitempty"`
 	Capacity   map[string]resource.Quantity          `json:"capacity,omitempty"`
+	// Taints are the device's taints, as its group says. Read-only, as
+	// Attributes.
+	Taints []pingstatus.DeviceTaint `json:"taints,omitempty"`
 }
 
 // CompareDevices orders devices as [Result.Devices] keeps them: by group,

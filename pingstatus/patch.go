@@ -99,7 +99,36 @@ type DeviceGroup struct {
 	Attributes map[string]DeviceAttribute `json:"attributes,omitempty"`
 	// Capacity, each not negative. Read-only, as Attributes.
 	Capacity map[string]resource.Quantity `json:"capacity,omitempty"`
+	// Taints are on every device of the group, in the reply's order, each
+	// with a valid key, value and effect. Read-only, as Attributes.
+	Taints []DeviceTaint `json:"taints,omitempty"`
 }
+
+// DeviceTaint is a taint of a device, as resource.k8s.io/v1's DeviceTaint
+// without the time it was added (the API server sets it).
+type DeviceTaint struct {
+	// Key is a qualified name: "gpu.nvidia.com/xid".
+	Key string `json:"key"`
+	// Value is a label value, possibly empty: "79".
+	Value string `json:"value,omitempty"`
+	// Effect is what the taint does to claims that do not tolerate it.
+	Effect DeviceTaintEffect `json:"effect"`
+}
+
+// DeviceTaintEffect is the effect of a [DeviceTaint], as resource.k8s.io/v1
+// spells it.
+type DeviceTaintEffect string
+
+const (
+	// DeviceTaintNone says something of the device and does nothing.
+	DeviceTaintNone DeviceTaintEffect = "None"
+	// DeviceTaintNoSchedule keeps the device from new claims that do not
+	// tolerate it.
+	DeviceTaintNoSchedule DeviceTaintEffect = "NoSchedule"
+	// DeviceTaintNoExecute also evicts the pods that use the device
+	// (kube-controller-manager's device-taint-eviction-controller).
+	DeviceTaintNoExecute DeviceTaintEffect = "NoExecute"
+)
 
 // Basis says what a reply's resource figures are.
 type Basis string

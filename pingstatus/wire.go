@@ -53,6 +53,14 @@ type DeviceResponse struct {
 	// Capacity says how much of something each device has
 	// ("memory": {"value": "80Gi"}), by names as Attributes.
 	Capacity map[string]DeviceCapacity `json:"capacity,omitempty"`
+	// Taints say what is wrong with the group's devices, in the shape of
+	// the node's taints, with the effects of a device's taint: None (for
+	// people and dashboards), NoSchedule (no new claim is given the
+	// device) or NoExecute (the pods using it are evicted). At most 16.
+	// NVIDIA's driver uses gpu.nvidia.com/xid, gpu.nvidia.com/gpu-lost and
+	// gpu.nvidia.com/unmonitored. A group without taints has healthy
+	// devices.
+	Taints []TaintResponse `json:"taints,omitempty"`
 }
 
 // DeviceAttribute is one attribute's value: exactly one of its fields is

@@ -75,7 +75,7 @@ func (p *Provider) startDevices() (stop func()) {
 // that they are ignored.
 func (p *Provider) withDevices(ping *nodeapply.Ping, warnings []pingstatus.Warning) []pingstatus.Warning {
 	if d := p.devices; d != nil {
-		ping.Devices = dra.Pool(p.caches.nodeSlices(), p.caches.claims.inPool(d.driver, d.pool), d.driver, d.pool)
+		ping.Devices = dra.Pool(p.caches.nodeSlices(), p.caches.claims.inPool(d.driver, d.pool), p.caches.boundPods(), ping.At, d.driver, d.pool)
 		return warnings
 	}
 	aboutDevices := func(w pingstatus.Warning) bool { return w.Subject == pingstatus.SubjectDevice }

@@ -2,7 +2,9 @@ package dra
 
 import (
 	"slices"
+	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
@@ -54,7 +56,12 @@ func clone[T any](p *T) *T {
 // sorted as Apply keeps a pool ([nodeapply.CompareDevices]). Slices of
 // other drivers, pools and generations, and results of other drivers and
 // pools, are passed over; nil entries too.
-func Pool(published []*resourcev1.ResourceSlice, claims []*resourcev1.ResourceClaim, driver, pool string) []nodeapply.Device {
+//
+// pods are the pods bound to the node and at is the time of the ping: a
+// held device is [nodeapply.Device.Running] when a pod its claim is
+// reserved for is among pods and runs on the backend
+// ([nodeapply.RunsOnBackend](pod, at)).
+func Pool(published []*resourcev1.ResourceSlice, claims []*resourcev1.ResourceClaim, pods []*corev1.Pod, at time.Time, driver, pool string) []nodeapply.Device {
 	generation := int64(-1)
 	for _, s := range published {
 		if ours(s, driver, pool) {

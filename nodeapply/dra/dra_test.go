@@ -1,6 +1,8 @@
 package dra_test
 
 import (
+	"time"
+
 	"errors"
 	"testing"
 
@@ -80,7 +82,7 @@ func TestPublishedAndReadBack(t *testing.T) {
 	// An older generation of the pool, with a device since gone: passed over.
 	old := slice(1, []resourcev1.Device{{Name: "a100-99"}})
 	published := []*resourcev1.ResourceSlice{old, slice(2, dra.Devices(first.Devices)), nil}
-	read := dra.Pool(published, claims, driver, poolName)
+	read := dra.Pool(published, claims, nil, time.Time{}, driver, poolName)
 
 	want := append([]nodeapply.Device(nil), first.Devices...)
 	want[0].Held, want[1].Held = true, true
@@ -99,7 +101,7 @@ func TestPublishedAndReadBack(t *testing.T) {
 	if diff := cmp.Diff([]string{"added devices[a100-8]", "added devices[a100-9]", "modified devices[t4-20]"}, paths); diff != "" || !again.NeedsDevices() {
 		t.Fatalf("changes (-want +got):\n%s", diff)
 	}
-	steady := dra.Pool([]*resourcev1.ResourceSlice{slice(3, dra.Devices(again.Devices))}, claims, driver, poolName)
+	steady := dra.Pool([]*resourcev1.ResourceSlice{slice(3, dra.Devices(again.Devices))}, claims, nil, time.Time{}, driver, poolName)
 	var res nodeapply.Result
 	reply, node := gpus(8, 16), &corev1.Node{}
 	allocs := testing.AllocsPerRun(20, func() {

@@ -1,6 +1,8 @@
 package dra_test
 
 import (
+	"time"
+
 	"fmt"
 
 	resourcev1 "k8s.io/api/resource/v1"
@@ -18,7 +20,7 @@ import (
 func ExampleDevices() {
 	published := []*resourcev1.ResourceSlice{} // the node's slices, from an informer
 	claims := []*resourcev1.ResourceClaim{}    // the claims, from an informer
-	pool := dra.Pool(published, claims, "gpu.nvidia.com", "vk-0")
+	pool := dra.Pool(published, claims, nil, time.Time{}, "gpu.nvidia.com", "vk-0")
 
 	body := `{"devices":[{"name":"a100","count":2,"attributes":{"type":{"string":"gpu"}},"capacity":{"memory":{"value":"80Gi"}}}]}`
 	patch, _ := pingstatus.Parse([]byte(body), pingstatus.Options{})
