@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pingnode/pingnode/internal/kuberules"
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
@@ -54,6 +55,8 @@ func BenchmarkParse(b *testing.B) {
 		{"taints100", taintsBody(100)},
 		{"taints1000", taintsBody(1000)},
 		{"devices64", devicesBody(64)},
+		{"devices64-tainted", bytes.Replace(devicesBody(64), []byte(`"capacity":{"memory":{"value":"80Gi"}}`),
+			[]byte(`"capacity":{"memory":{"value":"80Gi"}},"taints":[{"key":"gpu.nvidia.com/xid","value":"79","effect":"NoSchedule"}]`), 1)},
 	}
 	opts := pingstatus.Options{MaxTaints: 1000}
 	for _, bb := range bodies {
@@ -166,6 +169,14 @@ func worstCases() []struct {
 		attrs = append(attrs, fmt.Sprintf(`"gpu.example.com/attribute_with_a_long_name_%02d":{"version":"1.0.0-%s!"}`, i, strings.Repeat("a", 57)))
 	}
 	device := `{"name":"g%d","count":1,"attributes":{` + strings.Join(attrs, ",") + `,"s":{"string":"` + strings.Repeat("s", 64) + `"}},"capacity":{"m":{"value":"` + digits(60) + `"}}}`
+	// A device entry with 16 taints, each with a key that fails the name
+	// rules at its last character, a value that fails at its last, and an
+	// effect that is none.
+	var taints []string
+	for i := range kuberules.MaxDeviceTaints {
+		taints = append(taints, fmt.Sprintf(`{"key":"gpu.example.com/t%02d!","value":"v-","effect":"Evict"}`, i))
+	}
+	taintedDevice := `{"name":"g%d","count":1,"taints":[` + strings.Join(taints, ",") + `]}`
 	return []struct {
 		name         string
 		body, strict []byte
@@ -197,6 +208,9 @@ func worstCases() []struct {
 		{"device-attributes-many", repeatTo(size, `{"devices":[{"name":"g","count":1,"attributes":{`, `"a%d":{"int":1}`, ",", "}}]}"), nil},
 		{"device-int-digits", []byte(`{"devices":[{"name":"g","count":1,"attributes":{"x":{"int":1.` + strings.Repeat("0", size-80) + `}}}]}`), nil},
 		{"devices-fallback", entries(size, 1024, `{"status":1,"devices":[`, device, `]}`), nil},
+		{"device-taints-1024", entries(size, 1024, `{"devices":[`, taintedDevice, `]}`), nil},
+		{"device-taints-many", repeatTo(size, `{"devices":[{"name":"g","count":1,"taints":[`, `{"key":"a.io/t%d","effect":"None"}`, ",", "]}]}"), nil},
+		{"device-taint-key", []byte(`{"devices":[{"name":"g","count":1,"taints":[{"key":"a.io/` + digits(size-80) + `","effect":"None"}]}]}`), nil},
 		{"nan", nanBody, bytes.ReplaceAll(nanBody, []byte("NaN"), []byte("null"))},
 		{"utf16", utf16(taintsBody + strings.Repeat(" ", (size/2)-len(taintsBody))), []byte(taintsBody + strings.Repeat(" ", (size/2)-len(taintsBody)))},
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // The field-by-field decode of the devices list. A device's attribute is
-// three objects deep in the list, and json.Unmarshal checks and copies all
+// three objects deep in the list (a device's taint two), and json.Unmarshal checks and copies all
 // of its input at each level it is called on; so the list, its entries and
 // their objects are split here along the walker's lines, in one light pass
 // over text that is already known to be JSON, matching field names as
@@ -56,19 +56,26 @@ func (p *parser) deviceEntries(raw json.RawMessage) *[]device {
 	return &out
 }
 
-// deviceFields decodes the count, attributes and capacity of the device
-// entry d, at path, from its fields: each attribute and capacity on its
-// own, so that every one of the wrong JSON type has its warning. More
-// attributes and capacities than a device may have are counted, not
-// decoded.
+// deviceFields decodes the count, attributes, capacity and taints of the
+// device entry d, at path, from its fields: each attribute, capacity and
+// taint on its own, so that every one of the wrong JSON type has its
+// warning. More attributes and capacities, or taints, than a device may
+// have are counted, not decoded.
 func (p *parser) deviceFields(d *device, fields *[maxLevelFields]json.RawMessage, path string) {
 	done := keptDevices(*d.Name)
 	d.countWarned = !p.field(SubjectDevice, Refused, fields[countField], path+fieldPath(deviceLevel, countField), &d.Count, "a string or a number", done)
 	rawAttributes, rawCapacity := fields[attributesField], fields[capacityField]
 	if n := objectCount(rawAttributes) + objectCount(rawCapacity); n > kuberules.MaxDeviceAttributesAndCapacities {
 		d.overLimit = n
-		return
+	} else {
+		p.deviceParts(d, rawAttributes, rawCapacity, path, done)
 	}
+	p.deviceTaints(d, fields[deviceTaintsField], path+fieldPath(deviceLevel, deviceTaintsField), done)
+}
+
+// deviceParts decodes the attributes and capacity of the device entry d,
+// at path.
+func (p *parser) deviceParts(d *device, rawAttributes, rawCapacity json.RawMessage, path, done string) {
 	attributes, ok := p.objectEntries(rawAttributes, path+fieldPath(deviceLevel, attributesField), done)
 	d.refused = !ok
 	capacity, ok := p.objectEntries(rawCapacity, path+fieldPath(deviceLevel, capacityField), done)
@@ -100,6 +107,38 @@ func (p *parser) deviceFields(d *device, fields *[maxLevelFields]json.RawMessage
 		c.warned = !ok ||
 			!p.field(SubjectDevice, Refused, f[capacityValueField], at+fieldPath(capacityLevel, capacityValueField), &c.Value, "a string or a number", done)
 		d.Capacity[key] = c
+	}
+}
+
+// deviceTaints decodes the taints of the device entry d, raw at path,
+// each on its own: an entry that is no object, or a key, value or effect
+// that is no string, is warned about and marked. More taints than a
+// device may have are counted, not decoded.
+func (p *parser) deviceTaints(d *device, raw json.RawMessage, path, done string) {
+	switch {
+	case !isPresent(raw):
+		return
+	case raw[0] != '[':
+		p.warn(SubjectDevice, Refused, path, "must be an array, got %s; %s", p.describe(path, raw), done)
+		d.refused = true
+		return
+	}
+	if n := entryCount(raw); n > kuberules.MaxDeviceTaints {
+		d.taintsOver = n
+		return
+	}
+	items := arrayItems(raw)
+	d.Taints = make([]deviceTaint, len(items))
+	for i, item := range items {
+		at := indexPath(path, i)
+		t := &d.Taints[i]
+		f, ok := p.objectFields(item, at, deviceTaintLevel, done)
+		if ok {
+			ok = p.field(SubjectDevice, Refused, f[keyField], at+fieldPath(deviceTaintLevel, keyField), &t.Key, "a string", done)
+			ok = p.field(SubjectDevice, Refused, f[valueField], at+fieldPath(deviceTaintLevel, valueField), &t.Value, "a string", done) && ok
+			ok = p.field(SubjectDevice, Refused, f[effectField], at+fieldPath(deviceTaintLevel, effectField), &t.Effect, "a string", done) && ok
+		}
+		t.warned = !ok
 	}
 }
 
@@ -141,59 +180,4 @@ func (p *parser) objectEntries(raw json.RawMessage, path, done string) (map[stri
 	entries := make(map[string]json.RawMessage)
 	members(raw, func(key []byte, value json.RawMessage) { entries[unquote(key)] = value })
 	return entries, true
-}
-
-// objectCount returns the number of entries of raw if it is a JSON
-// object, or 0, decoding nothing.
-func objectCount(raw json.RawMessage) int {
-	if len(raw) == 0 || raw[0] != '{' {
-		return 0
-	}
-	return entryCount(raw)
-}
-
-// arrayItems returns the items of raw, a JSON array in a body known to be
-// JSON, as parts of raw, neither checked nor copied.
-func arrayItems(raw json.RawMessage) []json.RawMessage {
-	w := walker{b: raw, i: 1}
-	var items []json.RawMessage
-	for ; ; w.i++ {
-		w.space()
-		if w.i >= len(w.b) || w.b[w.i] == ']' {
-			return items
-		}
-		start := w.i
-		w.skip()
-		items = append(items, raw[start:w.i])
-		w.space()
-		if w.i >= len(w.b) || w.b[w.i] != ',' {
-			return items
-		}
-	}
-}
-
-// members calls yield with the quoted key and the value of each member of
-// raw, a JSON object in a body known to be JSON, in order, the value a
-// part of raw, neither checked nor copied.
-func members(raw json.RawMessage, yield func(key []byte, value json.RawMessage)) {
-	w := walker{b: raw, i: 1}
-	for ; ; w.i++ {
-		w.space()
-		if w.i >= len(w.b) || w.b[w.i] != '"' {
-			return
-		}
-		start := w.i
-		w.i = stringEnd(w.b, w.i)
-		key := w.b[start:w.i]
-		w.space()
-		w.i++ // ':'
-		w.space()
-		value := w.i
-		w.skip()
-		yield(key, raw[value:w.i])
-		w.space()
-		if w.i >= len(w.b) || w.b[w.i] != ',' {
-			return
-		}
-	}
 }

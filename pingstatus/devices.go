@@ -1,23 +1,17 @@
 package pingstatus
 
 import (
-	"maps"
-	"math"
 	"slices"
-	"strconv"
 	"strings"
-
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/pingnode/pingnode/internal/kuberules"
 	"github.com/pingnode/pingnode/internal/text"
 )
 
-// capacityName is the resource name a device's capacity is judged as: no
-// resource that counts whole, so a capacity is judged as a byte count, not
-// negative and below 8Ei.
-const capacityName corev1.ResourceName = ""
+// The rules of a devices list, written once for both lists they judge:
+// a reply's, whose entries Parse reads into typed groups first
+// (devicesyntax.go), and a patch's built by hand ([Options.CheckDevices]).
+// The rules of each group are in devicerules.go.
 
 // keptDevices is what is done with a device entry whose group is named but
 // refused.
@@ -25,275 +19,194 @@ func keptDevices(group string) string {
 	return "entry dropped, the plugin's current " + group + " devices kept"
 }
 
-// devices judges the plugin's device groups. Over the limit of entries,
-// or of devices in all, the whole list is no news. Otherwise the result
-// is the plugin's whole list (possibly empty), sorted by name, and the
-// names of the groups refused, sorted. Of the entries with one name the
-// last counts: the earlier ones are passed over, with a warning on each
-// later one.
-func (p *parser) devices(in []device) (replace bool, out []DeviceGroup, kept []string) {
-	list := fieldPath(replyLevel, devicesField)
+// patchDevicesPath is the path of a patch's devices, under which the
+// warnings of [Options.CheckDevices] name a group.
+const patchDevicesPath = "patch.devices"
+
+// groupAt is where a device group stands, as a warning names it: by its
+// index in a reply's devices list ("devices[3]"), or, in a patch built by
+// hand, by its name ("patch.devices[a100]"; quoted and cut when it is no
+// valid name). It builds no string until a warning asks for one.
+type groupAt struct {
+	index int // in a reply's list; -1 for a group of a patch
+	name  string
+}
+
+func (at groupAt) String() string {
+	if at.index >= 0 {
+		return indexPath(fieldPath(replyLevel, devicesField), at.index)
+	}
+	name := at.name
+	if kuberules.DeviceGroupNameProblem(name) != "" {
+		name = text.Quote(name, quoteBytes)
+	}
+	return patchDevicesPath + "[" + name + "]"
+}
+
+// repeats says that the group at at repeats the earlier one of its name,
+// at earlier.
+func (at groupAt) repeats(name string, earlier groupAt) string {
+	if at.index < 0 {
+		return "repeats an earlier group of its name"
+	}
+	return name + " repeats " + earlier.String()
+}
+
+// groupList is a list of device groups for the list rules to judge: the
+// entries of a reply's devices list, as the decode left them, or the
+// groups of a patch built by hand.
+type groupList struct {
+	fromReply bool
+	entries   []device      // a reply's
+	groups    []DeviceGroup // a patch's
+}
+
+func (l *groupList) len() int {
+	if l.fromReply {
+		return len(l.entries)
+	}
+	return len(l.groups)
+}
+
+func (l *groupList) path() string {
+	if l.fromReply {
+		return fieldPath(replyLevel, devicesField)
+	}
+	return patchDevicesPath
+}
+
+// name returns the name of entry i, nil when it has none, and false when
+// the decode dropped the entry, with a warning.
+func (l *groupList) name(i int) (*string, bool) {
+	if l.fromReply {
+		return l.entries[i].Name, !l.entries[i].dropped
+	}
+	return &l.groups[i].Name, true
+}
+
+func (l *groupList) at(i int) groupAt {
+	if l.fromReply {
+		return groupAt{index: i}
+	}
+	return groupAt{index: -1, name: l.groups[i].Name}
+}
+
+// group returns entry i, whose name is valid, as a typed group; what its
+// decode found, nil for a group of a patch; and whether it read whole
+// (what did not is warned about).
+func (p *parser) group(l *groupList, i int) (DeviceGroup, *device, bool) {
+	if !l.fromReply {
+		return l.groups[i], nil, true
+	}
+	d := &l.entries[i]
+	g, ok := p.typedGroup(d, groupAt{index: i})
+	return g, d, ok
+}
+
+// lastOfEach returns the index of the last entry of each name of l, or
+// nil when no name repeats because the names ascend (a patch's, as Parse
+// gives them), so that such a list costs no map.
+func lastOfEach(l *groupList) map[string]int {
+	var previous *string
+	for i := range l.len() {
+		name, ok := l.name(i)
+		if !ok || name == nil {
+			continue
+		}
+		if previous != nil && *name <= *previous {
+			last := make(map[string]int, l.len())
+			for i := range l.len() {
+				if name, ok := l.name(i); ok && name != nil {
+					last[*name] = i
+				}
+			}
+			return last
+		}
+		previous = name
+	}
+	return nil
+}
+
+// devices judges a list of device groups. Over the limit of entries, or
+// of devices in all, the whole list is no news. Otherwise the result is
+// the whole list (possibly empty), sorted by name, and the names of the
+// groups refused, sorted. An entry without a valid name is dropped. Of
+// the entries with one name the last counts: the earlier ones are passed
+// over, with a warning on each later one. A patch's list that is valid
+// and sorted, each name once, is its own result, and costs no allocation.
+func (p *parser) devices(l *groupList) (replace bool, out []DeviceGroup, kept []string) {
+	list := l.path()
 	limit := p.opts.maxDevices()
-	if !p.withinLimit(SubjectDevice, list, "devices", len(in), limit) {
+	if !p.withinLimit(SubjectDevice, list, "devices", l.len(), limit) {
 		return false, nil, nil
 	}
-	last := make(map[string]int, len(in)) // the last entry of each group
-	for i := range in {
-		if d := &in[i]; !d.dropped && d.Name != nil {
-			last[*d.Name] = i
-		}
+	last := lastOfEach(l)
+	var previous map[string]int
+	if last != nil {
+		previous = make(map[string]int, len(last))
 	}
-	previous := make(map[string]int, len(last))
-	out = make([]DeviceGroup, 0, len(last))
+	// While every entry so far is accepted as it is, the result is the
+	// patch's own groups up to same; out is made at the first that is not.
+	own := l.groups
+	same := 0
 	total := int64(0)
-	for i := range in {
-		d := &in[i]
-		if d.dropped {
-			continue
-		}
-		path := indexPath(list, i)
-		namePath := path + fieldPath(deviceLevel, nameField)
-		if d.Name == nil {
-			p.warn(SubjectDevice, Refused, namePath, "missing; entry dropped")
-			continue
-		}
-		name := *d.Name
-		if problem := kuberules.DeviceGroupNameProblem(name); problem != "" {
-			p.warn(SubjectDevice, Refused, namePath, "%s is not a valid device group name: %s; entry dropped", text.Quote(name, quoteBytes), problem)
-			continue
-		}
-		if j, repeated := previous[name]; repeated {
-			p.warn(SubjectDevice, Repaired, path, "%s repeats %s; the last one is used", name, indexPath(list, j))
-		}
-		previous[name] = i
-		if last[name] != i {
-			continue
-		}
-		g, ok := p.deviceGroup(d, path)
+	for i := range l.len() {
+		name, ok := l.name(i)
 		if !ok {
-			kept = append(kept, name)
 			continue
+		}
+		at := l.at(i)
+		namePath := func() string { return at.String() + fieldPath(deviceLevel, nameField) }
+		if name == nil {
+			p.warn(SubjectDevice, Refused, namePath(), "missing; entry dropped")
+			continue
+		}
+		if problem := kuberules.DeviceGroupNameProblem(*name); problem != "" {
+			p.warn(SubjectDevice, Refused, namePath(), "%s is not a valid device group name: %s; entry dropped", text.Quote(*name, quoteBytes), problem)
+			continue
+		}
+		if last != nil {
+			if j, repeated := previous[*name]; repeated {
+				p.warn(SubjectDevice, Repaired, at.String(), "%s; the last one is used", at.repeats(*name, l.at(j)))
+			}
+			previous[*name] = i
+			if last[*name] != i {
+				continue
+			}
+		}
+		g, d, read := p.group(l, i)
+		if !read || !p.groupRules(&g, at, d, true) {
+			p.groupRules(&g, at, d, false)
+			kept = append(kept, *name)
+			continue
+		}
+		total += int64(g.Count)
+		switch {
+		case out == nil && own != nil && i == same:
+			same++
+			continue
+		case out == nil:
+			out = make([]DeviceGroup, 0, l.len())
+			out = append(out, own[:same]...)
 		}
 		out = append(out, g)
-		total += int64(g.Count)
 	}
 	if total > int64(limit) {
 		p.warn(SubjectDevice, Ignored, list, "counts add up to %d devices, more than the limit of %d; devices left unchanged", total, limit)
 		return false, nil, nil
 	}
-	slices.SortFunc(out, func(a, b DeviceGroup) int { return strings.Compare(a.Name, b.Name) })
+	byName := func(a, b DeviceGroup) int { return strings.Compare(a.Name, b.Name) }
+	switch {
+	case out == nil && l.fromReply:
+		out = []DeviceGroup{}
+	case out == nil && slices.IsSortedFunc(own[:same], byName):
+		out = own[:same:same] // never sorted in place, nor appended to: a patch is not changed
+	case out == nil:
+		out = slices.Clone(own[:same])
+		fallthrough
+	default:
+		slices.SortFunc(out, byName)
+	}
 	slices.Sort(kept)
 	return true, out, kept
-}
-
-// deviceGroup judges the entry d, at path, whose name is valid: its count,
-// and each attribute and capacity, warning about every problem. It
-// reports whether the group is accepted.
-func (p *parser) deviceGroup(d *device, path string) (DeviceGroup, bool) {
-	g := DeviceGroup{Name: *d.Name}
-	done := keptDevices(g.Name)
-	countPath := path + fieldPath(deviceLevel, countField)
-	ok := !d.countWarned && !d.refused
-	switch {
-	case d.countWarned:
-	case !d.Count.set:
-		p.warn(SubjectDevice, Refused, countPath, "missing; %s", done)
-		ok = false
-	default:
-		g.Count, ok = p.deviceCount(countPath, d.Count, done)
-		ok = ok && !d.refused
-	}
-	n := d.overLimit
-	if n == 0 {
-		n = len(d.Attributes) + len(d.Capacity)
-	}
-	if n > kuberules.MaxDeviceAttributesAndCapacities {
-		p.warn(SubjectDevice, Refused, path, "%d attributes and capacities, the most is %d; %s", n, kuberules.MaxDeviceAttributesAndCapacities, done)
-		return g, false
-	}
-	if len(d.Attributes) > 0 {
-		g.Attributes = make(map[string]DeviceAttribute, len(d.Attributes))
-	}
-	for _, key := range slices.Sorted(maps.Keys(d.Attributes)) {
-		at := deviceKeyPath(path, attributesField, key)
-		good := p.deviceKey(at, "attribute", key, done)
-		a := d.Attributes[key]
-		if a.warned {
-			ok = false
-			continue
-		}
-		v, valid := p.attribute(at, a, done)
-		ok = ok && good && valid
-		g.Attributes[key] = v
-	}
-	if len(d.Capacity) > 0 {
-		g.Capacity = make(map[string]resource.Quantity, len(d.Capacity))
-	}
-	for _, key := range slices.Sorted(maps.Keys(d.Capacity)) {
-		at := deviceKeyPath(path, capacityField, key)
-		good := p.deviceKey(at, "capacity", key, done)
-		c := d.Capacity[key]
-		switch {
-		case c.warned:
-			ok = false
-		case !c.Value.set:
-			p.warn(SubjectDevice, Refused, at+fieldPath(capacityLevel, capacityValueField), "missing; %s", done)
-			ok = false
-		default:
-			v, valid := p.judgedQuantity(SubjectDevice, at+fieldPath(capacityLevel, capacityValueField), capacityName, c.Value, done)
-			ok = ok && good && valid
-			g.Capacity[key] = v
-		}
-	}
-	return g, ok
-}
-
-// deviceKey judges the name key of an attribute or capacity (what), at
-// path, and reports whether it is valid.
-func (p *parser) deviceKey(path, what, key, done string) bool {
-	if problem := kuberules.DeviceAttributeNameProblem(key); problem != "" {
-		p.warn(SubjectDevice, Refused, path, "%s is not a valid %s name: %s; %s", text.Quote(key, quoteBytes), what, problem, done)
-		return false
-	}
-	return true
-}
-
-// deviceCount judges a device group's count: a whole number, not
-// negative, and at most the limit of devices.
-func (p *parser) deviceCount(path string, q quantity, done string) (int, bool) {
-	limit := p.opts.maxDevices()
-	v, ok := p.parsedQuantity(SubjectDevice, path, q, "the most is "+strconv.Itoa(limit), done)
-	if !ok {
-		return 0, false
-	}
-	switch {
-	case v.Sign() < 0:
-		p.warn(SubjectDevice, Refused, path, "%s must not be negative; %s", q.text, done)
-	case v.Cmp(*resource.NewQuantity(int64(limit), resource.DecimalSI)) > 0:
-		p.warn(SubjectDevice, Refused, path, "%s is too large: the most is %d; %s", q.text, limit, done)
-	case v.MilliValue()%1000 != 0: // at most the limit: no overflow
-		p.warn(SubjectDevice, Refused, path, "%s must be a whole number; %s", q.text, done)
-	default:
-		return int(v.Value()), true
-	}
-	return 0, false
-}
-
-// attributeKinds are the names of an attribute's values, for warnings.
-var attributeKinds = [...]string{"string", "int", "bool", "version"}
-
-// attribute judges the value of a device's attribute, at path: exactly
-// one of its fields, and that one valid.
-func (p *parser) attribute(path string, a deviceAttribute, done string) (DeviceAttribute, bool) {
-	given := [...]bool{a.String != nil, a.Int.set, a.Bool != nil, a.Version != nil}
-	var kinds []string
-	for k, set := range given {
-		if set {
-			kinds = append(kinds, attributeKinds[k])
-		}
-	}
-	if len(kinds) != 1 {
-		got := "none"
-		if len(kinds) > 1 {
-			got = strings.Join(kinds, " and ")
-		}
-		p.warn(SubjectDevice, Refused, path, "must have exactly one of string, int, bool or version, got %s; %s", got, done)
-		return DeviceAttribute{}, false
-	}
-	var v DeviceAttribute
-	switch {
-	case a.Int.set:
-		n, problem := wholeInt64(a.Int.text)
-		if problem != "" {
-			p.warn(SubjectDevice, Refused, path+fieldPath(attributeLevel, intField), "%s %s; %s", text.Clean(a.Int.text, quoteBytes), problem, done)
-			return v, false
-		}
-		v.IntValue = &n
-	case a.Bool != nil:
-		v.BoolValue = a.Bool
-	case a.String != nil:
-		if problem := kuberules.DeviceStringProblem(*a.String); problem != "" {
-			p.warn(SubjectDevice, Refused, path+fieldPath(attributeLevel, stringField), "%s is not a valid attribute string: %s; %s", text.Quote(*a.String, quoteBytes), problem, done)
-			return v, false
-		}
-		v.StringValue = a.String
-	default:
-		if problem := kuberules.DeviceVersionProblem(*a.Version); problem != "" {
-			p.warn(SubjectDevice, Refused, path+fieldPath(attributeLevel, versionField), "%s is not a valid version: %s; %s", text.Quote(*a.Version, quoteBytes), problem, done)
-			return v, false
-		}
-		v.VersionValue = a.Version
-	}
-	return v, true
-}
-
-// wholeInt64 reads s, the text of a JSON number, exactly, never through
-// a float64 (so 80, 80.0 and 8e1 are all 80): its value if it is a whole
-// number that fits an int64, or why it is not. It does not allocate on
-// the valid path, and its work is linear in the text.
-func wholeInt64(s string) (int64, string) {
-	const notWhole, tooLarge = "must be a whole number", "is too large for an int64"
-	neg := strings.HasPrefix(s, "-")
-	mantissa := strings.TrimPrefix(s, "-")
-	exp := 0
-	if e := strings.IndexAny(mantissa, "eE"); e >= 0 {
-		n, err := strconv.Atoi(mantissa[e+1:])
-		switch {
-		case err != nil && strings.HasPrefix(mantissa[e+1:], "-"), n < -1<<40:
-			n = -1 << 40 // tiny: no text makes it whole again
-		case err != nil || n > 1<<40:
-			n = 1 << 40
-		}
-		exp, mantissa = n, mantissa[:e]
-	}
-	// The value is the digits of the mantissa from its first to its last
-	// one that is not zero, times 10^exp, exp counting the zeros after
-	// them and the digits after the point.
-	first, last := -1, -1
-	for i := range len(mantissa) {
-		if c := mantissa[i]; c != '0' && c != '.' {
-			if first < 0 {
-				first = i
-			}
-			last = i
-		}
-	}
-	if first < 0 {
-		return 0, "" // zero, whatever the exponent
-	}
-	dot := strings.IndexByte(mantissa, '.')
-	if dot < 0 {
-		dot = len(mantissa)
-	}
-	if dot > last {
-		exp += dot - last - 1
-	} else {
-		exp -= last - dot
-	}
-	digits := last - first + 1
-	if first < dot && dot < last {
-		digits--
-	}
-	switch {
-	case exp < 0:
-		return 0, notWhole
-	case digits+exp > 19:
-		return 0, tooLarge
-	}
-	var u uint64 // at most 19 digits: below 2^64
-	for i := first; i <= last; i++ {
-		if c := mantissa[i]; c != '.' {
-			u = u*10 + uint64(c-'0')
-		}
-	}
-	for range exp {
-		u *= 10
-	}
-	switch {
-	case !neg && u > math.MaxInt64, neg && u > 1<<63:
-		return 0, tooLarge
-	case neg:
-		return int64(-u), ""
-	}
-	return int64(u), ""
 }

@@ -133,6 +133,66 @@ func TestDevices(t *testing.T) {
 			replace: true, devices: []DeviceGroup{}, kept: []string{"a"},
 			warnings: []string{"devices[0].capacity[m].value: 8Ei is too large: it must be less than 8Ei" + kept}},
 
+		// Taints.
+		{name: "taints in the reply's order, a key and effect repeated", body: `{"devices":[{"name":"a","count":1,"taints":[` +
+			`{"key":"gpu.nvidia.com/xid","value":"79","effect":"NoSchedule"},{"key":"gpu.nvidia.com/unmonitored","effect":"None"},` +
+			`{"key":"gpu.nvidia.com/xid","value":"48","effect":"NoSchedule"},{"key":"node.kubernetes.io/x","value":null,"effect":"NoExecute"}]}]}`,
+			replace: true, devices: []DeviceGroup{{Name: "a", Count: 1, Taints: []DeviceTaint{
+				{Key: "gpu.nvidia.com/xid", Value: "79", Effect: DeviceTaintNoSchedule}, {Key: "gpu.nvidia.com/unmonitored", Effect: DeviceTaintNone},
+				{Key: "gpu.nvidia.com/xid", Value: "48", Effect: DeviceTaintNoSchedule}, {Key: "node.kubernetes.io/x", Effect: DeviceTaintNoExecute},
+			}}}},
+		{name: "[] and null are no taints", body: `{"devices":[{"name":"a","count":1,"taints":[]},{"name":"b","count":1,"taints":null}]}`,
+			replace: true, devices: []DeviceGroup{a(1), {Name: "b", Count: 1}}},
+		{name: "field names in any case in a taint", body: `{"devices":[{"name":"a","count":1,"TAINTS":[{"KEY":"a.io/x","Value":"1","EFFECT":"NoExecute"}]}]}`,
+			replace: true, devices: []DeviceGroup{{Name: "a", Count: 1, Taints: []DeviceTaint{{Key: "a.io/x", Value: "1", Effect: DeviceTaintNoExecute}}}}},
+		{name: "each kind of bad taint", body: `{"devices":[{"name":"a","count":1,"taints":[{"key":"not a key","effect":"None"},` +
+			`{"key":"a.io/x","value":"two words","effect":"NoExecute"},{"key":"a.io/x"},{"key":"a.io/x","effect":"Evict"},` +
+			`{"key":"a.io/x","effect":"PreferNoSchedule"},{"effect":"None"},{"key":"a.io/x","effect":null},{"key":"a.io/x","effect":""}]}]}`,
+			replace: true, devices: []DeviceGroup{}, kept: []string{"a"},
+			warnings: []string{
+				`devices[0].taints[0].key: "not a key" is not a valid taint key: name must be letters, digits, '-', '_' and '.', starting and ending with a letter or digit` + kept,
+				`devices[0].taints[1].value: "two words" is not a valid taint value: must be empty, or letters, digits, '-', '_' and '.' starting and ending with a letter or digit` + kept,
+				"devices[0].taints[2].effect: missing" + kept,
+				`devices[0].taints[3].effect: "Evict" is not None, NoSchedule or NoExecute` + kept,
+				"devices[0].taints[4].effect: PreferNoSchedule is a node taint's effect, not a device's: None, NoSchedule or NoExecute" + kept,
+				`devices[0].taints[5].key: "" is not a valid taint key: must not be empty` + kept,
+				"devices[0].taints[6].effect: missing" + kept,
+				"devices[0].taints[7].effect: missing" + kept,
+			}},
+		{name: "17 taints, counted as written", body: `{"devices":[{"name":"a","count":1,"taints":[` + strings.Repeat(`{"key":"a.io/x","effect":"None"},`, 16) + `7]}]}`,
+			replace: true, devices: []DeviceGroup{}, kept: []string{"a"},
+			warnings: []string{"devices[0].taints: 17 taints, the most is 16" + kept}},
+		{name: "17 taints leave no findings of their own", body: `{"devices":[{"name":"a","count":1,"taints":[{"key":"a.io/x","KEY":"a.io/y","effect":NaN},` +
+			strings.Repeat(`{"key":"a.io/x","effect":"None"},`, 15) + `{"key":"a.io/x","key":"a.io/z"}]}]}`,
+			replace: true, devices: []DeviceGroup{}, kept: []string{"a"},
+			warnings: []string{"devices[0].taints: 17 taints, the most is 16" + kept}},
+		{name: "taints of the wrong JSON types", body: `{"devices":[{"name":"a","count":1,"taints":{}},{"name":"b","count":1,"taints":[5,{"key":7,"value":true,"effect":1},{"key":"a.io/x","effect":NaN}]}]}`,
+			replace: true, devices: []DeviceGroup{}, kept: []string{"a", "b"},
+			warnings: []string{
+				"devices[0].taints: must be an array, got an object" + kept,
+				"devices[1].taints[0]: must be an object, got a number 5; entry dropped, the plugin's current b devices kept",
+				"devices[1].taints[1].key: must be a string, got a number 7; entry dropped, the plugin's current b devices kept",
+				"devices[1].taints[1].value: must be a string, got a boolean true; entry dropped, the plugin's current b devices kept",
+				"devices[1].taints[1].effect: must be a string, got a number 1; entry dropped, the plugin's current b devices kept",
+				"devices[1].taints[2].effect: must be a string, got NaN, a number JSON does not have; entry dropped, the plugin's current b devices kept",
+			}},
+		{name: "a repeated field of a taint", body: `{"devices":[{"name":"a","count":1,"taints":[{"key":"a.io/x","effect":"None","Effect":"NoSchedule"}]}]}`,
+			replace: true, devices: []DeviceGroup{{Name: "a", Count: 1, Taints: []DeviceTaint{{Key: "a.io/x", Effect: DeviceTaintNoSchedule}}}},
+			warnings: []string{"devices[0].taints[0].effect: given 2 times; the last one is used"}},
+		{name: "a taint's key and value refused by their length", body: `{"devices":[{"name":"a","count":1,"taints":[{"key":"a.io/` + strings.Repeat("x", 400) + `","value":"` + strings.Repeat("v", 64) + `","effect":"None"}]}]}`,
+			replace: true, devices: []DeviceGroup{}, kept: []string{"a"},
+			warnings: []string{
+				`devices[0].taints[0].key: "a.io/` + strings.Repeat("x", 59) + `"… is not a valid taint key: must be no more than 317 bytes` + kept,
+				`devices[0].taints[0].value: "` + strings.Repeat("v", 64) + `" is not a valid taint value: must be no more than 63 bytes` + kept,
+			}},
+		{name: "a bad taint beside other mistakes", body: `{"devices":[{"name":"a","count":-1,"attributes":{"x-y":{"int":1}},"taints":[{"key":"a.io/x","effect":"Drain"}]}]}`,
+			replace: true, devices: []DeviceGroup{}, kept: []string{"a"},
+			warnings: []string{
+				"devices[0].count: -1 must not be negative" + kept,
+				`devices[0].attributes["x-y"]: "x-y" is not a valid attribute name: name must be a C identifier: letters, digits and '_', not starting with a digit` + kept,
+				`devices[0].taints[0].effect: "Drain" is not None, NoSchedule or NoExecute` + kept,
+			}},
+
 		// Repeated names.
 		{name: "of a name given three times the last counts, the others unread", body: `{"devices":[{"name":"a","count":-1},{"name":"a","count":true},{"name":"a","count":3}]}`,
 			replace: true, devices: []DeviceGroup{a(3)},

@@ -37,7 +37,10 @@
 //	        "type": { "string": "gpu" },
 //	        "cudaComputeCapability": { "version": "8.0.0" }
 //	      },
-//	      "capacity": { "memory": { "value": "80Gi" } }
+//	      "capacity": { "memory": { "value": "80Gi" } },
+//	      "taints": [
+//	        { "key": "gpu.nvidia.com/xid", "value": "79", "effect": "NoSchedule" }
+//	      ]
 //	    }
 //	  ]
 //	}
@@ -50,10 +53,13 @@
 // value may be null, read as "". "devices" lists groups of identical
 // devices, which a provider on Kubernetes 1.34 or later publishes as
 // Dynamic Resource Allocation devices (a ResourceSlice) named after the
-// group, a100-0, a100-1 and so on, each with the group's attributes and capacity
-// in resource.k8s.io/v1's own shape: an attribute has exactly one of
-// "string", "int", "bool" and "version". "devices" absent or null leaves
-// the published devices alone; [] says the backend has none. Unknown
+// group, a100-0, a100-1 and so on, each with the group's attributes,
+// capacity and taints in resource.k8s.io/v1's own shape: an attribute has
+// exactly one of "string", "int", "bool" and "version"; a taint says what
+// is wrong with the devices (NVIDIA's driver's gpu.nvidia.com/xid: the GPU
+// reported an error of that number), and a group without taints is
+// healthy. "devices" absent or null leaves the published devices alone;
+// [] says the backend has none. Unknown
 // fields are ignored, in the reply and in each of its objects, so
 // interLink and every provider before labels and devices read a reply
 // with them as before.
@@ -164,13 +170,27 @@
 //     2.0.0 of at most 64 bytes: "8.0.0", not "8.0"). A capacity is
 //     {"value": quantity}, not negative. A device has at most 32
 //     attributes and capacities together.
-//  15. An entry with a valid name and any other mistake is refused whole,
-//     with a warning for each mistake, and the plugin's devices of that
-//     group are kept as they are ([NodePatch.KeptDeviceGroups]): a group
-//     is never published in part.
-//  16. Over [Options.MaxDevices] entries, or counts that add up to more
+//  15. devices[].taints (absent, null or [] for healthy devices) lists
+//     at most 16 taints, which go on each device of the group in the
+//     reply's order, judged as the API server judges a ResourceSlice
+//     device's: "key" a qualified name, "value" a label value (empty, or
+//     at most 63 characters; null is empty), and "effect" required, one
+//     of None (it tells, and does nothing), NoSchedule (no new claim that
+//     does not tolerate it is given the device) and NoExecute (the pods
+//     using the device are evicted too). An empty or unknown effect is a
+//     mistake, not NoSchedule as for the node's taints (PreferNoSchedule
+//     is a node's effect only). Keys that Kubernetes controllers own on a
+//     node are a device's to use, and a key and effect given twice are
+//     taken twice, as the API server takes them.
+//  16. An entry with a valid name and any other mistake (a bad taint among
+//     them) is refused whole, with a warning for each mistake, and the
+//     plugin's devices of that group are kept as they are
+//     ([NodePatch.KeptDeviceGroups]): a group is never published in part.
+//     [Options.CheckDevices] judges a patch built by hand by the same
+//     rules, 13 to 17.
+//  17. Over [Options.MaxDevices] entries, or counts that add up to more
 //     than it, the whole list is ignored.
-//  17. A reply that lists devices counts none of them as accelerators: an
+//  18. A reply that lists devices counts none of them as accelerators: an
 //     accelerator other than 0 beside a devices list is refused. The
 //     scheduler counts devices itself, and serves a classic request
 //     (nvidia.com/gpu: 1) from them through a DeviceClass's
@@ -226,12 +246,13 @@
 //     at most 64 characters the mantissa lies between 10^-63 and 10^64, so
 //     a larger exponent means too large, and a smaller one an amount below
 //     1n, which the quantity parser rounds up to 1n as it does any other.
-//   - A taint or label key or resource type longer than 317 bytes (a
-//     253-byte prefix, '/' and a 63-byte name) and a taint or label value
-//     longer than 63 are refused by their length alone; a warning names a
+//   - A taint (the node's or a device's) or label key or resource type
+//     longer than 317 bytes (a 253-byte prefix, '/' and a 63-byte name)
+//     and a taint or label value longer than 63 are refused by their
+//     length alone; a warning names a
 //     label whose key is no qualified name by its key quoted and cut.
-//   - A list over its limit (rules 9 and 16), and a device's attributes
-//     and capacity over theirs, are counted, not decoded.
+//   - A list over its limit (rules 9 and 17), and a device's attributes
+//     and capacity, or its taints, over theirs, are counted, not decoded.
 //   - A device attribute's int is read from its text in one pass, however
 //     long, never through big arithmetic; a string or version longer than
 //     64 bytes and a group name longer than 56 are refused by their

@@ -122,3 +122,57 @@ func mustMarshal(v any) []byte {
 	}
 	return b
 }
+
+// A provider that builds a patch by hand, rather than parsing a reply,
+// checks its devices by the rules Parse judges a reply's with: a group
+// Parse would refuse is kept as it is published, with a warning under its
+// name.
+func ExampleOptions_CheckDevices() {
+	patch := &pingstatus.NodePatch{ReplaceDevices: true, Devices: []pingstatus.DeviceGroup{
+		{Name: "t4", Count: 4},
+		{Name: "a100", Count: 5000},
+		{Name: "h100", Count: 8, Taints: []pingstatus.DeviceTaint{{Key: "gpu.nvidia.com/xid", Value: "79", Effect: "PreferNoSchedule"}}},
+	}}
+	checked, warnings := pingstatus.Options{}.CheckDevices(patch)
+	for _, g := range checked.Devices {
+		fmt.Printf("published: %s, %d devices\n", g.Name, g.Count)
+	}
+	fmt.Println("kept as they are:", checked.KeptDeviceGroups)
+	for _, w := range warnings {
+		fmt.Println("warning:", w)
+	}
+	again, warnings := pingstatus.Options{}.CheckDevices(checked)
+	fmt.Println("checked again:", again == checked, len(warnings))
+	// Output:
+	// published: t4, 4 devices
+	// kept as they are: [a100 h100]
+	// warning: patch.devices[a100].count: 5000 is too large: the most is 1024; entry dropped, the plugin's current a100 devices kept
+	// warning: patch.devices[h100].taints[0].effect: PreferNoSchedule is a node taint's effect, not a device's: None, NoSchedule or NoExecute; entry dropped, the plugin's current h100 devices kept
+	// checked again: true 0
+}
+
+// A plugin that knows a GPU is failing says so on its group: the GPU that
+// reported NVIDIA's XID 79 (fallen off the bus) takes no new claim. A
+// node taint's effect is refused on a device.
+func ExamplePingResponse_Validate_deviceTaints() {
+	reply := pingstatus.PingResponse{
+		Devices: pingstatus.DeviceList(
+			pingstatus.DeviceResponse{Name: "a100-failing", Count: 1, Taints: []pingstatus.TaintResponse{
+				{Key: "gpu.nvidia.com/xid", Value: "79", Effect: "NoSchedule"},
+			}},
+			pingstatus.DeviceResponse{Name: "t4", Count: 2, Taints: []pingstatus.TaintResponse{
+				{Key: "gpu.nvidia.com/unmonitored", Effect: "PreferNoSchedule"},
+			}},
+		),
+	}
+	for _, w := range reply.Validate(pingstatus.Options{}) {
+		fmt.Println(w)
+	}
+	patch, _ := pingstatus.Parse(mustMarshal(reply), pingstatus.Options{})
+	for _, g := range patch.Devices {
+		fmt.Printf("group %s: %v\n", g.Name, g.Taints)
+	}
+	// Output:
+	// devices[1].taints[0].effect: PreferNoSchedule is a node taint's effect, not a device's: None, NoSchedule or NoExecute; entry dropped, the plugin's current t4 devices kept
+	// group a100-failing: [{gpu.nvidia.com/xid 79 NoSchedule}]
+}

@@ -21,9 +21,10 @@ const (
 	resourcesLevel
 	acceleratorLevel
 	taintLevel
-	deviceLevel    // an entry of the devices list
-	attributeLevel // the value of a device's attribute
-	capacityLevel  // the value of a device's capacity
+	deviceLevel      // an entry of the devices list
+	attributeLevel   // the value of a device's attribute
+	capacityLevel    // the value of a device's capacity
+	deviceTaintLevel // an entry of a device's taints
 )
 
 // The fields of each level, as indexes into levelFields[level].
@@ -50,6 +51,7 @@ const (
 	availableField
 )
 
+// The fields of a taint, of the node's or of a device's.
 const (
 	keyField = iota
 	valueField
@@ -61,6 +63,7 @@ const (
 	countField
 	attributesField
 	capacityField
+	deviceTaintsField
 )
 
 const (
@@ -83,9 +86,12 @@ var levelFields = [...][]string{
 	},
 	acceleratorLevel: {resourceTypeField: "resourceType", availableField: "available"},
 	taintLevel:       {keyField: "key", valueField: "value", effectField: "effect"},
-	deviceLevel:      {nameField: "name", countField: "count", attributesField: "attributes", capacityField: "capacity"},
+	deviceLevel: {
+		nameField: "name", countField: "count", attributesField: "attributes", capacityField: "capacity", deviceTaintsField: "taints",
+	},
 	attributeLevel:   {intField: "int", boolField: "bool", stringField: "string", versionField: "version"},
 	capacityLevel:    {capacityValueField: "value"},
+	deviceTaintLevel: {keyField: "key", valueField: "value", effectField: "effect"},
 }
 
 // maxKeyBytes is the longest quoted key that may name a field, every
@@ -103,7 +109,7 @@ var fieldPaths = func() (paths [len(levelFields)][]string) {
 			switch level(lv) {
 			case resourcesLevel:
 				path = levelFields[replyLevel][resourcesField] + "." + name
-			case acceleratorLevel, taintLevel, deviceLevel, attributeLevel, capacityLevel:
+			case acceleratorLevel, taintLevel, deviceLevel, attributeLevel, capacityLevel, deviceTaintLevel:
 				path = "." + name // after a list entry's index, or a device's attribute's or capacity's name
 			}
 			paths[lv] = append(paths[lv], path)
@@ -114,8 +120,9 @@ var fieldPaths = func() (paths [len(levelFields)][]string) {
 
 // fieldPath returns the path of the field k of level lv as a warning
 // names it: "taints", "resources.cpu", or for a field of a list entry
-// what follows the entry's index, ".key", and for a field of a device's
-// attribute or capacity what follows its name, ".version".
+// what follows the entry's index, ".key" (of a device's taint too), and
+// for a field of a device's attribute or capacity what follows its name,
+// ".version".
 func fieldPath(lv level, k int) string { return fieldPaths[lv][k] }
 
 // hugepagesPath returns the path of the page size size in
@@ -150,8 +157,9 @@ func labelPath(key string) string {
 }
 
 // deviceKeyPath returns the path of the attribute or capacity key of the
-// device entry at entry ("devices[0]"), k being attributesField or
-// capacityField, as a warning names it: devices[0].attributes[productName],
+// device entry at entry ("devices[0]", or "" for the path within the
+// entry), k being attributesField or capacityField, as a warning names
+// it: devices[0].attributes[productName],
 // or, for a key that is no valid name and so may hold any text, the key
 // quoted and cut as warnings quote a plugin's text.
 func deviceKeyPath(entry string, k int, key string) string {

@@ -15,7 +15,7 @@ import (
 )
 
 // The field-by-field decode of devices splits a device entry, an
-// attribute and a capacity itself, matching their field names with
+// attribute, a capacity and a taint itself, matching their field names with
 // fieldIndex (devicedecode.go), where the other levels have raw mirrors
 // that encoding/json decodes into. These mirrors stand for it in the
 // tests, which hold both ways of matching a name to encoding/json's.
@@ -25,6 +25,7 @@ type (
 		Count      json.RawMessage `json:"count"`
 		Attributes json.RawMessage `json:"attributes"`
 		Capacity   json.RawMessage `json:"capacity"`
+		Taints     json.RawMessage `json:"taints"`
 	}
 	rawDeviceAttribute struct {
 		Int     json.RawMessage `json:"int"`
@@ -34,6 +35,11 @@ type (
 	}
 	rawDeviceCapacity struct {
 		Value json.RawMessage `json:"value"`
+	}
+	rawDeviceTaint struct {
+		Key    json.RawMessage `json:"key"`
+		Value  json.RawMessage `json:"value"`
+		Effect json.RawMessage `json:"effect"`
 	}
 )
 
@@ -159,6 +165,7 @@ func TestFieldTableAgrees(t *testing.T) {
 		{deviceLevel, DeviceResponse{}, device{}, rawDevice{}, defs["deviceGroup"].(map[string]any), "#/$defs/deviceGroup", []int{nameField, countField}},
 		{attributeLevel, DeviceAttribute{}, deviceAttribute{}, rawDeviceAttribute{}, defs["deviceAttribute"].(map[string]any), "#/$defs/deviceAttribute", nil},
 		{capacityLevel, DeviceCapacity{}, deviceCapacity{}, rawDeviceCapacity{}, defs["deviceCapacity"].(map[string]any), "#/$defs/deviceCapacity", []int{capacityValueField}},
+		{deviceTaintLevel, TaintResponse{}, deviceTaint{}, rawDeviceTaint{}, defs["deviceTaint"].(map[string]any), "#/$defs/deviceTaint", []int{keyField, effectField}},
 	}
 	if len(levels) != len(levelFields) {
 		t.Fatalf("the test knows %d levels, the table has %d", len(levels), len(levelFields))
@@ -214,10 +221,13 @@ func TestFieldPaths(t *testing.T) {
 		fieldPath(acceleratorLevel, resourceTypeField), fieldPath(taintLevel, effectField),
 		fieldPath(replyLevel, devicesField), fieldPath(deviceLevel, countField), fieldPath(attributeLevel, versionField), fieldPath(capacityLevel, capacityValueField),
 		deviceKeyPath("devices[1]", attributesField, "gpu.nvidia.com/productName"), deviceKeyPath("devices[0]", capacityField, "a]b"),
+		fieldPath(deviceLevel, deviceTaintsField), fieldPath(deviceTaintLevel, effectField),
+		groupAt{index: 3}.String(), groupAt{index: -1, name: "a100"}.String(), groupAt{index: -1, name: "A]100"}.String(),
 	}
 	want := []string{
 		"status", "resources", "taints", "resources.cpu", "resources.accelerators", "resources.basis", ".resourceType", ".effect",
 		"devices", ".count", ".version", ".value", "devices[1].attributes[gpu.nvidia.com/productName]", `devices[0].capacity["a]b"]`,
+		".taints", ".effect", "devices[3]", "patch.devices[a100]", `patch.devices["A]100"]`,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("paths (-want +got):\n%s", diff)
@@ -234,7 +244,7 @@ func TestFieldPaths(t *testing.T) {
 func TestFoldPatternsMatchAsParse(t *testing.T) {
 	mirrors := [...]any{
 		replyLevel: rawReply{}, resourcesLevel: rawResources{}, acceleratorLevel: rawAccelerator{}, taintLevel: rawTaint{},
-		deviceLevel: rawDevice{}, attributeLevel: rawDeviceAttribute{}, capacityLevel: rawDeviceCapacity{},
+		deviceLevel: rawDevice{}, attributeLevel: rawDeviceAttribute{}, capacityLevel: rawDeviceCapacity{}, deviceTaintLevel: rawDeviceTaint{},
 	}
 	near := []rune{'\u0131', '\u0130', '\u00DF', '\u1E9E', '\u00E5', '\u212B', '_', '-'}
 	for lv, names := range levelFields {

@@ -1,6 +1,7 @@
 package pingstatus_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/pingnode/pingnode/internal/golden"
@@ -8,7 +9,9 @@ import (
 )
 
 // FuzzParse: Parse never panics, and every entry of what it accepts is valid
-// by the rules, with the default options and with every toggle set.
+// by the rules (a device group's taints among them), with the default
+// options and with every toggle set; and the devices it gives are a patch
+// that CheckDevices takes as it is.
 func FuzzParse(f *testing.F) {
 	for _, in := range golden.Inputs(f, "../testdata/replies/*") {
 		f.Add(in.Data)
@@ -28,6 +31,8 @@ func FuzzParse(f *testing.F) {
 		`{"devices":[{"name":"a","count":NaN},{"name":"a","Name":"b","count":"1k","attributes":{"x":{"int":8e1},"x":{"String":"y","string":"z"}}}]}`,
 		`{"devices":[{"name":"a","count":3,"attributes":{"x":{"int":1.5,"bool":true}},"capacity":{"m":{"value":"-1"},"n":{}}},7,null,{"name":"a","count":-Infinity}]}`,
 		`{"devices":[{"name":"a","count":600},{"name":"b","count":"500"}],"Devices":[{"name":"c","count":1,"capacity":{"m":{"value":1e999999999}}}]}`,
+		`{"devices":[{"name":"a","count":1,"taints":[{"key":"gpu.nvidia.com/xid","value":"79","effect":"NoSchedule","Effect":NaN},null,7,{"KEY":"a.io/x","effect":"PreferNoSchedule"}]},{"name":"b","count":1,"taints":{"key":"x"}}]}`,
+		`{"devices":[{"name":"a","count":1,"taints":[` + strings.Repeat(`{"key":"a.io/x","effect":"None"},`, 16) + `{}]},{"name":"a","count":2,"taints":[{"key":"a.io/x","value":"1","effect":"None"},{"key":"a.io/x","value":"2","effect":"None"}]}]}`,
 	} {
 		f.Add([]byte(body))
 	}
@@ -40,6 +45,9 @@ func FuzzParse(f *testing.F) {
 			patch, _ := pingstatus.Parse(body, opts)
 			if err := checkPatch(patch, opts); err != nil {
 				t.Fatalf("Parse(%q, %+v): %v", body, opts, err)
+			}
+			if checked, warnings := opts.CheckDevices(&patch); checked != &patch || warnings != nil {
+				t.Fatalf("Parse(%q, %+v): CheckDevices of its patch: %v", body, opts, warnings)
 			}
 		}
 	})

@@ -16,16 +16,20 @@ import (
 //  1. the text (encoding.go): within the size limit, a byte order mark
 //     dropped, UTF-16 and UTF-32 decoded; a body that is not a JSON
 //     object is a legacy reply;
-//  2. the walk (walk.go, nonfinite.go): one light pass over the fields
-//     Parse reads (fields.go) that finds what encoding/json cannot tell,
-//     keys given twice, lists over their limit, NaN and the infinities;
-//  3. the decode (decode.go): one json.Unmarshal into mirrors of the wire
-//     types, or, when the walk or the decoder found a problem, field by
-//     field, so that each bad field has its own warning and the good ones
-//     are kept;
+//  2. the walk (walk.go, scan.go, nonfinite.go): one light pass over the
+//     fields Parse reads (fields.go) that finds what encoding/json cannot
+//     tell, keys given twice, lists over their limit, NaN and the
+//     infinities;
+//  3. the decode (decode.go, devicedecode.go): one json.Unmarshal into
+//     mirrors of the wire types (mirror.go), or, when the walk or the
+//     decoder found a problem, field by field, so that each bad field has
+//     its own warning and the good ones are kept;
 //  4. the rules (rules.go, labels.go, devices.go): each quantity,
 //     accelerator, taint, label and device group judged by Kubernetes'
-//     rules (internal/kuberules).
+//     rules (internal/kuberules); a device entry is read into a typed
+//     group first (devicesyntax.go), and judged by the rules that
+//     [Options.CheckDevices] runs on a patch built by hand
+//     (devicerules.go).
 func Parse(body []byte, opts Options) (NodePatch, []Warning) {
 	p := parser{opts: opts}
 	patch := p.parse(body)
@@ -45,7 +49,7 @@ type parser struct {
 	// like to that token; the body the decoder reads has false there.
 	nonFinite map[string]string
 	// listsDevices says that the reply lists devices, so that its
-	// accelerators may not count them again (rule 17).
+	// accelerators may not count them again (rule 18).
 	listsDevices bool
 }
 
@@ -88,7 +92,7 @@ func (p *parser) parse(body []byte) NodePatch {
 		patch.ReplaceLabels, patch.Labels, patch.KeptLabelKeys = p.labels(r.Labels)
 	}
 	if r.Devices != nil {
-		patch.ReplaceDevices, patch.Devices, patch.KeptDeviceGroups = p.devices(*r.Devices)
+		patch.ReplaceDevices, patch.Devices, patch.KeptDeviceGroups = p.devices(&groupList{fromReply: true, entries: *r.Devices})
 	}
 	return patch
 }

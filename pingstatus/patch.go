@@ -76,10 +76,10 @@ type NodePatch struct {
 	// when false, the published devices are left alone.
 	ReplaceDevices bool `json:"replaceDevices"`
 	// Devices are the plugin's device groups, sorted by name, each with a
-	// valid name, count, attributes and capacity.
+	// valid name, count, attributes, capacity and taints.
 	Devices []DeviceGroup `json:"devices,omitempty"`
 	// KeptDeviceGroups are the names of groups whose entry was refused
-	// (a bad count, attribute or capacity), sorted. The plugin still
+	// (a bad count, attribute, capacity or taint), sorted. The plugin still
 	// means that group, so nodeapply keeps its published devices as they
 	// are instead of removing them.
 	KeptDeviceGroups []string `json:"keptDeviceGroups,omitempty"`
@@ -99,8 +99,9 @@ type DeviceGroup struct {
 	Attributes map[string]DeviceAttribute `json:"attributes,omitempty"`
 	// Capacity, each not negative. Read-only, as Attributes.
 	Capacity map[string]resource.Quantity `json:"capacity,omitempty"`
-	// Taints are on every device of the group, in the reply's order, each
-	// with a valid key, value and effect. Read-only, as Attributes.
+	// Taints are on every device of the group, in the reply's order, at
+	// most 16, each with a valid key, value and effect; a key and effect
+	// may repeat, as the API server allows. Read-only, as Attributes.
 	Taints []DeviceTaint `json:"taints,omitempty"`
 }
 

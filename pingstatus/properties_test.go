@@ -66,6 +66,9 @@ func wireReply() *rapid.Generator[pingstatus.PingResponse] {
 				if rapid.Bool().Draw(t, "capacity") {
 					g.Capacity = map[string]pingstatus.DeviceCapacity{str.Draw(t, "capacity name"): {Value: str.Draw(t, "value")}}
 				}
+				for range rapid.IntRange(0, 2).Draw(t, "device taints") {
+					g.Taints = append(g.Taints, pingstatus.TaintResponse{Key: str.Draw(t, "key"), Value: str.Draw(t, "value"), Effect: str.Draw(t, "effect")})
+				}
 				list = append(list, g)
 			}
 			r.Devices = pingstatus.DeviceList(list...)
@@ -110,7 +113,7 @@ func TestPropertyValidReplyParsesToItsPatch(t *testing.T) {
 		var reply pingstatus.PingResponse
 		want := pingstatus.NodePatch{Kind: pingstatus.Structured, Status: "ok"}
 		reply.Status = "ok"
-		// A reply that lists devices counts no accelerator (rule 17).
+		// A reply that lists devices counts no accelerator (rule 18).
 		listsDevices := false
 		if rapid.Bool().Draw(t, "devices") {
 			groups := gen.DeviceGroups(6).Draw(t, "devices")
@@ -120,6 +123,9 @@ func TestPropertyValidReplyParsesToItsPatch(t *testing.T) {
 			want.Devices = []pingstatus.DeviceGroup{}
 			for _, g := range groups {
 				group := pingstatus.DeviceGroup{Name: g.Name, Count: g.Count, Attributes: g.Attributes}
+				for _, taint := range g.Taints {
+					group.Taints = append(group.Taints, pingstatus.DeviceTaint{Key: taint.Key, Value: taint.Value, Effect: pingstatus.DeviceTaintEffect(taint.Effect)})
+				}
 				for name, c := range g.Capacity {
 					if group.Capacity == nil {
 						group.Capacity = map[string]resource.Quantity{}
@@ -352,6 +358,17 @@ func checkDevices(p pingstatus.NodePatch, opts pingstatus.Options) error {
 		for name, q := range g.Capacity {
 			if kuberules.DeviceAttributeNameProblem(name) != "" || q.Sign() < 0 || q.Cmp(resource.MustParse("8Ei")) >= 0 {
 				return fmt.Errorf("group %s: capacity %s = %s is invalid", g.Name, name, q.String())
+			}
+		}
+		if len(g.Taints) > kuberules.MaxDeviceTaints {
+			return fmt.Errorf("group %s has %d taints", g.Name, len(g.Taints))
+		}
+		for _, taint := range g.Taints {
+			switch {
+			case kuberules.QualifiedNameProblem(taint.Key) != "", kuberules.TaintValueProblem(taint.Value) != "":
+				return fmt.Errorf("group %s: invalid taint %+v", g.Name, taint)
+			case taint.Effect != pingstatus.DeviceTaintNone && taint.Effect != pingstatus.DeviceTaintNoSchedule && taint.Effect != pingstatus.DeviceTaintNoExecute:
+				return fmt.Errorf("group %s: taint %s has the effect %q", g.Name, taint.Key, taint.Effect)
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package pingstatus
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -106,41 +107,33 @@ func (p *parser) hugepages(list corev1.ResourceList, pages map[string]quantity) 
 	}
 }
 
-// quantity parses q and judges it for name. On refusal it warns and the
-// resource is left unchanged.
+// quantity parses q and judges it as a value of name: not negative, a
+// whole number for the resources that count whole, and not too large. On
+// refusal it warns and the resource is left unchanged.
 func (p *parser) quantity(path string, name corev1.ResourceName, q quantity) (resource.Quantity, bool) {
-	return p.judgedQuantity(SubjectResource, path, name, q, string(name)+" left unchanged")
+	v, problem := readQuantity(q.text, func() string { return kuberules.LimitText(name) })
+	switch {
+	case problem != "":
+	case kuberules.QuantityProblem(name, v) != "":
+		problem = q.text + " " + kuberules.QuantityProblem(name, v)
+	case kuberules.TooLarge(name, v):
+		problem = q.text + " is too large: " + kuberules.LimitText(name)
+	default:
+		return v, true
+	}
+	p.warn(SubjectResource, Refused, path, "%s; %s left unchanged", problem, name)
+	return v, false
 }
 
-// judgedQuantity parses q and judges it as a value of name: not negative,
-// a whole number for the resources that count whole, and not too large.
-// On refusal it warns about s, saying what was done (done).
-func (p *parser) judgedQuantity(s Subject, path string, name corev1.ResourceName, q quantity, done string) (resource.Quantity, bool) {
-	v, ok := p.parsedQuantity(s, path, q, kuberules.LimitText(name), done)
-	if !ok {
-		return v, false
-	}
-	if problem := kuberules.QuantityProblem(name, v); problem != "" {
-		p.warn(s, Refused, path, "%s %s; %s", q.text, problem, done)
-		return v, false
-	}
-	if kuberules.TooLarge(name, v) {
-		p.warn(s, Refused, path, "%s is too large: %s; %s", q.text, kuberules.LimitText(name), done)
-		return v, false
-	}
-	return v, true
-}
-
-// parsedQuantity parses q. On refusal it warns about subject, saying what
-// was done (done), and for a value too large to parse what the limit is
-// (limit). Text longer than maxQuantityBytes, and a decimal exponent
-// beyond maxExponent, never reach the quantity parser, whose work (and
-// that of comparing its result) grows with both.
-func (p *parser) parsedQuantity(subject Subject, path string, q quantity, limit, done string) (resource.Quantity, bool) {
-	s := q.text
+// readQuantity parses s, or says why it does not parse, worded to follow
+// a path: for a value too large to parse, what the limit is (limit).
+// Text longer than maxQuantityBytes, and a decimal exponent beyond
+// maxExponent, never reach the quantity parser, whose work (and that of
+// comparing its result) grows with both.
+func readQuantity(s string, limit func() string) (resource.Quantity, string) {
+	spelled := s
 	if len(s) > maxQuantityBytes {
-		p.warn(subject, Refused, path, "%s is too long for a quantity: %d bytes, the most is %d; %s", text.Quote(s, quoteBytes), len(s), maxQuantityBytes, done)
-		return resource.Quantity{}, false
+		return resource.Quantity{}, fmt.Sprintf("%s is too long for a quantity: %d bytes, the most is %d", text.Quote(s, quoteBytes), len(s), maxQuantityBytes)
 	}
 	if zero, exp, ok := decimalExponent(s); ok && (exp > maxExponent || exp < -maxExponent) {
 		// With at most 64 characters the mantissa is below 10^64 and,
@@ -151,18 +144,16 @@ func (p *parser) parsedQuantity(subject Subject, path string, q quantity, limit,
 		case s[0] == '-':
 			s = "-1" // negative, which is what is refused
 		case exp > 0:
-			p.warn(subject, Refused, path, "%s is too large: %s; %s", q.text, limit, done)
-			return resource.Quantity{}, false
+			return resource.Quantity{}, spelled + " is too large: " + limit()
 		default:
 			s = "1e-10" // the quantity parser rounds it up to 1n, as it would the value
 		}
 	}
 	v, err := resource.ParseQuantity(s)
 	if err != nil {
-		p.warn(subject, Refused, path, "%s is not a quantity (%v); %s", text.Quote(q.text, quoteBytes), err, done)
-		return v, false
+		return v, fmt.Sprintf("%s is not a quantity (%v)", text.Quote(spelled, quoteBytes), err)
 	}
-	return v, true
+	return v, ""
 }
 
 // decimalExponent reads s as a quantity with a decimal exponent, like

@@ -1,45 +1,10 @@
 package pingstatus
 
 import (
-	"bytes"
-	"encoding/json"
 	"math"
-	"unicode/utf8"
 
 	"github.com/pingnode/pingnode/internal/kuberules"
 )
-
-// isDelimiter reports whether c may follow a JSON value.
-func isDelimiter(c byte) bool {
-	switch c {
-	case ' ', '\t', '\r', '\n', ',', ']', '}', ':':
-		return true
-	}
-	return false
-}
-
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
-
-// stringEnd returns the index just after the JSON string that starts at
-// b[i], a '"', or len(b) if it does not end.
-func stringEnd(b []byte, i int) int {
-	for i++; i < len(b); {
-		j := bytes.IndexByte(b[i:], '"')
-		if j < 0 {
-			break
-		}
-		j += i
-		backslashes := 0
-		for k := j - 1; k >= i && b[k] == '\\'; k-- {
-			backslashes++
-		}
-		if backslashes%2 == 0 {
-			return j + 1
-		}
-		i = j + 1
-	}
-	return len(b)
-}
 
 // A walker reads a reply body along the fields that Parse reads, for what
 // the decoder cannot tell: keys given more than once (encoding/json keeps
@@ -70,13 +35,14 @@ func (f finding) path() string { return f.at.String() }
 // the hugepages, a device's attributes and capacity) carries its key.
 type where struct {
 	top, sub, field int8  // field of the reply, of resources, of a list entry; -1 for none
-	inner           int8  // field of a device's attribute or capacity; -1 for none
+	inner           int8  // field of a device's attribute, capacity or taint; -1 for none
 	index           int32 // of an entry in a list, or -1
+	item            int32 // of an entry in a device's taints, or -1
 	keyed           bool  // at the entry key of such an object, or under it
 	key             string
 }
 
-var nowhere = where{top: -1, sub: -1, field: -1, inner: -1, index: -1}
+var nowhere = where{top: -1, sub: -1, field: -1, inner: -1, index: -1, item: -1}
 
 func (w where) String() string {
 	switch {
@@ -110,6 +76,12 @@ func (w where) String() string {
 	if w.field >= 0 {
 		s += "." + levelFields[entry][w.field]
 	}
+	if w.item >= 0 { // a device's taint
+		s = indexPath(s, int(w.item))
+		if w.inner >= 0 {
+			s += fieldPath(deviceTaintLevel, int(w.inner))
+		}
+	}
 	return s
 }
 
@@ -135,6 +107,7 @@ func (w where) within(at where) bool {
 		(at.sub < 0 || w.sub == at.sub) &&
 		(at.index < 0 || w.index == at.index) &&
 		(at.field < 0 || w.field == at.field) &&
+		(at.item < 0 || w.item == at.item) &&
 		(!at.keyed || w.keyed && w.key == at.key) &&
 		(at.inner < 0 || w.inner == at.inner)
 }
@@ -217,7 +190,7 @@ func (at where) child(lv level, k int) where {
 		at.top = int8(k)
 	case resourcesLevel:
 		at.sub = int8(k)
-	case attributeLevel, capacityLevel:
+	case attributeLevel, capacityLevel, deviceTaintLevel:
 		at.inner = int8(k)
 	default:
 		at.field = int8(k)
@@ -248,13 +221,16 @@ func (w *walker) field(at where, lv level, k int) {
 		w.keyed(at, kuberules.MaxDeviceAttributesAndCapacities, attributeLevel)
 	case lv == deviceLevel && k == capacityField && c == '{':
 		w.keyed(at, kuberules.MaxDeviceAttributesAndCapacities, capacityLevel)
+	case lv == deviceLevel && k == deviceTaintsField && c == '[':
+		w.list(at, deviceTaintLevel, kuberules.MaxDeviceTaints)
 	default:
 		w.value(at)
 	}
 }
 
-// list walks the list at w.b[w.i], a '[', of objects at level lv. Entries
-// past limit are skipped, and a list over it leaves no findings.
+// list walks the list at w.b[w.i], a '[', of objects at level lv: of the
+// reply, or, in a device entry, its taints. Entries past limit are
+// skipped, and a list over it leaves no findings.
 func (w *walker) list(at where, lv level, limit int) {
 	n := 0
 	for w.i++; ; w.i++ {
@@ -263,7 +239,11 @@ func (w *walker) list(at where, lv level, limit int) {
 			break
 		}
 		entry := at
-		entry.index = int32(min(n, math.MaxInt32))
+		if index := int32(min(n, math.MaxInt32)); at.index < 0 {
+			entry.index = index
+		} else {
+			entry.item = index
+		}
 		switch {
 		case n >= limit:
 			w.skip()
@@ -353,20 +333,6 @@ func (w *walker) keyed(at where, limit int, lv level) {
 	}
 }
 
-// unquote returns the text of the JSON string quoted, as encoding/json
-// reads it (invalid UTF-8 as U+FFFD), or quoted itself when it is no JSON
-// string (the decoder refuses the body then).
-func unquote(quoted []byte) string {
-	if len(quoted) >= 2 && bytes.IndexByte(quoted, '\\') < 0 && utf8.Valid(quoted) {
-		return string(quoted[1 : len(quoted)-1])
-	}
-	var s string
-	if json.Unmarshal(quoted, &s) != nil {
-		return string(quoted)
-	}
-	return s
-}
-
 // value walks a value that Parse reads but the walker does not enter,
 // noting a non-finite number.
 func (w *walker) value(at where) {
@@ -420,32 +386,4 @@ func (w *walker) drop(at where) {
 		}
 	}
 	w.findings = kept
-}
-
-// fieldIndex returns the index in names of the field that the quoted key
-// names, matched as encoding/json matches it (exactly, or else without
-// regard to case, after unescaping), or -1.
-func fieldIndex(quoted []byte, names []string) int {
-	if len(quoted) < 2 || len(quoted) > maxKeyBytes {
-		return -1
-	}
-	key := quoted[1 : len(quoted)-1]
-	for k, name := range names {
-		if string(key) == name {
-			return k
-		}
-	}
-	if bytes.IndexByte(key, '\\') >= 0 {
-		var s string
-		if json.Unmarshal(quoted, &s) != nil {
-			return -1
-		}
-		key = []byte(s)
-	}
-	for k, name := range names {
-		if bytes.EqualFold(key, []byte(name)) {
-			return k
-		}
-	}
-	return -1
 }

@@ -56,10 +56,13 @@ type DeviceResponse struct {
 	// Taints say what is wrong with the group's devices, in the shape of
 	// the node's taints, with the effects of a device's taint: None (for
 	// people and dashboards), NoSchedule (no new claim is given the
-	// device) or NoExecute (the pods using it are evicted). At most 16.
-	// NVIDIA's driver uses gpu.nvidia.com/xid, gpu.nvidia.com/gpu-lost and
-	// gpu.nvidia.com/unmonitored. A group without taints has healthy
-	// devices.
+	// device) or NoExecute (the pods using it are evicted); an empty or
+	// other effect is refused, PreferNoSchedule too. At most 16, each on
+	// every device of the group, in this order; a key and effect may
+	// repeat. NVIDIA's driver uses gpu.nvidia.com/xid,
+	// gpu.nvidia.com/gpu-lost and gpu.nvidia.com/unmonitored. A group
+	// without taints has healthy devices; one with a bad taint is refused
+	// whole, and its published devices stay as they are.
 	Taints []TaintResponse `json:"taints,omitempty"`
 }
 
@@ -129,8 +132,10 @@ type AcceleratorResponse struct {
 	Available string `json:"available"`
 }
 
-// TaintResponse is a taint the plugin wants on the node. Effect is one of
-// NoSchedule, PreferNoSchedule or NoExecute.
+// TaintResponse is a taint the plugin wants on the node, or, in
+// [DeviceResponse.Taints], on each device of a group. Effect is one of
+// NoSchedule, PreferNoSchedule or NoExecute for the node; None,
+// NoSchedule or NoExecute for a device.
 type TaintResponse struct {
 	Key    string `json:"key"`
 	Value  string `json:"value,omitempty"`

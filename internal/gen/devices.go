@@ -2,8 +2,10 @@ package gen
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/resource"
 	"pgregory.net/rapid"
 
 	"github.com/pingnode/pingnode/internal/kuberules"
@@ -67,11 +69,48 @@ func DeviceAttribute() *rapid.Generator[pingstatus.DeviceAttribute] {
 	})
 }
 
+// DeviceTaintKeys are the keys of NVIDIA's driver's taints, which
+// generated device taints draw from often.
+var DeviceTaintKeys = []string{"gpu.nvidia.com/xid", "gpu.nvidia.com/gpu-lost", "gpu.nvidia.com/unmonitored"}
+
+// DeviceTaintEffects are the three effects of a device's taint.
+var DeviceTaintEffects = []pingstatus.DeviceTaintEffect{pingstatus.DeviceTaintNone, pingstatus.DeviceTaintNoSchedule, pingstatus.DeviceTaintNoExecute}
+
+// DeviceTaint draws a valid taint of a device: a key from
+// [DeviceTaintKeys] or [TaintKey], or one that Kubernetes controllers own
+// on a node (a device's taint may have it), a valid value and effect.
+func DeviceTaint() *rapid.Generator[pingstatus.DeviceTaint] {
+	return rapid.Custom(func(t *rapid.T) pingstatus.DeviceTaint {
+		return pingstatus.DeviceTaint{
+			Key:    rapid.OneOf(rapid.SampledFrom(DeviceTaintKeys), TaintKey(), rapid.Just("node.kubernetes.io/unreachable")).Draw(t, "key"),
+			Value:  TaintValue().Draw(t, "value"),
+			Effect: rapid.SampledFrom(DeviceTaintEffects).Draw(t, "effect"),
+		}
+	})
+}
+
+// DeviceTaints draws a device's valid taints, in the plugin's order: none
+// often, a few, and now and then all 16, a key and effect sometimes
+// repeated (the API server takes them).
+func DeviceTaints() *rapid.Generator[[]pingstatus.DeviceTaint] {
+	return rapid.Custom(func(t *rapid.T) []pingstatus.DeviceTaint {
+		n := rapid.SampledFrom([]int{0, 0, 1, 2, 3, kuberules.MaxDeviceTaints}).Draw(t, "taints")
+		if n == 0 {
+			return nil
+		}
+		taints := rapid.SliceOfN(DeviceTaint(), n, n).Draw(t, "taint list")
+		if n > 1 && rapid.IntRange(0, 4).Draw(t, "repeat") == 0 {
+			taints[n-1].Key, taints[n-1].Effect = taints[0].Key, taints[0].Effect
+		}
+		return taints
+	})
+}
+
 // DeviceGroups draws up to max valid device groups, unique by name, whose
 // counts add up to at most [pingstatus.DefaultMaxDevices], each with at
-// most 32 attributes and capacities together; an attribute or capacity
-// map is nil rather than empty, so that the groups come back the same
-// from JSON.
+// most 32 attributes and capacities together and up to 16 taints; an
+// attribute or capacity map, or the taints, is nil rather than empty, so
+// that the groups come back the same from JSON.
 func DeviceGroups(max int) *rapid.Generator[[]pingstatus.DeviceResponse] {
 	return rapid.Custom(func(t *rapid.T) []pingstatus.DeviceResponse {
 		names := rapid.SliceOfNDistinct(DeviceGroupName(), 0, max, rapid.ID).Draw(t, "names")
@@ -91,6 +130,9 @@ func DeviceGroups(max int) *rapid.Generator[[]pingstatus.DeviceResponse] {
 			}
 			if a := rapid.MapOfN(DeviceAttributeName(), DeviceAttribute(), 0, most-len(g.Capacity)).Draw(t, "attributes"); len(a) > 0 {
 				g.Attributes = a
+			}
+			for _, taint := range DeviceTaints().Draw(t, "taints") {
+				g.Taints = append(g.Taints, pingstatus.TaintResponse{Key: taint.Key, Value: taint.Value, Effect: string(taint.Effect)})
 			}
 		}
 		return groups
@@ -130,6 +172,9 @@ func devicesValue(t *rapid.T) any {
 		}
 		if rapid.Bool().Draw(t, "has capacity") {
 			entry["capacity"] = capacityValue(t)
+		}
+		if rapid.IntRange(0, 2).Draw(t, "has taints") == 0 {
+			entry["taints"] = deviceTaintsValue(t)
 		}
 		if rapid.IntRange(0, 9).Draw(t, "has unknown") == 0 {
 			entry["driver"] = "gpu.example.com"
@@ -183,4 +228,127 @@ func capacityValue(t *rapid.T) any {
 		capacity[name] = map[string]any{"value": quantityValue(t, "capacity value")}
 	}
 	return capacity
+}
+
+func deviceTaintsValue(t *rapid.T) any {
+	switch rapid.IntRange(0, 9).Draw(t, "device taints shape") {
+	case 0:
+		return nil
+	case 1:
+		return map[string]any{"key": "gpu.nvidia.com/xid"}
+	case 2: // too many
+		many := make([]any, kuberules.MaxDeviceTaints+1)
+		for i := range many {
+			many[i] = map[string]any{"key": "gpu.nvidia.com/xid", "value": fmt.Sprint(i), "effect": "None"}
+		}
+		return many
+	}
+	taints := make([]any, rapid.IntRange(0, 4).Draw(t, "device taints"))
+	for i := range taints {
+		if rapid.IntRange(0, 9).Draw(t, "device taint no object") == 0 {
+			taints[i] = rapid.SampledFrom([]any{nil, "gpu.nvidia.com/xid", 79, []any{}}).Draw(t, "device taint")
+			continue
+		}
+		entry := map[string]any{}
+		if rapid.IntRange(0, 9).Draw(t, "has key") > 0 {
+			entry["key"] = rapid.OneOf(
+				rapid.Map(DeviceTaint(), func(d pingstatus.DeviceTaint) any { return d.Key }),
+				rapid.SampledFrom([]any{"not a key", "", "Upper.IO/x", "a.io/" + strings.Repeat("k", 64), 5, nil}),
+			).Draw(t, "device taint key")
+		}
+		if rapid.Bool().Draw(t, "has value") {
+			entry["value"] = rapid.OneOf(
+				rapid.Map(TaintValue(), func(v string) any { return v }),
+				rapid.SampledFrom([]any{"has spaces", strings.Repeat("v", 64), 79, nil}),
+			).Draw(t, "device taint value")
+		}
+		if rapid.IntRange(0, 9).Draw(t, "has effect") > 0 {
+			entry["effect"] = rapid.OneOf(
+				rapid.Map(rapid.SampledFrom(DeviceTaintEffects), func(e pingstatus.DeviceTaintEffect) any { return string(e) }),
+				rapid.SampledFrom([]any{"", "PreferNoSchedule", "noschedule", "Evict", true, nil}),
+			).Draw(t, "device taint effect")
+		}
+		taints[i] = entry
+	}
+	return taints
+}
+
+// HandBuiltDeviceGroups draws up to max device groups as a provider may
+// build them by hand, typed, valid or not: names repeated or invalid,
+// counts negative or over the limit, attributes and capacities with every
+// kind of mistake (33 of them, capacities negative or from 8Ei), taints
+// with bad keys, values and effects, or 17 of them. Each group is one
+// that a reply's JSON can say too: its count as a number, each capacity
+// as its String().
+func HandBuiltDeviceGroups(max int) *rapid.Generator[[]pingstatus.DeviceGroup] {
+	bad := func(t *rapid.T, label string) bool { return rapid.IntRange(0, 5).Draw(t, label+" bad") == 0 }
+	return rapid.Custom(func(t *rapid.T) []pingstatus.DeviceGroup {
+		groups := make([]pingstatus.DeviceGroup, rapid.IntRange(0, max).Draw(t, "groups"))
+		for i := range groups {
+			g := &groups[i]
+			g.Name = rapid.SampledFrom(SharedDeviceGroups).Draw(t, "name")
+			switch {
+			case bad(t, "name"):
+				g.Name = rapid.SampledFrom([]string{"A100", "", "a.100", "a100-", strings.Repeat("g", 57)}).Draw(t, "bad name")
+			case rapid.Bool().Draw(t, "fresh name"):
+				g.Name = DeviceGroupName().Draw(t, "fresh")
+			}
+			g.Count = rapid.IntRange(0, 16).Draw(t, "count")
+			if bad(t, "count") {
+				g.Count = rapid.SampledFrom([]int{-1, 1024, 1025, 5000, math.MaxInt32 + 1, math.MinInt64}).Draw(t, "bad count")
+			}
+			if rapid.IntRange(0, 19).Draw(t, "over the limit") == 0 {
+				g.Attributes = map[string]pingstatus.DeviceAttribute{}
+				for k := range kuberules.MaxDeviceAttributesAndCapacities + 1 {
+					n := int64(k)
+					g.Attributes[fmt.Sprintf("a%02d", k)] = pingstatus.DeviceAttribute{IntValue: &n}
+				}
+			}
+			for range rapid.IntRange(0, 3).Draw(t, "attributes") {
+				name := DeviceAttributeName().Draw(t, "attribute name")
+				if bad(t, "attribute name") {
+					name = rapid.SampledFrom([]string{"product-name", "9lives", "GPU.io/x", "a.io/b/c", "", strings.Repeat("x", 33)}).Draw(t, "bad attribute name")
+				}
+				a := DeviceAttribute().Draw(t, "attribute")
+				if bad(t, "attribute") {
+					s, version, n := strings.Repeat("s", 65), "8.0", int64(1)
+					a = rapid.SampledFrom([]pingstatus.DeviceAttribute{{}, {StringValue: &s}, {VersionValue: &version}, {StringValue: &version, IntValue: &n}}).Draw(t, "bad attribute")
+				}
+				if g.Attributes == nil {
+					g.Attributes = map[string]pingstatus.DeviceAttribute{}
+				}
+				g.Attributes[name] = a
+			}
+			for range rapid.IntRange(0, 2).Draw(t, "capacities") {
+				name := DeviceAttributeName().Draw(t, "capacity name")
+				if bad(t, "capacity name") {
+					name = rapid.SampledFrom([]string{"Memory-Size", ""}).Draw(t, "bad capacity name")
+				}
+				value := rapid.SampledFrom([]string{"80Gi", "16Gi", "0", "500m", "1k"}).Draw(t, "capacity")
+				if bad(t, "capacity") {
+					value = rapid.SampledFrom([]string{"-1", "-1Gi", "-500m", "8Ei", "9Ei", "10E", "9223372036854775807"}).Draw(t, "bad capacity")
+				}
+				if g.Capacity == nil {
+					g.Capacity = map[string]resource.Quantity{}
+				}
+				g.Capacity[name] = resource.MustParse(value)
+			}
+			g.Taints = DeviceTaints().Draw(t, "taints")
+			switch {
+			case bad(t, "taints") && len(g.Taints) > 0:
+				taint := &g.Taints[rapid.IntRange(0, len(g.Taints)-1).Draw(t, "bad taint")]
+				switch rapid.IntRange(0, 2).Draw(t, "bad part") {
+				case 0:
+					taint.Key = rapid.SampledFrom([]string{"not a key", "", "Upper.IO/x", "a.io/" + strings.Repeat("k", 64)}).Draw(t, "bad key")
+				case 1:
+					taint.Value = rapid.SampledFrom([]string{"has spaces", strings.Repeat("v", 64), "-x"}).Draw(t, "bad value")
+				default:
+					taint.Effect = rapid.SampledFrom([]pingstatus.DeviceTaintEffect{"", "PreferNoSchedule", "noschedule", "Evict"}).Draw(t, "bad effect")
+				}
+			case rapid.IntRange(0, 19).Draw(t, "17 taints") == 0:
+				g.Taints = rapid.SliceOfN(DeviceTaint(), kuberules.MaxDeviceTaints+1, kuberules.MaxDeviceTaints+1).Draw(t, "17")
+			}
+		}
+		return groups
+	})
 }

@@ -25,6 +25,11 @@ const (
 	// MaxDeviceAttributeValueBytes is the longest string or version value
 	// of an attribute (DeviceAttributeMaxValueLength).
 	MaxDeviceAttributeValueBytes = 64
+	// MaxDeviceTaints is the most taints a device may have
+	// (DeviceTaintsMaxLength). A taint's key is a qualified name and its
+	// value a label value, as a node taint's ([TaintKeyProblem],
+	// [TaintValueProblem]).
+	MaxDeviceTaints = 16
 )
 
 // The problems, worded to read after "is not a valid attribute name: ".
