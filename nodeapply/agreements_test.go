@@ -115,11 +115,7 @@ func agreementPing(t *rapid.T, node *corev1.Node) Ping {
 
 // checkerFor returns the checker Apply builds for node and ping.
 func checkerFor(node *corev1.Node, ping Ping, opts Options) checker {
-	check := checker{in: node, ping: ping, opts: opts, patch: ping.Reply}
-	if check.patch == nil || !ping.Reached() {
-		check.patch = &noNews
-	}
-	return check
+	return newChecker(node, ping, opts)
 }
 
 // TestPropertyUnchangedMeansNoChange: whenever the checker says a ping

@@ -25,34 +25,42 @@ func Apply(node *corev1.Node, ping Ping, opts Options) Result {
 	}
 	// The check runs on a value that stays on the stack: the applier
 	// escapes (its closures outlive calls), so it is built only when needed.
-	check := checker{in: node, ping: ping, opts: opts, patch: ping.Reply}
-	if check.patch == nil || !ping.Reached() {
-		check.patch = &noNews
-	}
+	check := newChecker(node, ping, opts)
+	var r Result
 	if check.unchanged() {
-		if check.sameDevices {
-			return check.result(node, nil)
-		}
-		r := check.result(node, nil)
-		check.setDevices(&r)
-		return r
+		r = check.result(node, nil)
+	} else {
+		a := &applier{checker: check}
+		r = a.apply()
 	}
-	a := &applier{checker: check}
-	r := a.apply()
 	if !check.sameDevices {
 		check.setDevices(&r)
+	}
+	if len(check.deviceWarnings) > 0 {
+		r.Warnings = append(r.Warnings, check.deviceWarnings...)
+		slices.SortStableFunc(r.Warnings, func(x, y pingstatus.Warning) int { return strings.Compare(x.Path, y.Path) })
 	}
 	return r
 }
 
-// setDevices puts the pool the ping asks for into r, with its changes
-// and warnings, when it differs from the ping's.
-func (a *checker) setDevices(r *Result) {
-	devices, changes, warnings := a.publishDevices()
-	if len(warnings) > 0 {
-		r.Warnings = append(r.Warnings, warnings...)
-		slices.SortStableFunc(r.Warnings, func(x, y pingstatus.Warning) int { return strings.Compare(x.Path, y.Path) })
+// newChecker returns the checker of a ping on node: the reply, or no
+// news, and when the ping's devices are published, the reply as
+// [pingstatus.Options.CheckDevices] reads its devices, with its warnings.
+func newChecker(node *corev1.Node, ping Ping, opts Options) checker {
+	check := checker{in: node, ping: ping, opts: opts, patch: ping.Reply}
+	if check.patch == nil || !ping.Reached() {
+		check.patch = &noNews
 	}
+	if opts.PublishDevices && check.patch.ReplaceDevices {
+		check.patch, check.deviceWarnings = opts.Reply.CheckDevices(check.patch)
+	}
+	return check
+}
+
+// setDevices puts the pool the ping asks for into r, with its changes,
+// when it differs from the ping's.
+func (a *checker) setDevices(r *Result) {
+	devices, changes := a.publishDevices()
 	if len(changes) == 0 {
 		return
 	}
@@ -69,8 +77,10 @@ var noNews = pingstatus.NodePatch{}
 type checker struct {
 	in    *corev1.Node
 	ping  Ping
-	patch *pingstatus.NodePatch // the reply, or no news
+	patch *pingstatus.NodePatch // the reply, or no news; its devices checked when published
 	opts  Options
+	// deviceWarnings are what CheckDevices found in the reply's devices.
+	deviceWarnings []pingstatus.Warning
 	// at is the ping's time to the second, zero when conditions are left
 	// alone; wants are what the ping asks of Ready and the connectivity
 	// condition, and virtual whether it asks for the virtual node's

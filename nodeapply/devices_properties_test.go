@@ -50,17 +50,19 @@ func devicePatchGen() *rapid.Generator[*pingstatus.NodePatch] {
 }
 
 // holdSome marks some devices of pool held, as claims' allocations would,
-// and adds a held device that left the pool: a claim still names it.
+// some of those for pods the backend runs, and adds a held device that
+// left the pool: a claim still names it.
 func holdSome(t *rapid.T, pool []nodeapply.Device) []nodeapply.Device {
 	out := make([]nodeapply.Device, len(pool))
 	for i, d := range pool {
 		d.Held = rapid.IntRange(0, 3).Draw(t, "held "+d.Name) == 0
+		d.Running = d.Held && rapid.Bool().Draw(t, "running "+d.Name)
 		out[i] = d
 	}
 	if rapid.IntRange(0, 5).Draw(t, "held outside") == 0 {
 		name := kuberules.DeviceName(rapid.SampledFrom(deviceGroupNames).Draw(t, "group"), rapid.IntRange(0, 20).Draw(t, "index"))
 		if !slices.ContainsFunc(out, func(d nodeapply.Device) bool { return d.Name == name }) {
-			out = append(out, nodeapply.Device{Name: name, Held: true})
+			out = append(out, nodeapply.Device{Name: name, Held: true, Running: rapid.Bool().Draw(t, "running outside")})
 			slices.SortFunc(out, func(a, b nodeapply.Device) int { return compareDevices(a.Name, b.Name) })
 		}
 	}
@@ -92,8 +94,10 @@ func group(pool []nodeapply.Device, name string) []nodeapply.Device {
 
 // TestPropertyDevices: over any run of replies and claims, the pool
 // Apply publishes keeps every held device while its group is listed,
-// has exactly the reply's count of free devices (with a total, the count
-// less the held ones, never below zero), those with the lowest indices;
+// has exactly the reply's count of free devices less the held ones that
+// the count includes (read as available, those whose pod the backend does
+// not run yet; as a total, all), never below zero, those with the lowest
+// indices;
 // keeps a kept group's devices as they are; is sorted by group and index
 // with unique, valid names, each device described by its group; and the
 // same ping again on the pool it gave changes nothing and allocates
@@ -173,19 +177,22 @@ func compareNames(a, b string) int {
 
 // checkGroup checks the devices of one listed group after a ping.
 func checkGroup(t *rapid.T, g pingstatus.DeviceGroup, basis pingstatus.Basis, before, after []nodeapply.Device) {
-	held := 0
+	held, running := 0, 0
 	for _, d := range before {
 		if !d.Held {
 			continue
 		}
 		held++
+		if d.Running {
+			running++
+		}
 		if !slices.ContainsFunc(after, func(a nodeapply.Device) bool { return a.Name == d.Name && a.Held }) {
 			t.Fatalf("held device %s dropped while group %s is listed", d.Name, g.Name)
 		}
 	}
-	want := g.Count
+	want := max(held, running+g.Count) - held // the free devices of max(held, running + count) published
 	if basis == pingstatus.BasisTotal {
-		want = max(g.Count-held, 0)
+		want = max(held, g.Count) - held
 	}
 	var free []int
 	for _, d := range after {
@@ -199,7 +206,7 @@ func checkGroup(t *rapid.T, g pingstatus.DeviceGroup, basis pingstatus.Basis, be
 		}
 	}
 	if len(free) != want {
-		t.Fatalf("group %s: %d free devices published, want %d (count %d, %d held, basis %q)", g.Name, len(free), want, g.Count, held, basis)
+		t.Fatalf("group %s: %d free devices published, want %d (count %d, %d held, %d of them running, basis %q)", g.Name, len(free), want, g.Count, held, running, basis)
 	}
 	// The free ones are the lowest indices no claim holds.
 	next := 0
@@ -217,7 +224,10 @@ func names(pool []nodeapply.Device) []string {
 	out := make([]string, len(pool))
 	for i, d := range pool {
 		out[i] = d.Name
-		if d.Held {
+		switch {
+		case d.Held && d.Running:
+			out[i] += "(held, running)"
+		case d.Held:
 			out[i] += "(held)"
 		}
 	}

@@ -29,10 +29,11 @@
 //     and its taints come in the same order as before, no allocation.
 //  2. Each quantity of the reply is written to both status.capacity and
 //     status.allocatable. With [Ping.Held] (what the provider's own pods
-//     hold on the backend), the reply's quantity is read as what the
-//     backend has available now, and written as available + held: the
-//     scheduler subtracts the requests of the pods bound to the node
-//     itself, so they must not be missing from the figure twice. A held
+//     hold on the backend: those it runs, by [RunsOnBackend]), the
+//     reply's quantity is read as what the backend has available now,
+//     and written as available + held: the scheduler subtracts the
+//     requests of the pods bound to the node itself, so they must not be
+//     missing from the figure twice. A held
 //     amount that is negative, fractional for a whole-number resource, or
 //     that would make the sum too large is refused with a warning, and the
 //     reply's figure is written alone, never more. Held for a resource the
@@ -182,41 +183,60 @@
 //  20. With [Options.PublishDevices], the node's devices are a pool the
 //     provider publishes beside the node (as Dynamic Resource Allocation
 //     devices, with the nested module nodeapply/dra), not a field of it;
-//     without it, the reply's devices are passed over. [Ping.Devices] is the
-//     pool as published, with the devices that claims hold marked
-//     ([Device.Held]); [Result.Devices] is the pool after the ping. When
-//     the patch carries devices ([pingstatus.NodePatch.ReplaceDevices]),
-//     a group of the patch is published as devices named after it,
-//     group-0, group-1, and so on: every device of the group that a
-//     claim holds, whatever the count (a held device is never dropped
-//     while its group is listed); and of those no claim holds, the
-//     group's count, or with a total basis ([pingstatus.BasisTotal]) the
-//     count less the held ones (never below zero), those with the lowest
-//     indices. A device keeps its name from one reply to the next, so
-//     an allocation keeps pointing at the same device; when the count
-//     falls, the free devices with the highest indices go. Every device
-//     of a group is as the group describes it (its attributes and
-//     capacity). A group in [pingstatus.NodePatch.KeptDeviceGroups] (its
-//     entry was refused) keeps its devices as they are; the devices of
-//     groups no longer listed are removed, held or not (the scheduler
-//     allocates a device again only once its claim's allocation is
-//     gone). An empty list removes every device. A patch without
-//     devices, and a failed ping, leave the pool as it is.
+//     without it, the reply's devices are passed over. [Ping.Devices] is
+//     the pool as published, with the devices that claims hold marked
+//     ([Device.Held]) and, of those, the ones held for a pod the backend
+//     runs ([Device.Running], by [RunsOnBackend], as [Ping.Held] counts
+//     pods); [Result.Devices] is the pool after the ping. When the patch
+//     carries devices ([pingstatus.NodePatch.ReplaceDevices]), a group of
+//     the patch is published as devices named after it, group-0,
+//     group-1, and so on.
+//     What the backend's figure already holds is read as for resources
+//     (rule 2): a count read as available (the default) still includes
+//     the devices held for pods the backend does not run yet, and one
+//     read as a total ([pingstatus.BasisTotal]) includes every held
+//     device; those come out of the count. Every device of the group
+//     that a claim holds is published, whatever the count (a held device
+//     is never dropped while its group is listed), and so are as many of
+//     those no claim holds as the count has left (never below zero), the
+//     ones with the lowest indices. Of a group of count n with h devices
+//     held, r of them for pods the backend runs, that is max(h, r+n)
+//     devices read as available, and max(h, n) read as a total: a device
+//     counts once, held or free, never both, so the scheduler is never
+//     offered it twice. A device keeps its name from one reply to the
+//     next, so an allocation keeps pointing at the same device; when the
+//     count falls, the free devices with the highest indices go.
+//     Every device of a group, held or not, is as the group describes
+//     it: its attributes, its capacity, and its taints in order (what is
+//     wrong with the device; NoSchedule keeps it from new claims,
+//     NoExecute evicts the pods using it). A group in
+//     [pingstatus.NodePatch.KeptDeviceGroups] (its entry was refused)
+//     keeps its devices as they are; the devices of groups no longer
+//     listed are removed, held or not (the scheduler allocates a device
+//     again only once its claim's allocation is gone). An empty list
+//     removes every device. A patch without devices, and a failed ping,
+//     leave the pool as it is.
 //  21. [Result.Devices] is sorted by group, then index
 //     ([CompareDevices]). When the pool does not change (the same
-//     devices, each described the same; whether a claim holds one is
-//     not published and does not count), it is [Ping.Devices] itself;
-//     given in that order, as the last Result left it, it costs no copy
-//     and no allocation. Otherwise it is a new list whose devices share
-//     their attributes and capacity with the patch's groups, read-only.
-//     Each device added, removed or described anew is a change in
-//     [Result.DeviceChanges] ([pingstatus.SubjectDevice], path
-//     devices[name], sorted by path), apart from the node's changes, so
-//     that a provider that publishes no devices writes nothing for them;
-//     [Result.NeedsDevices] says that there are some: the provider
-//     publishes the pool.
-//     A group of a hand-built patch that Parse would refuse is refused
-//     with a warning, its devices left as they are.
+//     devices, each described the same; whether a claim holds one, or
+//     its pod runs, is not published and does not count), it is
+//     [Ping.Devices] itself; given in that order, as the last Result left
+//     it, it costs no copy and no allocation. Otherwise it is a new list
+//     whose devices share their attributes, capacity and taints with the
+//     patch's groups, read-only. Each device added, removed or described
+//     anew (an attribute, a capacity's value, or a taint's key, value,
+//     effect or place changed) is a change in [Result.DeviceChanges]
+//     ([pingstatus.SubjectDevice], path devices[name], sorted by path),
+//     apart from the node's changes, so that a provider that publishes
+//     no devices writes nothing for them; [Result.NeedsDevices] says that
+//     there are some: the provider publishes the pool. The devices of a
+//     patch are read as [pingstatus.Parse] gives them, through
+//     [pingstatus.Options.CheckDevices] with the options' Reply, the one
+//     implementation of their rules: of a group named twice the last,
+//     the groups in name order, and over the limits no devices (the pool
+//     left as it is), with a warning. A group of a hand-built patch that
+//     Parse would refuse is refused with a warning, its devices left as
+//     they are.
 //
 // One consequence of rule 4: an administrator who removes the plugin's
 // taint and sets one with the same key and effect before the next ping

@@ -10,19 +10,22 @@ import (
 )
 
 // A plugin's GPUs as devices: the pool the provider publishes for its
-// node, ping after ping, while claims take devices. Each device keeps its
-// name; a held device stays published; the reply's count is of the free
-// ones.
+// node, ping after ping, while a claim takes a device and its pod starts.
+// Each device keeps its name; a held device stays published; the reply's
+// count is of the free ones, and a device held for a pod the backend has
+// not started yet is still among them, so it is not published twice.
 func ExampleApply_devices() {
-	replies := []string{
-		`{"devices":[{"name":"a100","count":3,"attributes":{"productName":{"string":"NVIDIA A100-SXM4-80GB"}},"capacity":{"memory":{"value":"80Gi"}}}]}`,
-		`{"devices":[{"name":"a100","count":2,"attributes":{"productName":{"string":"NVIDIA A100-SXM4-80GB"}},"capacity":{"memory":{"value":"80Gi"}}}]}`,
-		`{"devices":[]}`,
+	a100 := func(free int) string {
+		return fmt.Sprintf(`{"devices":[{"name":"a100","count":%d,"attributes":{"productName":{"string":"NVIDIA A100-SXM4-80GB"}},"capacity":{"memory":{"value":"80Gi"}}}]}`, free)
 	}
+	replies := []string{a100(3), a100(3), a100(2), `{"devices":[]}`}
 	var pool []nodeapply.Device // as published; a provider reads it back with nodeapply/dra's Pool
 	for i, body := range replies {
-		if i == 1 {
-			pool[0].Held = true // a claim's allocation names a100-0, and the backend runs its pod
+		switch i {
+		case 1:
+			pool[0].Held = true // a claim's allocation names a100-0; the backend has not started its pod
+		case 2:
+			pool[0].Running = true // the backend runs the pod: its free count falls to 2
 		}
 		patch, _ := pingstatus.Parse([]byte(body), pingstatus.Options{})
 		res := nodeapply.Apply(nil, nodeapply.Ping{Reply: &patch, Devices: pool}, nodeapply.Options{PublishDevices: true})
@@ -36,5 +39,6 @@ func ExampleApply_devices() {
 	// Output:
 	// ping 1: publish true: [a100-0 a100-1 a100-2]
 	// ping 2: publish false: [a100-0 a100-1 a100-2]
-	// ping 3: publish true: []
+	// ping 3: publish false: [a100-0 a100-1 a100-2]
+	// ping 4: publish true: []
 }

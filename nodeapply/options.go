@@ -32,7 +32,9 @@ type Options struct {
 	// opts.Reply.ReadLimit() bytes of it. Their ProtectedKeys are the
 	// provider's own taint keys, besides [DefaultProtectedKey]: no plugin
 	// may set them, and Apply never adds, changes or removes a taint with
-	// one of them.
+	// one of them. With PublishDevices, Apply reads the patch's devices
+	// through Reply.CheckDevices, by the limits that Parse reads a reply's
+	// with (rule 21).
 	Reply pingstatus.Options
 	// OwnershipAnnotation is the key of the annotation in which Apply
 	// records the taints the plugin set; empty means

@@ -32,7 +32,8 @@ type Ping struct {
 	Body []byte
 	// Held is what the provider's own pods hold on the backend: the sum of
 	// the requests of the pods bound to this node that the backend was
-	// already running when it made the reply (cpu, memory, extended
+	// already running when it made the reply, those for which
+	// [RunsOnBackend](pod, At) reports true (cpu, memory, extended
 	// resources, and their number as "pods"). With it, the reply's figures
 	// are read as what the backend has available now, and Apply writes
 	// available + held: the scheduler subtracts the requests of the pods
@@ -44,13 +45,15 @@ type Ping struct {
 	// are, and so does a reply that says its figures are the total
 	// ([pingstatus.BasisTotal]).
 	Held corev1.ResourceList
-	// Devices are the node's pool as the provider publishes it now, and
-	// which of them claims hold ([Device.Held]): a device that a claim's
-	// allocation names is in it, held, even if it is not published now.
-	// The pool as the last [Result.Devices] gave it, with Held brought up
-	// to date, is in the order Apply keeps (by group, then index), which
-	// lets a steady ping allocate nothing. A reply with devices turns it
-	// into [Result.Devices] (rule 20); nothing else reads it.
+	// Devices are the node's pool as the provider publishes it now, which
+	// of them claims hold ([Device.Held]), and of those, which are held
+	// for a pod the backend runs ([Device.Running], by [RunsOnBackend] as
+	// Held counts pods): a device that a claim's allocation names is in
+	// it, held, even if it is not published now. The pool as the last
+	// [Result.Devices] gave it, with Held and Running brought up to date,
+	// is in the order Apply keeps (by group, then index), which lets a
+	// steady ping allocate nothing. A reply with devices turns it into
+	// [Result.Devices] (rule 20); nothing else reads it.
 	Devices []Device
 }
 

@@ -7,16 +7,23 @@
 //
 // A provider's ping with devices:
 //
-//  1. [Pool] reads the node's pool as published (its ResourceSlices) and
-//     which devices the claims' allocations name: that is
+//  1. [Pool] reads the node's pool as published (its ResourceSlices),
+//     which devices the claims' allocations name, and which of those are
+//     for a pod the backend runs (of the pods bound to the node, at the
+//     ping's time, by [nodeapply.RunsOnBackend], the pods and time that
+//     [nodeapply.Ping.Held] is summed from): that is
 //     [nodeapply.Ping.Devices].
 //  2. [nodeapply.Apply] gives the pool to publish, [nodeapply.Result.Devices],
-//     and whether it changed ([nodeapply.Result.NeedsDevices]).
+//     and whether it changed ([nodeapply.Result.NeedsDevices]). A device
+//     held for a pod the backend has not started is still in the
+//     plugin's free count, and is published once.
 //  3. When it changed, [Devices] turns it into resource.k8s.io/v1 devices,
-//     for the ResourceSlices of one pool of the provider's driver on the
-//     node (k8s.io/dynamic-resource-allocation's resourceslice controller
+//     with their attributes, capacity and taints, for the ResourceSlices
+//     of one pool of the provider's driver on the node
+//     (k8s.io/dynamic-resource-allocation's resourceslice controller
 //     writes them, splits them at 128 devices a slice and bumps the pool's
-//     generation).
+//     generation). The API server stamps each taint's TimeAdded; Pool
+//     reads a taint back without it, so a steady pool compares equal.
 //
 // When a pod bound to the node starts, [PodDevices] says which devices of
 // the pool its claims were given, with what they are, and refuses a pod

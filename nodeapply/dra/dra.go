@@ -7,14 +7,18 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/pingnode/pingnode/nodeapply"
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
-// Devices returns pool as resource.k8s.io/v1 devices, in its order. Each
-// device has maps of its own: nothing of the result shares memory with
-// pool.
+// Devices returns pool as resource.k8s.io/v1 devices, in its order, with
+// their attributes, capacity and taints. A taint has no TimeAdded: the
+// API server sets it when the slice is written, and the resourceslice
+// controller keeps the stored one while the taint stays the same. Each
+// device has maps and taints of its own: nothing of the result shares
+// memory with pool.
 func Devices(pool []nodeapply.Device) []resourcev1.Device {
 	out := make([]resourcev1.Device, len(pool))
 	for i := range pool {
@@ -35,6 +39,12 @@ func Devices(pool []nodeapply.Device) []resourcev1.Device {
 				out[i].Capacity[resourcev1.QualifiedName(name)] = resourcev1.DeviceCapacity{Value: q.DeepCopy()}
 			}
 		}
+		if len(d.Taints) > 0 {
+			out[i].Taints = make([]resourcev1.DeviceTaint, len(d.Taints))
+			for k, t := range d.Taints {
+				out[i].Taints[k] = resourcev1.DeviceTaint{Key: t.Key, Value: t.Value, Effect: resourcev1.DeviceTaintEffect(t.Effect)}
+			}
+		}
 	}
 	return out
 }
@@ -49,18 +59,23 @@ func clone[T any](p *T) *T {
 
 // Pool returns the node's pool as published, for [nodeapply.Ping.Devices]:
 // the devices of the pool named pool of driver in published, from the slices
-// of the pool's highest generation (as the scheduler reads a pool), each
-// marked held when an allocation of one of claims names it. A device that
-// an allocation names but the slices no longer list is in the pool too,
-// held, with nothing said of it: the claim still holds it. The result is
-// sorted as Apply keeps a pool ([nodeapply.CompareDevices]). Slices of
-// other drivers, pools and generations, and results of other drivers and
-// pools, are passed over; nil entries too.
+// of the pool's highest generation (as the scheduler reads a pool), with
+// their attributes, capacity and taints (the time a taint was added, which
+// the API server sets, left out), each marked held when an allocation of
+// one of claims names it. A device that an allocation names but the slices
+// no longer list is in the pool too, held, with nothing said of it: the
+// claim still holds it. The result is sorted as Apply keeps a pool
+// ([nodeapply.CompareDevices]). Slices of other drivers, pools and
+// generations, and results of other drivers and pools, are passed over;
+// nil entries too.
 //
 // pods are the pods bound to the node and at is the time of the ping: a
-// held device is [nodeapply.Device.Running] when a pod its claim is
-// reserved for is among pods and runs on the backend
-// ([nodeapply.RunsOnBackend](pod, at)).
+// held device is [nodeapply.Device.Running] when its claim's
+// status.reservedFor names, by UID, a pod (resource "pods") of pods that
+// runs on the backend ([nodeapply.RunsOnBackend](pod, at)). Until then the
+// plugin's free count still includes the device, and Apply takes it out
+// of a count read as available (nodeapply's rule 20). A provider passes
+// the same pods and time as those it sums [nodeapply.Ping.Held] from.
 func Pool(published []*resourcev1.ResourceSlice, claims []*resourcev1.ResourceClaim, pods []*corev1.Pod, at time.Time, driver, pool string) []nodeapply.Device {
 	generation := int64(-1)
 	for _, s := range published {
@@ -82,20 +97,31 @@ func Pool(published []*resourcev1.ResourceSlice, claims []*resourcev1.ResourceCl
 			out = append(out, device(&d))
 		}
 	}
+	runs := map[types.UID]bool{}
+	for _, p := range pods {
+		if nodeapply.RunsOnBackend(p, at) {
+			runs[p.UID] = true
+		}
+	}
 	for _, c := range claims {
 		if c == nil || c.Status.Allocation == nil {
 			continue
 		}
+		running := slices.ContainsFunc(c.Status.ReservedFor, func(r resourcev1.ResourceClaimConsumerReference) bool {
+			return r.APIGroup == "" && r.Resource == "pods" && runs[r.UID]
+		})
 		for _, r := range c.Status.Allocation.Devices.Results {
 			if r.Driver != driver || r.Pool != pool {
 				continue
 			}
-			if i, ok := index[r.Device]; ok {
-				out[i].Held = true
-				continue
+			i, ok := index[r.Device]
+			if !ok {
+				i = len(out)
+				index[r.Device] = i
+				out = append(out, nodeapply.Device{Name: r.Device})
 			}
-			index[r.Device] = len(out)
-			out = append(out, nodeapply.Device{Name: r.Device, Held: true})
+			out[i].Held = true
+			out[i].Running = out[i].Running || running
 		}
 	}
 	slices.SortFunc(out, nodeapply.CompareDevices)
@@ -122,6 +148,12 @@ func device(d *resourcev1.Device) nodeapply.Device {
 		out.Capacity = make(map[string]resource.Quantity, len(d.Capacity))
 		for name, c := range d.Capacity {
 			out.Capacity[string(name)] = c.Value.DeepCopy()
+		}
+	}
+	if len(d.Taints) > 0 {
+		out.Taints = make([]pingstatus.DeviceTaint, len(d.Taints))
+		for k, t := range d.Taints {
+			out.Taints[k] = pingstatus.DeviceTaint{Key: t.Key, Value: t.Value, Effect: pingstatus.DeviceTaintEffect(t.Effect)}
 		}
 	}
 	return out

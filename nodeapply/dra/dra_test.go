@@ -1,10 +1,9 @@
 package dra_test
 
 import (
-	"time"
-
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
@@ -69,39 +68,45 @@ func allocated(name string, pod types.UID, devices ...string) *resourcev1.Resour
 }
 
 // TestPublishedAndReadBack: what Apply publishes, turned into a slice and
-// read back with the claims, is the pool Apply left, held devices marked;
-// the same reply on it then changes nothing and allocates nothing in
-// Apply, so a provider that reads its pool from its slices at every ping
-// writes nothing on a steady backend.
+// read back with the claims and the node's pods, is the pool Apply left,
+// held devices marked, and running those of a pod the backend runs; the
+// same reply on it then changes nothing and allocates nothing in Apply,
+// so a provider that reads its pool from its slices at every ping writes
+// nothing on a steady backend.
 func TestPublishedAndReadBack(t *testing.T) {
 	first := nodeapply.Apply(nil, nodeapply.Ping{Reply: gpus(8, 16)}, nodeapply.Options{PublishDevices: true})
 	if len(first.Devices) != 24 || !first.NeedsDevices() {
 		t.Fatalf("first reply: %d devices, changed %v", len(first.Devices), first.NeedsDevices())
 	}
+	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	pods := []*corev1.Pod{pod("u1", corev1.PodRunning, at.Add(-time.Minute))}
 	claims := []*resourcev1.ResourceClaim{allocated("c1", "u1", "a100-0", "a100-1"), allocated("c2", "", "t4-20"), nil}
 	// An older generation of the pool, with a device since gone: passed over.
 	old := slice(1, []resourcev1.Device{{Name: "a100-99"}})
 	published := []*resourcev1.ResourceSlice{old, slice(2, dra.Devices(first.Devices)), nil}
-	read := dra.Pool(published, claims, nil, time.Time{}, driver, poolName)
+	read := dra.Pool(published, claims, pods, at, driver, poolName)
 
 	want := append([]nodeapply.Device(nil), first.Devices...)
 	want[0].Held, want[1].Held = true, true
-	want = append(want, nodeapply.Device{Name: "t4-20", Held: true}) // allocated, no longer published
+	want[0].Running, want[1].Running = true, true                    // u1 runs on the backend
+	want = append(want, nodeapply.Device{Name: "t4-20", Held: true}) // allocated, no longer published, its claim for no pod yet
 	if diff := cmp.Diff(want, read, cmp.Comparer(func(a, b resource.Quantity) bool { return a.Cmp(b) == 0 })); diff != "" {
 		t.Errorf("pool read back (-want +got):\n%s", diff)
 	}
 
 	again := nodeapply.Apply(nil, nodeapply.Ping{Reply: gpus(8, 16), Devices: read}, nodeapply.Options{PublishDevices: true})
-	// The reply's 8 A100s are free now, besides the 2 held: a100-8 and
-	// a100-9 join. t4-20 is held: it stays published, described again.
+	// The reply's 8 A100s are free now, besides the 2 held for u1, which
+	// the backend runs: a100-8 and a100-9 join. t4-20 is held, for a pod
+	// the backend does not run yet: the reply's 16 free T4s include it,
+	// so it stays published, described again, and t4-15 goes.
 	var paths []string
 	for _, c := range again.DeviceChanges {
 		paths = append(paths, c.Op.String()+" "+c.Path)
 	}
-	if diff := cmp.Diff([]string{"added devices[a100-8]", "added devices[a100-9]", "modified devices[t4-20]"}, paths); diff != "" || !again.NeedsDevices() {
+	if diff := cmp.Diff([]string{"added devices[a100-8]", "added devices[a100-9]", "removed devices[t4-15]", "modified devices[t4-20]"}, paths); diff != "" || !again.NeedsDevices() {
 		t.Fatalf("changes (-want +got):\n%s", diff)
 	}
-	steady := dra.Pool([]*resourcev1.ResourceSlice{slice(3, dra.Devices(again.Devices))}, claims, nil, time.Time{}, driver, poolName)
+	steady := dra.Pool([]*resourcev1.ResourceSlice{slice(3, dra.Devices(again.Devices))}, claims, pods, at, driver, poolName)
 	var res nodeapply.Result
 	reply, node := gpus(8, 16), &corev1.Node{}
 	allocs := testing.AllocsPerRun(20, func() {

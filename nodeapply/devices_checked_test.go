@@ -1,0 +1,246 @@
+package nodeapply_test
+
+// The tests of this file hold Apply to the rules Parse judges a reply's
+// devices with, for a patch built by hand: Apply reads such a patch's
+// devices through pingstatus.Options.CheckDevices, the one
+// implementation of those rules.
+
+import (
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"pgregory.net/rapid"
+
+	"github.com/pingnode/pingnode/internal/kuberules"
+	"github.com/pingnode/pingnode/nodeapply"
+	"github.com/pingnode/pingnode/pingstatus"
+)
+
+// refusedGroups returns the names of the groups that device warnings say
+// were refused (path patch.devices[name]..., a name that is no group's
+// quoted), sorted, each once.
+func refusedGroups(warnings []pingstatus.Warning) []string {
+	var names []string
+	for _, w := range warnings {
+		rest, ok := strings.CutPrefix(w.Path, "patch.devices[")
+		if !ok || w.Subject != pingstatus.SubjectDevice || w.Action != pingstatus.Refused {
+			continue
+		}
+		if quoted, err := strconv.QuotedPrefix(rest); err == nil {
+			name, _ := strconv.Unquote(quoted)
+			names = append(names, name)
+		} else if name, _, ok := strings.Cut(rest, "]"); ok {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
+// TestHandBuiltDevicePatch pins down that a patch built by hand, not by
+// Parse, is read as Parse would give it: groups in any order, of a name
+// given twice the last, and a group Parse would refuse refused with a
+// warning, its devices left as they are.
+func TestHandBuiltDevicePatch(t *testing.T) {
+	s := func(v string) *string { return &v }
+	pool := nodeapply.Apply(nil, nodeapply.Ping{Reply: &pingstatus.NodePatch{ReplaceDevices: true, Devices: []pingstatus.DeviceGroup{
+		{Name: "bad", Count: 1}, {Name: "t4", Count: 1},
+	}}}, nodeapply.Options{PublishDevices: true}).Devices
+	patch := &pingstatus.NodePatch{ReplaceDevices: true, Devices: []pingstatus.DeviceGroup{
+		{Name: "t4", Count: 5},
+		{Name: "bad", Count: 3, Attributes: map[string]pingstatus.DeviceAttribute{"cudaComputeCapability": {VersionValue: s("8.0")}}},
+		{Name: "a100", Count: 1},
+		{Name: "t4", Count: 2},
+		{Name: "Upper", Count: 1},
+	}}
+	res := nodeapply.Apply(nil, nodeapply.Ping{Reply: patch, Devices: pool}, nodeapply.Options{PublishDevices: true})
+	if got, want := poolText(res.Devices), "a100-0 bad-0 t4-0 t4-1"; got != want {
+		t.Errorf("pool %s, want %s", got, want)
+	}
+	if diff := cmp.Diff([]string{"Upper", "bad"}, refusedGroups(res.Warnings)); diff != "" {
+		t.Errorf("refused groups (-want +got):\n%s\nwarnings %v", diff, res.Warnings)
+	}
+	if again := nodeapply.Apply(nil, nodeapply.Ping{Reply: patch, Devices: res.Devices}, nodeapply.Options{PublishDevices: true}); again.NeedsDevices() {
+		t.Errorf("the same patch again changed the pool: %v", again.DeviceChanges)
+	}
+}
+
+// TestHandBuiltDeviceGroupOverLimits pins down that a hand-built group
+// that Parse would refuse for a limit, a count above the most devices a
+// reply may give or a capacity of 8Ei or more, is refused with a warning
+// and its published devices kept.
+func TestHandBuiltDeviceGroupOverLimits(t *testing.T) {
+	published := nodeapply.Apply(nil, nodeapply.Ping{Reply: gpuGroup(2, "")}, nodeapply.Options{PublishDevices: true}).Devices
+	for _, tc := range []struct {
+		name   string
+		change func(*pingstatus.DeviceGroup)
+	}{
+		{"count 5000", func(g *pingstatus.DeviceGroup) { g.Count = 5000 }},
+		{"capacity 9Ei", func(g *pingstatus.DeviceGroup) {
+			g.Capacity = map[string]resource.Quantity{"memory": resource.MustParse("9Ei")}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			patch := gpuGroup(3, "")
+			tc.change(&patch.Devices[0])
+			res := nodeapply.Apply(nil, nodeapply.Ping{Reply: patch, Devices: published}, nodeapply.Options{PublishDevices: true})
+			if diff := cmp.Diff([]string{"gpu"}, refusedGroups(res.Warnings)); diff != "" {
+				t.Errorf("refused groups (-want +got):\n%s\nwarnings %v", diff, res.Warnings)
+			}
+			if res.NeedsDevices() || !nodeapply.EqualDevices(published, res.Devices) {
+				t.Errorf("the published devices changed: %v", res.DeviceChanges)
+			}
+		})
+	}
+}
+
+// handBuiltNames are the group names a hand-built patch draws from: valid
+// ones, of which one is another's with an index after it, and names no
+// group may have.
+var handBuiltNames = []string{"a", "a-1", "b", "gpu", "Upper", "a_b", "-x"}
+
+// handBuiltGroupGen draws a group as a program might build it: mostly
+// valid, sometimes with a mistake Parse refuses in a reply (a count out
+// of range, an attribute with no value or two, a bad version, string or
+// name, too many attributes, a capacity negative or too large, a bad
+// taint).
+func handBuiltGroupGen() *rapid.Generator[pingstatus.DeviceGroup] {
+	return rapid.Custom(func(t *rapid.T) pingstatus.DeviceGroup {
+		s := func(v string) *string { return &v }
+		g := pingstatus.DeviceGroup{
+			Name:  rapid.SampledFrom(handBuiltNames).Draw(t, "name"),
+			Count: rapid.OneOf(rapid.IntRange(0, 4), rapid.SampledFrom([]int{-1, pingstatus.DefaultMaxDevices, pingstatus.DefaultMaxDevices + 1, 5000})).Draw(t, "count"),
+		}
+		if rapid.Bool().Draw(t, "attributes") {
+			g.Attributes = map[string]pingstatus.DeviceAttribute{"productName": {StringValue: s("NVIDIA A100")}}
+			switch rapid.IntRange(0, 12).Draw(t, "attribute mistake") {
+			case 0:
+				g.Attributes["cudaComputeCapability"] = pingstatus.DeviceAttribute{VersionValue: s("8.0")}
+			case 1:
+				g.Attributes["type"] = pingstatus.DeviceAttribute{}
+			case 2:
+				g.Attributes["type"] = pingstatus.DeviceAttribute{StringValue: s("gpu"), BoolValue: new(bool)}
+			case 3:
+				g.Attributes["product-name"] = pingstatus.DeviceAttribute{StringValue: s("x")}
+			case 4:
+				g.Attributes["GPU.io/x"] = pingstatus.DeviceAttribute{StringValue: s("x")}
+			case 5:
+				g.Attributes["long"] = pingstatus.DeviceAttribute{StringValue: s(strings.Repeat("s", kuberules.MaxDeviceAttributeValueBytes+1))}
+			case 6:
+				for i := range kuberules.MaxDeviceAttributesAndCapacities {
+					n := int64(i)
+					g.Attributes["a"+strconv.Itoa(i)] = pingstatus.DeviceAttribute{IntValue: &n}
+				}
+			}
+		}
+		if rapid.Bool().Draw(t, "capacity") {
+			memory := rapid.OneOf(rapid.Just("80Gi"), rapid.SampledFrom([]string{"-1Gi", "7Ei", "8Ei", "9Ei"})).Draw(t, "memory")
+			g.Capacity = map[string]resource.Quantity{"memory": resource.MustParse(memory)}
+		}
+		if rapid.Bool().Draw(t, "taints") {
+			g.Taints = []pingstatus.DeviceTaint{{Key: "gpu.nvidia.com/xid", Value: "79", Effect: pingstatus.DeviceTaintNoSchedule}}
+			switch rapid.IntRange(0, 8).Draw(t, "taint mistake") {
+			case 0:
+				g.Taints = append(g.Taints, pingstatus.DeviceTaint{Key: "gpu.nvidia.com/xid", Effect: "PreferNoSchedule"})
+			case 1:
+				g.Taints = append(g.Taints, pingstatus.DeviceTaint{Key: "not a key", Effect: pingstatus.DeviceTaintNone})
+			case 2:
+				g.Taints = append(g.Taints, pingstatus.DeviceTaint{Key: "gpu.nvidia.com/lost", Value: "not a value!", Effect: pingstatus.DeviceTaintNoSchedule})
+			}
+		}
+		return g
+	})
+}
+
+// replyJSON is the body of a reply that lists groups as they are, in
+// their order, for Parse.
+func replyJSON(t *rapid.T, groups []pingstatus.DeviceGroup) []byte {
+	wire := make([]pingstatus.DeviceResponse, len(groups))
+	for i, g := range groups {
+		wire[i] = pingstatus.DeviceResponse{Name: g.Name, Count: g.Count, Attributes: g.Attributes}
+		if g.Capacity != nil {
+			wire[i].Capacity = map[string]pingstatus.DeviceCapacity{}
+			for name, q := range g.Capacity {
+				wire[i].Capacity[name] = pingstatus.DeviceCapacity{Value: q.String()}
+			}
+		}
+		for _, taint := range g.Taints {
+			wire[i].Taints = append(wire[i].Taints, pingstatus.TaintResponse{Key: taint.Key, Value: taint.Value, Effect: string(taint.Effect)})
+		}
+	}
+	body, err := json.Marshal(pingstatus.PingResponse{Devices: pingstatus.DeviceList(wire...)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return body
+}
+
+// TestPropertyHandBuiltDevicesRefusedAsParse: for any patch built by hand
+// (groups in any order, names repeated, mistakes, counts over the limit
+// together), the groups Apply refuses (a device warning that refuses it,
+// or its published devices kept as they are) are the groups Parse
+// refuses for the same groups written as a reply; when Parse passes the
+// whole list over, Apply leaves the pool as it is; and Apply publishes
+// the same pool for the typed patch as for the parsed reply.
+func TestPropertyHandBuiltDevicesRefusedAsParse(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		groups := rapid.SliceOfN(handBuiltGroupGen(), 0, 6).Draw(t, "groups")
+		// Each valid group has two devices published, described as no
+		// group of the patch describes them, gpu-0 sometimes held.
+		old := map[string]pingstatus.DeviceAttribute{"sentinel": {StringValue: new(string)}}
+		var pool []nodeapply.Device
+		for _, name := range []string{"a", "a-1", "b", "gpu"} {
+			pool = append(pool,
+				nodeapply.Device{Name: name + "-0", Held: rapid.Bool().Draw(t, "held "+name), Attributes: old},
+				nodeapply.Device{Name: name + "-1", Attributes: old})
+		}
+		slices.SortFunc(pool, nodeapply.CompareDevices)
+		opts := nodeapply.Options{PublishDevices: true}
+
+		typed := nodeapply.Apply(nil, nodeapply.Ping{Reply: &pingstatus.NodePatch{Kind: pingstatus.Structured, ReplaceDevices: true, Devices: groups}, Devices: pool}, opts)
+		parsed, warnings := pingstatus.Parse(replyJSON(t, groups), pingstatus.Options{})
+		applyRefused := refusedGroups(typed.Warnings)
+		if !parsed.ReplaceDevices { // over the limits: the list is passed over, and so is the pool
+			if typed.NeedsDevices() {
+				t.Fatalf("Parse passes the list over, Apply changes the pool: %v", typed.DeviceChanges)
+			}
+		} else {
+			for _, d := range typed.Devices {
+				if _, ok := d.Attributes["sentinel"]; ok {
+					group, _, _ := kuberules.SplitDeviceName(d.Name)
+					applyRefused = append(applyRefused, group)
+				}
+			}
+		}
+		slices.Sort(applyRefused)
+		applyRefused = slices.Compact(applyRefused)
+
+		parseRefused := slices.Clone(parsed.KeptDeviceGroups)
+		for _, w := range warnings {
+			if w.Subject != pingstatus.SubjectDevice || w.Action != pingstatus.Refused {
+				continue
+			}
+			for i, g := range groups {
+				if at := "devices[" + strconv.Itoa(i) + "]"; w.Path == at || strings.HasPrefix(w.Path, at+".") {
+					parseRefused = append(parseRefused, g.Name)
+				}
+			}
+		}
+		slices.Sort(parseRefused)
+		parseRefused = slices.Compact(parseRefused)
+		if diff := cmp.Diff(parseRefused, applyRefused, cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("groups refused (-Parse +Apply):\n%s\nApply's warnings %v\nParse's warnings %v", diff, typed.Warnings, warnings)
+		}
+
+		fromReply := nodeapply.Apply(nil, nodeapply.Ping{Reply: &parsed, Devices: pool}, opts)
+		if !nodeapply.EqualDevices(fromReply.Devices, typed.Devices) {
+			t.Fatalf("the typed patch publishes %s, the reply %s", poolText(typed.Devices), poolText(fromReply.Devices))
+		}
+	})
+}
