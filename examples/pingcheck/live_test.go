@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -14,8 +16,14 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/pingnode/pingnode/examples/internal/pingclient"
+	"github.com/pingnode/pingnode/internal/golden"
 	"github.com/pingnode/pingnode/internal/testpki"
+	"github.com/pingnode/pingnode/nodeapply"
 )
 
 // startPlugin builds and starts examples/plugin on a free port of
@@ -120,6 +128,30 @@ func TestLivePluginLabels(t *testing.T) {
 	}
 }
 
+// TestLivePluginDevices: the example plugin's -devices reach pingcheck,
+// which shows the devices by the names CEL reads for -dra-driver; with
+// -basis total the reply is as clean (-strict).
+func TestLivePluginDevices(t *testing.T) {
+	url := startPlugin(t, "-devices", "../plugin/testdata/gpus.json", "-basis", "total")
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"-strict", "-dra-driver", "gpu.nvidia.com", "-url", url}, nil, &stdout, &stderr)
+	out := stdout.String()
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, stderr.String())
+	}
+	for _, want := range []string{
+		"warnings (0)",
+		"devices (6, 6 changed: what the provider publishes, as driver gpu.nvidia.com)",
+		"  a100-0, a100-1: 2 devices, all added\n    device.attributes['gpu.nvidia.com'].architecture = \"Ampere\"\n",
+		"  t4-0 ... t4-3: 4 devices, all added\n",
+		"    device.capacity['gpu.nvidia.com'].memory = 16Gi\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+}
+
 func TestLiveFailures(t *testing.T) {
 	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "<html>backend down</html>", http.StatusServiceUnavailable)
@@ -201,6 +233,50 @@ func TestWatch(t *testing.T) {
 	if !strings.Contains(stdout.String(), "status.conditions[InterlinkConnectivity].status: True -> False") {
 		t.Errorf("no transition in:\n%s", stdout.String())
 	}
+}
+
+// TestWatchDevices: -watch shows the devices each reply publishes and
+// what it changed of them, only when what it says changes: a pool, a
+// steady ping (nothing), fewer free and a group of none free, a group
+// refused (its devices kept) beside one refused with nothing published
+// before, an attribute changed and more free, a failed ping (nothing), and
+// no devices at all. The plugin is pinged by the client -url uses; the
+// pings are 5s apart by a clock of the test's, so that the conditions'
+// times are the golden's.
+func TestWatchDevices(t *testing.T) {
+	replies := []string{"1-gpus.json", "2-same.json", "3-fewer-free.json", "4-refused.json", "5-new-driver.json", "HTTP 502", "6-none.json"}
+	var calls int
+	plugin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		name := replies[min(calls, len(replies)-1)]
+		calls++
+		if name == "HTTP 502" {
+			http.Error(w, "backend down", http.StatusBadGateway)
+			return
+		}
+		body, err := os.ReadFile(filepath.Join("testdata", "watch-devices", name))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		_, _ = w.Write(body)
+	}))
+	defer plugin.Close()
+	client, err := pingclient.New(pingclient.Config{URL: plugin.URL, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	ping := func(ctx context.Context) nodeapply.Ping {
+		p := client.Ping(ctx)
+		p.At, at = at, at.Add(5*time.Second)
+		return p
+	}
+	var stdout bytes.Buffer
+	code := watch(context.Background(), &stdout, ping, &corev1.Node{}, time.Millisecond, len(replies), nodeapply.Options{PublishDevices: true}, "gpu.nvidia.com")
+	got := fmt.Sprintf("$ pingcheck -watch -dra-driver gpu.nvidia.com -url <plugin> # replies %s\nexit %d\n--- stdout\n%s",
+		strings.Join(replies, ", "), code, stdout.String())
+	golden.Check(t, filepath.Join("testdata", "watch-devices.golden"), []byte(got))
 }
 
 // TestLivePluginAsDeployed: pingcheck reaches the example plugin behind

@@ -33,14 +33,20 @@
 //	pingcheck -label-namespaces nvidia.com -node node.json testdata/replies/labels-gpu.json
 //
 // A reply's devices are shown as the provider would publish them for the
-// node, one line for each group: the devices' names, how many, and what
-// they are.
+// node: for each group the devices' names, how many, and what they are,
+// by the names a claim's CEL reads (device.attributes['gpu.nvidia.com'].productName),
+// with its taints; or why the group has none (refused, count 0). A short
+// attribute name is read in the driver's domain: -dra-driver names the
+// driver, as on the provider, and without it the lines say <driver>:
+//
+//	pingcheck -dra-driver gpu.nvidia.com testdata/replies/devices-gpus.json
 //
 // With -url, pingcheck pings a live plugin exactly as the Virtual Kubelet
 // example does (the same client: timeout, body limit, status handling,
 // failure names) and shows the outcome; with -watch it pings every
-// -interval and prints what each ping changes, for a plugin author working
-// against a running plugin:
+// -interval and prints what each ping changes, the devices included (the
+// devices section again whenever what it says changes), for a plugin
+// author working against a running plugin:
 //
 //	pingcheck -url http://127.0.0.1:4000/status -watch
 package main
@@ -105,6 +111,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	watchMode := flags.Bool("watch", false, "with -url: ping every -interval and print what each ping changes")
 	interval := flags.Duration("interval", 5*time.Second, "with -watch: the time between pings")
 	count := flags.Int("count", 0, "with -watch: stop after this many pings (0: until interrupted)")
+	driver := flags.String("dra-driver", "", "the Dynamic Resource Allocation driver the provider publishes devices as (its -dra-driver), such as gpu.nvidia.com: the device lines name a short attribute or capacity in its domain, as a claim's CEL reads it (empty: "+driverPlaceholder+")")
 	var transport pingclient.Config // with -url: how the plugin is reached
 	transport.AddFlags(flags, "")
 	if err := flags.Parse(args); err != nil {
@@ -128,6 +135,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		ping.At = t
+	}
+	if *driver == "" {
+		*driver = driverPlaceholder
+	} else if p := driverProblem(*driver); p != "" {
+		fmt.Fprintf(stderr, "pingcheck: -dra-driver: %q is not a driver name: %s\n", *driver, p)
+		return exitUsage
 	}
 	keys, namespaces, labelKeys := commaList(*protected), commaList(*labelNamespaces), commaList(*protectedLabels)
 	if bad := labelFlagsProblem(namespaces, labelKeys); bad != "" {
@@ -187,12 +200,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if *watchMode {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 			defer stop()
-			return watch(ctx, stdout, client, node, *interval, *count, opts)
+			return watch(ctx, stdout, client.Ping, node, *interval, *count, opts, *driver)
 		}
 		p, warnings := outcome(client.Ping(context.Background()), opts.Reply)
 		res := nodeapply.Apply(node, p, opts)
 		warnings = append(warnings, res.Warnings...)
-		report(stdout, *pluginURL, len(p.Body), &p, warnings, res)
+		report(stdout, *pluginURL, len(p.Body), &p, warnings, res, *driver)
 		if *strict && (len(warnings) > 0 || !p.Reached()) {
 			return exitWarnings
 		}
@@ -218,7 +231,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "warning:", w)
 		}
 	} else {
-		report(stdout, name, len(body), &ping, warnings, res)
+		report(stdout, name, len(body), &ping, warnings, res, *driver)
 	}
 	if *strict && len(warnings) > 0 {
 		return exitWarnings
@@ -274,53 +287,6 @@ func labelFlagsProblem(namespaces, protected []string) string {
 	return ""
 }
 
-// outcome parses the reply of an answered ping.
-func outcome(p nodeapply.Ping, opts pingstatus.Options) (nodeapply.Ping, []pingstatus.Warning) {
-	if !p.Reached() {
-		return p, nil
-	}
-	patch, warnings := pingstatus.Parse(p.Body, opts)
-	p.Reply = &patch
-	return p, warnings
-}
-
-// watch pings every interval, applies each outcome to the node as the
-// provider would, and prints a line for each ping with what it changed
-// and what was refused. It stops when ctx ends or after count pings.
-func watch(ctx context.Context, w io.Writer, client *pingclient.Client, node *corev1.Node, interval time.Duration, count int,
-	opts nodeapply.Options) int {
-	ticker := time.NewTicker(interval)
-	defer ticker.Stop()
-	for n := 1; ; n++ {
-		p, warnings := outcome(client.Ping(ctx), opts.Reply)
-		if ctx.Err() != nil {
-			return exitOK
-		}
-		res := nodeapply.Apply(node, p, opts)
-		warnings = append(warnings, res.Warnings...)
-		what := fmt.Sprintf("answered, %d bytes", len(p.Body))
-		if !p.Reached() {
-			what = "failed: " + p.Failure
-		}
-		fmt.Fprintf(w, "%s  ping %d  %s  %d changes, %d warnings\n", p.At.UTC().Format(time.RFC3339), n, what, len(res.Changes), len(warnings))
-		for _, c := range res.Changes {
-			fmt.Fprintf(w, "    %s\n", c)
-		}
-		for _, warning := range warnings {
-			fmt.Fprintf(w, "    warning: %s\n", warning)
-		}
-		node = res.Node
-		if count > 0 && n >= count {
-			return exitOK
-		}
-		select {
-		case <-ctx.Done():
-			return exitOK
-		case <-ticker.C:
-		}
-	}
-}
-
 // readInput reads at most limit bytes of the reply, as a provider does.
 func readInput(name string, stdin io.Reader, limit int64) ([]byte, error) {
 	if name == "-" {
@@ -352,7 +318,7 @@ func readNode(name string) (*corev1.Node, error) {
 // report writes the human output: a header, then aligned sections: the
 // warnings, the changes of the node, and the devices the provider would
 // publish, when the reply lists devices.
-func report(w io.Writer, name string, size int, ping *nodeapply.Ping, warnings []pingstatus.Warning, res nodeapply.Result) {
+func report(w io.Writer, name string, size int, ping *nodeapply.Ping, warnings []pingstatus.Warning, res nodeapply.Result, driver string) {
 	changes, devices := res.Changes, len(res.DeviceChanges)
 	if !ping.At.IsZero() {
 		fmt.Fprintf(w, "ping     at %s\n", ping.At.UTC().Format(time.RFC3339))
@@ -401,38 +367,7 @@ func report(w io.Writer, name string, size int, ping *nodeapply.Ping, warnings [
 		fmt.Fprintln(w, "  none of the node")
 	}
 	if ping.Reply != nil && ping.Reply.ReplaceDevices {
-		reportDevices(w, res.Devices, devices)
+		fmt.Fprintln(w)
+		reportDevices(w, ping.Reply, ping.Devices, res, driver)
 	}
-}
-
-// reportDevices writes the devices a provider publishes for the node, a
-// line for each run of devices that a group describes alike: their names,
-// how many, and what they are.
-func reportDevices(w io.Writer, pool []nodeapply.Device, changed int) {
-	fmt.Fprintf(w, "\ndevices (%d, %d changed: the provider publishes them)\n", len(pool), changed)
-	tw := tabwriter.NewWriter(w, 0, 0, 3, ' ', 0)
-	for i := 0; i < len(pool); {
-		what := pool[i].Description()
-		j := i + 1
-		for j < len(pool) && pool[j].Description() == what && sameGroup(pool[i].Name, pool[j].Name) {
-			j++
-		}
-		names := pool[i].Name
-		if j-i > 1 {
-			names += " ... " + pool[j-1].Name
-		}
-		fmt.Fprintf(tw, "  %s\t%d\t%s\n", names, j-i, what)
-		i = j
-	}
-	tw.Flush()
-	if len(pool) == 0 {
-		fmt.Fprintln(w, "  none")
-	}
-}
-
-// sameGroup reports whether two device names are of one group.
-func sameGroup(a, b string) bool {
-	ga, _, _ := kuberules.SplitDeviceName(a)
-	gb, _, _ := kuberules.SplitDeviceName(b)
-	return ga == gb
 }

@@ -55,6 +55,16 @@ func TestGolden(t *testing.T) {
 		{"devices-mistakes", []string{"../../testdata/replies/devices-mistakes.json"}, ""},
 		{"devices-and-accelerators", []string{"../../testdata/replies/devices-and-accelerators.json"}, ""},
 		{"devices-empty", []string{"-"}, `{"devices":[]}`},
+		{"devices-dra-driver", []string{"-dra-driver", "gpu.nvidia.com", "../../testdata/replies/devices-gpus.json"}, ""},
+		{"devices-attribute-domains", []string{"-dra-driver", "gpu.nvidia.com", "-"}, `{"devices":[{"name":"x1","count":1,` +
+			`"attributes":{"productName":{"string":"X1"},"example.com/x":{"int":3},"gpu.nvidia.com/mig":{"bool":true}},` +
+			`"capacity":{"memory":{"value":"8Gi"},"example.com/lanes":{"value":"16"}}}]}`},
+		{"devices-refused", []string{"-dra-driver", "gpu.nvidia.com", "-"}, `{"devices":[` +
+			`{"name":"a100","count":8,"attributes":{"cudaComputeCapability":{"version":"8.0"}}},` +
+			`{"name":"t4","count":2,"attributes":{"productName":{"string":"Tesla T4"}}},{"name":"l4","count":0}]}`},
+		{"devices-refused-total", []string{"-"}, `{"resources":{"basis":"total"},"devices":[{"name":"l4","count":0}]}`},
+		{"devices-taints", []string{"-dra-driver", "gpu.nvidia.com", "testdata/devices-taints.json"}, ""},
+		{"dra-driver-bad", []string{"-dra-driver", "GPU_nvidia.com", "../../testdata/replies/devices-gpus.json"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -21,6 +21,10 @@
 //
 //	go run ./examples/plugin -devices examples/plugin/testdata/gpus.json
 //
+// Its figures, the devices' counts among them, are what the backend has
+// free now, the provider's default; with -basis total they are all the
+// backend gives the node, its pods' share in them.
+//
 // It serves as plugins are deployed, too: HTTPS with -cert-file and
 // -key-file, requiring client certificates signed by -client-ca-file
 // (mutual TLS, TLS 1.2 at least), requiring the bearer token of
@@ -35,7 +39,6 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
-	"fmt"
 	"log"
 	"maps"
 	"net"
@@ -67,8 +70,15 @@ type Backend struct {
 	Labels map[string]string
 	// DeviceGroups are the backend's devices, for Dynamic Resource
 	// Allocation: nil says nothing of them; otherwise the plugin's whole
-	// list, so a group no longer in it leaves the node's devices.
+	// list, so a group no longer in it leaves the node's devices. A
+	// group's count is as the figures above: free now, or with Basis
+	// "total" all of the group the backend gives the node.
 	DeviceGroups []pingstatus.DeviceResponse
+	// Basis is what the figures are: "available" (free now: what the
+	// node's pods use on the backend is not in them), "total" (all the
+	// backend gives the node), or "", not sent, which the provider reads
+	// as available.
+	Basis string
 }
 
 // DrainKey is the taint this plugin sets while its backend drains.
@@ -77,10 +87,12 @@ const DrainKey = "plugin.example.com/draining"
 // Reply is the ping reply that describes b.
 func Reply(b Backend) pingstatus.PingResponse {
 	reply := pingstatus.PingResponse{
-		Status:    "ok",
-		Resources: &pingstatus.ResourcesResponse{CPU: b.CPU, Memory: b.Memory, Pods: b.Pods, EphemeralStorage: b.EphemeralStorage, Hugepages: maps.Clone(b.Hugepages)},
-		Taints:    pingstatus.TaintList(), // the plugin's whole list: empty removes its taint
-		Labels:    map[string]string{},    // the plugin's whole set: {} removes its labels
+		Status: "ok",
+		Resources: &pingstatus.ResourcesResponse{
+			CPU: b.CPU, Memory: b.Memory, Pods: b.Pods, EphemeralStorage: b.EphemeralStorage, Hugepages: maps.Clone(b.Hugepages), Basis: b.Basis,
+		},
+		Taints: pingstatus.TaintList(), // the plugin's whole list: empty removes its taint
+		Labels: map[string]string{},    // the plugin's whole set: {} removes its labels
 	}
 	maps.Copy(reply.Labels, b.Labels)
 	names := make([]string, 0, len(b.Devices))
@@ -163,136 +175,36 @@ func serverTLS(certFile, keyFile, clientCA string) (*tls.Config, error) {
 	return config, nil
 }
 
-// labelsProblems returns what is wrong with the -label-namespaces and
-// -label flags, each a line: a namespace must be one a provider can allow
-// (a label in it passes the check that allows it: not kubernetes.io, k8s.io
-// or a name that is no DNS subdomain), and each label must pass the
-// provider's check with those namespaces.
-func labelsProblems(labels map[string]string, opts pingstatus.Options) []string {
-	var problems []string
-	for _, ns := range opts.LabelNamespaces {
-		probe := pingstatus.PingResponse{Labels: map[string]string{ns + "/x": ""}}
-		if w := probe.Validate(pingstatus.Options{LabelNamespaces: []string{ns}}); len(w) > 0 {
-			problems = append(problems, fmt.Sprintf("-label-namespaces: %q cannot be allowed: %s", ns, w[0].Message))
-		}
-	}
-	if len(problems) > 0 {
-		return problems
-	}
-	for _, w := range (pingstatus.PingResponse{Labels: labels}).Validate(opts) {
-		problems = append(problems, "-label: "+w.String())
-	}
-	return problems
-}
-
-// devicesProblems returns what is wrong with the -devices file and the
-// -gpu flags, each a line, as the provider would judge the reply: each
-// group as the API server judges a device, and no -gpu count beside
-// devices (the scheduler counts the devices themselves).
-func devicesProblems(b Backend) []string {
-	if b.DeviceGroups == nil {
-		return nil
-	}
-	var problems []string
-	reply := Reply(b)
-	for _, w := range (pingstatus.PingResponse{Resources: reply.Resources, Devices: reply.Devices}).Validate(pingstatus.Options{}) {
-		problems = append(problems, "-devices: "+w.String())
-	}
-	return problems
-}
-
 func main() {
-	addr := flag.String("addr", "127.0.0.1:4000", "address to listen on")
-	socket := flag.String("unix-socket", "", "listen on this Unix socket instead of -addr")
-	certFile := flag.String("cert-file", "", "serve HTTPS with this PEM certificate (with -key-file)")
-	keyFile := flag.String("key-file", "", "the PEM key of -cert-file")
-	clientCA := flag.String("client-ca-file", "", "with -cert-file: require client certificates signed by these PEM CAs (mutual TLS)")
-	tokenFile := flag.String("token-file", "", "require this bearer token, read from the file at each request")
-	var b Backend
-	flag.StringVar(&b.CPU, "cpu", "64", "cpu available")
-	flag.StringVar(&b.Memory, "memory", "250000Mi", "memory available")
-	flag.StringVar(&b.Pods, "pods", "500", "pods available")
-	flag.StringVar(&b.EphemeralStorage, "ephemeral-storage", "", "scratch space available to pods (ephemeral-storage), like 1800Gi; empty: not reported")
-	flag.BoolVar(&b.Draining, "drain", false, "set the draining taint")
-	b.Hugepages = map[string]string{}
-	flag.Func("hugepages", "huge pages as size=memory, like 2Mi=4Gi (repeatable)", func(s string) error {
-		size, memory, ok := strings.Cut(s, "=")
-		if !ok {
-			return fmt.Errorf("want size=memory, got %q", s)
-		}
-		b.Hugepages[size] = memory
-		return nil
-	})
-	b.Devices = map[string]int{}
-	flag.Func("gpu", "a device as name=count, like nvidia.com/gpu=4 (repeatable)", func(s string) error {
-		name, count, ok := strings.Cut(s, "=")
-		n, err := strconv.Atoi(count)
-		if !ok || err != nil {
-			return fmt.Errorf("want name=count, got %q", s)
-		}
-		b.Devices[name] = n
-		return nil
-	})
-	b.Labels = map[string]string{}
-	flag.Func("label", "a node label as key=value, like nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB (repeatable), in feature.node.kubernetes.io, profile.node.kubernetes.io or a namespace of -label-namespaces", func(s string) error {
-		key, value, ok := strings.Cut(s, "=")
-		if !ok {
-			return fmt.Errorf("want key=value, got %q", s)
-		}
-		b.Labels[key] = value
-		return nil
-	})
-	flag.Func("devices", "a JSON file holding the reply's devices list, groups of identical devices (see testdata/gpus.json)", func(file string) error {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			return err
-		}
-		b.DeviceGroups = []pingstatus.DeviceResponse{}
-		return json.Unmarshal(data, &b.DeviceGroups)
-	})
-	var opts pingstatus.Options
-	flag.Func("label-namespaces", "comma-separated namespaces in which the provider allows labels besides node-feature-discovery's, like nvidia.com (its -label-namespaces): the reply is checked with them", func(s string) error {
-		opts.LabelNamespaces = strings.Split(s, ",")
-		return nil
-	})
-	flag.Parse()
-	if (*certFile == "") != (*keyFile == "") || *clientCA != "" && *certFile == "" {
-		fmt.Fprintln(os.Stderr, "plugin: -cert-file and -key-file go together, and -client-ca-file needs them")
+	c, err := parseFlags(os.Args[1:], os.Stderr)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		os.Exit(0)
+	case err != nil:
 		os.Exit(2)
 	}
-	if problems := devicesProblems(b); len(problems) > 0 {
-		for _, p := range problems {
-			fmt.Fprintln(os.Stderr, "plugin:", p)
-		}
-		os.Exit(2)
-	}
-	if problems := labelsProblems(b.Labels, opts); len(problems) > 0 {
-		for _, p := range problems {
-			fmt.Fprintln(os.Stderr, "plugin:", p)
-		}
-		os.Exit(2)
-	}
-	handler := Handler(func() Backend { return b }, opts)
-	if *tokenFile != "" {
-		handler = RequireToken(*tokenFile, handler)
+	b := c.backend
+	handler := Handler(func() Backend { return b }, c.opts)
+	if c.tokenFile != "" {
+		handler = RequireToken(c.tokenFile, handler)
 	}
 	server := &http.Server{Handler: handler, ReadHeaderTimeout: 5 * time.Second}
-	network, address, scheme := "tcp", *addr, "http"
-	if *socket != "" {
-		network, address = "unix", *socket
+	network, address, scheme := "tcp", c.addr, "http"
+	if c.socket != "" {
+		network, address = "unix", c.socket
 	}
 	l, err := net.Listen(network, address)
 	if err != nil {
 		log.Fatal(err)
 	}
-	if *certFile != "" {
-		if server.TLSConfig, err = serverTLS(*certFile, *keyFile, *clientCA); err != nil {
+	if c.certFile != "" {
+		if server.TLSConfig, err = serverTLS(c.certFile, c.keyFile, c.clientCA); err != nil {
 			log.Fatal(err)
 		}
 		l, scheme = tls.NewListener(l, server.TLSConfig), "https"
 	}
-	if *socket != "" {
-		log.Printf("serving the ping reply on unix://%s (HTTP path /status)", *socket)
+	if c.socket != "" {
+		log.Printf("serving the ping reply on unix://%s (HTTP path /status)", c.socket)
 	} else {
 		log.Printf("serving the ping reply on %s://%s/status", scheme, l.Addr())
 	}

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"flag"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,6 +20,46 @@ import (
 
 	"github.com/pingnode/pingnode/pingstatus"
 )
+
+// TestMain runs the command itself, main and its exit status, when
+// $PINGNODE_PLUGIN_ARGS holds its arguments (a JSON list): see
+// runCommand.
+func TestMain(m *testing.M) {
+	if list := os.Getenv("PINGNODE_PLUGIN_ARGS"); list != "" {
+		var args []string
+		if err := json.Unmarshal([]byte(list), &args); err != nil {
+			panic(err)
+		}
+		os.Args = append([]string{"plugin"}, args...)
+		main()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// runCommand runs the plugin's command with args, in a child process, and
+// returns its exit status and what it wrote to stderr. The command must
+// exit by itself: a refused flag, or -h.
+func runCommand(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	list, err := json.Marshal(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "PINGNODE_PLUGIN_ARGS="+string(list))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		return exit.ExitCode(), stderr.String()
+	case err != nil:
+		t.Fatal(err)
+	}
+	return 0, stderr.String()
+}
 
 func get(t *testing.T, b Backend) (int, []byte) {
 	t.Helper()
@@ -255,8 +299,8 @@ func TestLabelsProblems(t *testing.T) {
 // TestDevices: the sample's -devices file is a reply a provider takes
 // without a warning, its groups published as named devices; without
 // -devices the reply says nothing of devices (no news, not "none"); and a
-// -gpu count beside devices is refused at start, as the provider would
-// refuse it.
+// -gpu count beside devices, but 0, is refused at start, as the provider
+// would refuse it.
 func TestDevices(t *testing.T) {
 	data, err := os.ReadFile("testdata/gpus.json")
 	if err != nil {
@@ -283,5 +327,124 @@ func TestDevices(t *testing.T) {
 	b.Devices = map[string]int{"nvidia.com/gpu": 2}
 	if problems := devicesProblems(b); len(problems) != 1 || !strings.Contains(problems[0], "resources.accelerators[0].available") {
 		t.Errorf("a -gpu count beside devices: %v, want one problem", problems)
+	}
+	b.Devices = map[string]int{"nvidia.com/gpu": 0} // clears an earlier count
+	if problems := devicesProblems(b); problems != nil {
+		t.Errorf("a -gpu count of 0 beside devices: %v, want none", problems)
+	}
+}
+
+// TestBasis: without -basis the reply says nothing of its basis, which
+// the provider reads as available; with it, the reply says it.
+func TestBasis(t *testing.T) {
+	for _, tt := range []struct {
+		basis string
+		sent  bool
+		want  pingstatus.Basis
+	}{
+		{"", false, ""},
+		{"available", true, pingstatus.BasisAvailable},
+		{"total", true, pingstatus.BasisTotal},
+	} {
+		_, body := get(t, Backend{CPU: "64", Memory: "250000Mi", Pods: "500", Basis: tt.basis})
+		if sent := strings.Contains(string(body), `"basis"`); sent != tt.sent {
+			t.Errorf("-basis %q: basis sent %v, want %v: %s", tt.basis, sent, tt.sent, body)
+		}
+		patch, warnings := pingstatus.Parse(body, pingstatus.Options{})
+		if len(warnings) != 0 || patch.Basis != tt.want {
+			t.Errorf("-basis %q: Parse gives basis %q with warnings %v, want %q", tt.basis, patch.Basis, warnings, tt.want)
+		}
+	}
+}
+
+// TestFlags: the flags are checked at start, each refusal naming its
+// flag, with exit status 2 (errUsage), as the flag package does; -h is not
+// a refusal, and says what a -devices count is under each basis.
+func TestFlags(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   []string
+		err    error
+		stderr []string // each a substring of what is said
+		basis  string
+	}{
+		{"defaults", nil, nil, nil, ""},
+		{"basis total", []string{"-basis", "total"}, nil, nil, "total"},
+		{"basis available", []string{"-basis", "available"}, nil, nil, "available"},
+		{"basis bad", []string{"-basis", "free"}, errUsage, []string{`invalid value "free" for flag -basis: want available or total`}, ""},
+		{"basis empty", []string{"-basis="}, errUsage, []string{`invalid value "" for flag -basis: want available or total`}, ""},
+		{"key without a certificate", []string{"-key-file", "k.pem"}, errUsage, []string{"plugin: -cert-file and -key-file go together"}, ""},
+		{"gpu beside devices", []string{"-devices", "testdata/gpus.json", "-gpu", "nvidia.com/gpu=2"}, errUsage, []string{"plugin: -devices: resources.accelerators[0].available"}, ""},
+		{"devices and total", []string{"-devices", "testdata/gpus.json", "-basis", "total"}, nil, nil, "total"},
+		{"an argument", []string{"-cpu", "64", "128"}, errUsage, []string{`plugin: no arguments, only flags: got "128"`}, ""},
+		{"help", []string{"-h"}, flag.ErrHelp, []string{
+			"-basis value", "-devices value",
+			"with the default basis (available), how many of its devices are free now on the backend, so that a GPU a pod already runs on is not in it",
+			"with -basis total, every GPU of the group the backend gives the node",
+		}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stderr bytes.Buffer
+			c, err := parseFlags(tt.args, &stderr)
+			if !errors.Is(err, tt.err) {
+				t.Errorf("error %v, want %v; said:\n%s", err, tt.err, stderr.String())
+			}
+			for _, want := range tt.stderr {
+				if !strings.Contains(stderr.String(), want) {
+					t.Errorf("no %q in:\n%s", want, stderr.String())
+				}
+			}
+			if tt.stderr == nil && stderr.Len() > 0 {
+				t.Errorf("said:\n%s", stderr.String())
+			}
+			if err == nil && c.backend.Basis != tt.basis {
+				t.Errorf("basis %q, want %q", c.backend.Basis, tt.basis)
+			}
+		})
+	}
+}
+
+// TestDeviceTaints: a group's taints in the -devices file reach the
+// reply, and the provider reads them; a taint with a node's effect
+// refuses the group at start, as the provider would refuse it.
+func TestDeviceTaints(t *testing.T) {
+	var groups []pingstatus.DeviceResponse
+	if err := json.Unmarshal([]byte(`[{"name": "a100-xid", "count": 1, "attributes": {"type": {"string": "gpu"}},
+		"taints": [{"key": "gpu.nvidia.com/xid", "value": "79", "effect": "NoExecute"}]}]`), &groups); err != nil {
+		t.Fatal(err)
+	}
+	b := Backend{CPU: "64", Memory: "250000Mi", Pods: "500", DeviceGroups: groups}
+	if problems := devicesProblems(b); problems != nil {
+		t.Fatalf("devicesProblems = %v, want none", problems)
+	}
+	_, body := get(t, b)
+	patch, warnings := pingstatus.Parse(body, pingstatus.Options{})
+	want := []pingstatus.DeviceTaint{{Key: "gpu.nvidia.com/xid", Value: "79", Effect: pingstatus.DeviceTaintNoExecute}}
+	if len(warnings) != 0 || len(patch.Devices) != 1 || cmp.Diff(want, patch.Devices[0].Taints) != "" {
+		t.Errorf("the provider reads %+v, warnings %v; want the taints %v", patch.Devices, warnings, want)
+	}
+	b.DeviceGroups[0].Taints[0].Effect = "PreferNoSchedule"
+	if problems := devicesProblems(b); len(problems) != 1 || !strings.Contains(problems[0], "-devices: devices[0].taints[0].effect") {
+		t.Errorf("a node's effect on a device: %v, want one problem", problems)
+	}
+}
+
+// TestCommandExitStatus: the command refuses a bad flag with exit status
+// 2 and a message that names the flag, and exits 0 for -h.
+func TestCommandExitStatus(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"-basis", "free"}, 2, `invalid value "free" for flag -basis: want available or total`},
+		{[]string{"-devices", "testdata/gpus.json", "-gpu", "nvidia.com/gpu=2"}, 2, "plugin: -devices: resources.accelerators[0].available"},
+		{[]string{"-h"}, 0, "-basis value"},
+	} {
+		code, stderr := runCommand(t, tt.args...)
+		if code != tt.code || !strings.Contains(stderr, tt.want) {
+			t.Errorf("plugin %s: exit %d, want %d, with %q in:\n%s", strings.Join(tt.args, " "), code, tt.code, tt.want, stderr)
+		}
 	}
 }
