@@ -92,6 +92,12 @@ var Controllers = []string{
 	// status.resourceClaimStatuses), and takes a claim's reservation for a
 	// Pod that is gone, so that its devices can be allocated again.
 	"resourceclaim-controller",
+	// Deletes the Pods whose allocated claims hold a device with a
+	// NoExecute taint (in its ResourceSlice, or by a DeviceTaintRule) that
+	// the claim's request does not tolerate, at once or after its
+	// tolerationSeconds (KEP-5055, Dynamic Resource Allocation's version
+	// of the taint eviction controller).
+	"device-taint-eviction-controller",
 }
 
 // startControllerManager starts kube-controller-manager with leader

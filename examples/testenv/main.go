@@ -13,10 +13,12 @@
 // taint it does not tolerate, once its tolerationSeconds have passed), the
 // garbage collector (deletes an object whose owners are gone, such as the
 // Lease of a deleted Node), the serviceaccount controller (the
-// "default" ServiceAccount that Pods need) and the resource claim
+// "default" ServiceAccount that Pods need), the resource claim
 // controller (the ResourceClaim of a Pod's claim made from a
-// ResourceClaimTemplate, for Dynamic Resource Allocation), so a Pod
-// created in any namespace is scheduled onto a fitting, Ready node.
+// ResourceClaimTemplate, for Dynamic Resource Allocation) and the device
+// taint eviction controller (deletes a Pod whose claim holds a device with
+// a NoExecute taint its request does not tolerate), so a Pod created in
+// any namespace is scheduled onto a fitting, Ready node.
 //
 // # Eviction
 //

@@ -32,20 +32,23 @@ const cacheSyncTimeout = 30 * time.Second
 // informers, each with one watch that the API server serves from its watch
 // cache, so that a ping reads no node and lists no pod from the API
 // server. The node informer watches this node alone (field selector
-// metadata.name), the pod informer the pods bound to it (spec.nodeName).
+// metadata.name), the pod informer the pods bound to it (spec.nodeName):
+// what they hold (-held), their devices (-dra-driver), and their deletion,
+// which the provider finishes (podfinish.go).
 // With a DRA driver, the slice informer watches the node's ResourceSlices
 // of that driver (spec.driver and spec.nodeName, as the ResourceSlice
 // controller selects its own: a node's slices, not the fleet's, so that
 // each node starts and fails on its own, as its other caches do), and
 // claims are the ResourceClaims (devicecache.go).
 type caches struct {
-	node      corev1listers.NodeLister
-	pods      corev1listers.PodLister               // nil without CountHeld or a DRA driver
-	slices    resourcev1listers.ResourceSliceLister // nil without a DRA driver
-	claims    *claimCache                           // nil without a DRA driver
-	factories []informers.SharedInformerFactory
-	cancel    context.CancelFunc // ends the informers
-	done      chan struct{}      // closed once a claim cache of its own has stopped; nil without one
+	node        corev1listers.NodeLister
+	pods        corev1listers.PodLister
+	podInformer cache.SharedIndexInformer
+	slices      resourcev1listers.ResourceSliceLister // nil without a DRA driver
+	claims      *claimCache                           // nil without a DRA driver
+	factories   []informers.SharedInformerFactory
+	cancel      context.CancelFunc // ends the informers
+	done        chan struct{}      // closed once a claim cache of its own has stopped; nil without one
 
 	mu      sync.Mutex
 	lastErr error // the informers' last list or watch error
@@ -56,9 +59,9 @@ type caches struct {
 	refusal     error
 }
 
-// cacheSet says which caches a provider needs besides its node's.
+// cacheSet says which caches a provider needs besides its node's and its
+// pods'.
 type cacheSet struct {
-	pods   bool   // the pods bound to the node
 	driver string // its ResourceSlices of this DRA driver, and the claims; "" for none
 	// claims is the claim cache shared by a fleet, which its process
 	// runs; nil, with a driver, the caches run one of their own.
@@ -96,15 +99,13 @@ func startCaches(parent context.Context, client kubernetes.Interface, name strin
 			}()
 		}
 	}
-	if set.pods {
-		bound := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
-			o.FieldSelector = fields.OneTermEqualSelector("spec.nodeName", name).String()
-		}))
-		pods := bound.Core().V1().Pods()
-		c.pods = pods.Lister()
-		c.watchErrors(pods.Informer())
-		c.factories = append(c.factories, bound)
-	}
+	bound := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+		o.FieldSelector = fields.OneTermEqualSelector("spec.nodeName", name).String()
+	}))
+	pods := bound.Core().V1().Pods()
+	c.pods, c.podInformer = pods.Lister(), pods.Informer()
+	c.watchErrors(c.podInformer)
+	c.factories = append(c.factories, bound)
 	for _, f := range c.factories {
 		f.Start(ctx.Done())
 	}
@@ -187,9 +188,6 @@ func (c *caches) stop() {
 // boundPods returns the pods bound to the node, as cached: shared
 // objects, read-only.
 func (c *caches) boundPods() []*corev1.Pod {
-	if c.pods == nil {
-		return nil
-	}
 	pods, _ := c.pods.List(labels.Everything()) // a cache lister never fails
 	return pods
 }

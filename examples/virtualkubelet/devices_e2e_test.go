@@ -188,8 +188,9 @@ func createDeviceClass(t *testing.T, name, cel, extended string) {
 }
 
 // createClaimTemplate creates a ResourceClaimTemplate of one request,
-// gpu, for a device of class that cel selects, and deletes it at the end.
-func createClaimTemplate(t *testing.T, name, class, cel string) {
+// gpu, for a device of class that cel selects, tolerating the device
+// taints given, and deletes it at the end.
+func createClaimTemplate(t *testing.T, name, class, cel string, tolerate ...resourcev1.DeviceToleration) {
 	t.Helper()
 	template := &resourcev1.ResourceClaimTemplate{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: metav1.NamespaceDefault},
@@ -197,6 +198,7 @@ func createClaimTemplate(t *testing.T, name, class, cel string) {
 			Requests: []resourcev1.DeviceRequest{{Name: "gpu", Exactly: &resourcev1.ExactDeviceRequest{
 				DeviceClassName: class,
 				Selectors:       []resourcev1.DeviceSelector{{CEL: &resourcev1.CELDeviceSelector{Expression: cel}}},
+				Tolerations:     tolerate,
 			}}},
 		}}},
 	}
@@ -220,6 +222,11 @@ func createClaimTemplate(t *testing.T, name, class, cel string) {
 // the end. It waits until no pod of that name is left from before.
 func createDevicePod(t *testing.T, name, template string, requests corev1.ResourceList) {
 	t.Helper()
+	createPodObject(t, devicePod(name, template, requests))
+}
+
+// devicePod is the pod createDevicePod creates.
+func devicePod(name, template string, requests corev1.ResourceList) *corev1.Pod {
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: metav1.NamespaceDefault},
 		Spec: corev1.PodSpec{
@@ -234,7 +241,7 @@ func createDevicePod(t *testing.T, name, template string, requests corev1.Resour
 		pod.Spec.ResourceClaims = []corev1.PodResourceClaim{{Name: "gpu", ResourceClaimTemplateName: &template}}
 		pod.Spec.Containers[0].Resources.Claims = []corev1.ResourceClaim{{Name: "gpu"}}
 	}
-	createPodObject(t, pod)
+	return pod
 }
 
 // createPodObject creates pod, once no pod of its name is left from
@@ -275,7 +282,8 @@ func podClaim(ctx context.Context, name string) (*resourcev1.ResourceClaim, erro
 }
 
 // allocated checks that the pod's claim was given one device of the
-// node's pool of driver, named group-N, and returns its name.
+// node's pool of driver, named group-N (of any group, with group empty),
+// and returns its name.
 func allocated(t *testing.T, pod, driver, node, group string) string {
 	t.Helper()
 	claim, err := podClaim(t.Context(), pod)
@@ -286,7 +294,7 @@ func allocated(t *testing.T, pod, driver, node, group string) string {
 		t.Fatalf("the claim %s of %s: allocation %+v, want one device", claim.Name, pod, claim.Status.Allocation)
 	}
 	r := claim.Status.Allocation.Devices.Results[0]
-	if r.Driver != driver || r.Pool != node || !strings.HasPrefix(r.Device, group+"-") {
+	if r.Driver != driver || r.Pool != node || group != "" && !strings.HasPrefix(r.Device, group+"-") {
 		t.Errorf("the claim %s of %s was given %s/%s/%s, want a %s device of the pool %s of %s", claim.Name, pod, r.Driver, r.Pool, r.Device, group, node, driver)
 	}
 	if !slices.ContainsFunc(claim.Status.ReservedFor, func(c resourcev1.ResourceClaimConsumerReference) bool { return c.Name == pod }) {

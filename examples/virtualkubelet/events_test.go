@@ -65,6 +65,17 @@ func eventsWith(events []corev1.Event, reason string) []corev1.Event {
 	return out
 }
 
+// fromProvider are the events of events that the provider recorded.
+func fromProvider(events []corev1.Event) []corev1.Event {
+	var out []corev1.Event
+	for _, e := range events {
+		if e.Source.Component == FieldManager {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 func describe(events []corev1.Event) string {
 	var b strings.Builder
 	for _, e := range events {

@@ -17,9 +17,11 @@ import (
 // is refused: reading or writing it, its taints, its status, its Lease;
 // so are reading Secrets and ConfigMaps and deleting a node, its own
 // included. What RBAC cannot name, it allows: the provider may create a
-// node, and a Lease, of another name. The admission policy of
-// Access.Policy (deploy/node-policy.yaml) refuses them, and events on
-// another node, and allows the provider's own.
+// node, and a Lease, of another name, and delete any pod. The admission
+// policy of Access.Policy (deploy/node-policy.yaml) refuses them, events
+// on another node, and the delete of a pod of another node or of a pod
+// not being deleted, and allows the provider's own: the delete that
+// finishes the deletion of a pod of its node.
 func TestRightsFence(t *testing.T) {
 	const own, own2, other, foreign = "vk-fence", "vk-fence-2", "vk-fence-other", "vk-fence-foreign"
 	ctx := t.Context()
@@ -117,6 +119,30 @@ func TestRightsFence(t *testing.T) {
 		mustForbid(t, "the provider may "+c.what, c.do(ctx))
 	}
 
+	// Pods: one of each node being deleted (no kubelet ends them), and
+	// one of its own node that is not.
+	const ownPod, otherPod, livePod = "vk-fence-own-deleted", "vk-fence-other-deleted", "vk-fence-own-live"
+	for pod, node := range map[string]string{ownPod: own, otherPod: other, livePod: own} {
+		createTestPod(t, terminatingPod(pod, node))
+	}
+	uids := map[string]types.UID{ownPod: deleteGracefully(t, ownPod), otherPod: deleteGracefully(t, otherPod)}
+	if live, err := client.CoreV1().Pods(metav1.NamespaceDefault).Get(ctx, livePod, metav1.GetOptions{}); err == nil {
+		uids[livePod] = live.UID
+	} else {
+		t.Fatal(err)
+	}
+	finish := func(ctx context.Context, pod string) error {
+		zero, uid := int64(0), uids[pod]
+		return sa.CoreV1().Pods(metav1.NamespaceDefault).Delete(ctx, pod, metav1.DeleteOptions{
+			DryRun: []string{metav1.DryRunAll}, GracePeriodSeconds: &zero, Preconditions: &metav1.Preconditions{UID: &uid},
+		})
+	}
+	for _, pod := range []string{otherPod, livePod} {
+		if err := finish(ctx, pod); err != nil {
+			t.Errorf("RBAC alone: the provider deletes the pod %s: %v, want it deleted (a dry run)", pod, err)
+		}
+	}
+
 	// What RBAC cannot name: a node, and a Lease, of another name.
 	t.Cleanup(func() { deleteNode(t, foreign) })
 	if _, err := sa.CoreV1().Nodes().Create(ctx, StaticNode(foreign), metav1.CreateOptions{}); err != nil {
@@ -162,6 +188,9 @@ func TestRightsFence(t *testing.T) {
 		{"create its node's Lease", createLease(ctx, own2), ""},
 		{"record an event on another node", event(other), "may record events only on its own nodes"},
 		{"record an event on its node", event(own), ""},
+		{"delete a pod of another node", finish(ctx, otherPod), "may delete only pods bound to its own nodes that are being deleted"},
+		{"delete a pod of its node that is not being deleted", finish(ctx, livePod), "may delete only pods bound to its own nodes that are being deleted"},
+		{"finish the deletion of a pod of its node", finish(ctx, ownPod), ""},
 	} {
 		switch {
 		case c.refusal == "" && c.err != nil:

@@ -88,7 +88,7 @@ func registerFlags(fs *flag.FlagSet) *flags {
 	fs.DurationVar(&f.election.RetryPeriod, "leader-elect-retry-period", DefaultElectionRetry, "how often the leader renews and a standby tries to take over; less than -leader-elect-renew-deadline divided by 1.2. Not given, it is the default or 1/5 of -leader-elect-renew-deadline, whichever is less")
 	fs.StringVar(&f.serviceAccount, "service-account", DefaultServiceAccount, "namespace/name of the ServiceAccount the provider runs as, which -print-rbac and -print-node-policy give the rights to")
 	fs.BoolVar(&f.printRBAC, "print-rbac", false, "print the RBAC rules the provider needs for the configuration the other flags give (its nodes, -held, -leader-elect, -dra-driver), bound to -service-account, as YAML, and exit")
-	fs.BoolVar(&f.printPolicy, "print-node-policy", false, "print a ValidatingAdmissionPolicy that lets -service-account create only the nodes and Leases of this configuration (what RBAC cannot name), change only the labels of its nodes that -label-namespaces allows, and with -dra-driver write only ResourceSlices of that driver on its nodes, as YAML, and exit")
+	fs.BoolVar(&f.printPolicy, "print-node-policy", false, "print a ValidatingAdmissionPolicy that lets -service-account create only the nodes and Leases of this configuration (what RBAC cannot name), change only the labels of its nodes that -label-namespaces allows, delete only its nodes' pods being deleted, and with -dra-driver write only ResourceSlices of that driver on its nodes, as YAML, and exit")
 	return f
 }
 

@@ -146,8 +146,9 @@ func TestFlagDefaults(t *testing.T) {
 
 // TestPrintRBAC: -print-rbac and -print-node-policy print, and exit 0,
 // the rights of the configuration the other flags give, as Access gives
-// them: the nodes of -nodes and -node, the pods' rule with -held or
-// -dra-driver only, the election's rules with -leader-elect only, the
+// them: the nodes of -nodes and -node, the pods' rules (list and watch,
+// delete, fenced by the policy) whatever -held and -dra-driver, the
+// election's rules with -leader-elect only, the
 // ResourceSlices' and ResourceClaims' rules and their fence with
 // -dra-driver only, bound to -service-account.
 func TestPrintRBAC(t *testing.T) {
@@ -177,12 +178,17 @@ func TestPrintRBAC(t *testing.T) {
 		}
 		text := string(out)
 		devices := a.DRADriver != ""
-		if pods := strings.Contains(text, "- pods\n"); pods != (a.Held || devices) {
-			t.Errorf("%v: the pods' rule %v, want it with -held (%v) or -dra-driver (%v)", args, pods, a.Held, devices)
+		// The pods bound to its nodes, whose deletion it finishes, with
+		// -held=false too.
+		if pods := strings.Count(text, "- pods\n"); pods != 2 {
+			t.Errorf("%v: %d rules of pods, want list and watch, and delete, whatever -held (%v) and -dra-driver (%v)", args, pods, a.Held, devices)
 		}
 		policy, err := a.PolicyYAML()
 		if err != nil {
 			t.Fatal(err)
+		}
+		if !strings.Contains(string(policy), "- pods\n") {
+			t.Errorf("%v: the policy does not fence the deletes of pods", args)
 		}
 		for what, has := range map[string]bool{
 			"the ResourceSlices' rules": strings.Contains(text, "- resourceslices\n"),

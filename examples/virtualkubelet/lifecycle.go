@@ -36,8 +36,9 @@ import (
 // Its work is split by job: this file starts and stops it ([Provider.Run],
 // [Provider.RunRetrying]); ping.go is the step at each ping; delivery.go,
 // handoff.go and statuswrite.go bring what changed to the API server;
-// cache.go holds its view of the node and its pods; devices.go, publish.go
-// and poddevices.go publish its devices, with -dra-driver.
+// cache.go holds its view of the node and its pods; podfinish.go finishes
+// the deletion of its pods; devices.go, publish.go and poddevices.go
+// publish its devices, with -dra-driver.
 type Provider struct {
 	cfg    Config
 	opts   options
@@ -72,6 +73,8 @@ type Provider struct {
 	// devices is what the run keeps of the node's devices; nil without a
 	// DRA driver.
 	devices *deviceState
+	// finish deletes the node's pods being deleted (podfinish.go).
+	finish *finisher
 	// devicesIgnored says that the log has said, once, that the plugin's
 	// devices are ignored (no DRA driver).
 	devicesIgnored bool
@@ -191,15 +194,14 @@ func (p *Provider) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("reading the node: %w", err)
 	}
-	caches, err := startCaches(ctx, p.client, p.cfg.Static.Name, cacheSet{
-		pods: p.cfg.CountHeld || p.cfg.DRADriver != "", driver: p.cfg.DRADriver, claims: p.cfg.claims,
-	})
+	caches, err := startCaches(ctx, p.client, p.cfg.Static.Name, cacheSet{driver: p.cfg.DRADriver, claims: p.cfg.claims})
 	if err != nil {
 		return err
 	}
 	defer caches.stop()
 	p.caches = caches
-	defer p.startDevices()() // the device controller stops before the caches
+	defer p.startDevices()()     // the device controller stops before the caches
+	defer p.finishDeletes(ctx)() // and so do the deletes of pods
 
 	// The node controller runs until Run returns, and Run waits for it.
 	running, stop := context.WithCancel(ctx)

@@ -36,7 +36,8 @@
 // flags.go, fleet.go), its lifecycle (lifecycle.go: start, retry, stop),
 // the step at each ping (ping.go, held.go, report.go), the delivery of
 // what changed to the API server (delivery.go, handoff.go,
-// statuswrite.go), its caches (cache.go, devicecache.go), its devices with
+// statuswrite.go), its caches (cache.go, devicecache.go), the end of its
+// pods' deletion (podfinish.go), its devices with
 // -dra-driver (devices.go, publish.go, poddevices.go), what it tells people
 // (events.go, metrics.go, health.go) and its rights (rbac.go,
 // nodepolicy.go); leader.go elects the replica that runs. README.md is the

@@ -21,8 +21,9 @@ import (
 // What RBAC cannot name, fenced by admission: a ValidatingAdmissionPolicy
 // on the ServiceAccount's user name that lets it create only its own
 // nodes, their Leases, its leader election Lease and events on its nodes,
-// change only the labels of its nodes that its plugins may set, and, with
-// a DRA driver, write only ResourceSlices of its driver on its nodes
+// change only the labels of its nodes that its plugins may set, delete
+// only the pods of its nodes that are being deleted, and, with a DRA
+// driver, write only ResourceSlices of its driver on its nodes
 // (-print-node-policy). Its rights themselves are in rbac.go.
 
 // Policy returns a ValidatingAdmissionPolicy and its binding, both named
@@ -36,7 +37,11 @@ import (
 // label only in the allowed namespaces (node-feature-discovery's and
 // [Access.LabelNamespaces], each with its subdomains), and may set the
 // node's static labels to their static values; any other label must stay
-// as it was. With a DRA driver ([Access.DRADriver]), a ResourceSlice it
+// as it was. A pod it deletes must be bound to one of its nodes and being
+// deleted already (oldObject, the pod as stored: spec.nodeName and
+// metadata.deletionTimestamp), so that it finishes the deletions others
+// began on its nodes, and begins none, nor ends another node's pod. With
+// a DRA driver ([Access.DRADriver]), a ResourceSlice it
 // creates, updates or deletes must be of that driver and on one of its
 // nodes (spec.nodeName), as the slice was and as it will be (KEP-4381
 // suggests such a policy for a driver's identity), and the events it
@@ -60,6 +65,7 @@ func (a Access) Policy() []runtime.Object {
 		namedRule("", "nodes/status", admissionregistrationv1.Update),
 		namedRule(coordinationv1.GroupName, "leases", admissionregistrationv1.Create),
 		namedRule("", "events", admissionregistrationv1.Create, admissionregistrationv1.Update),
+		namedRule("", "pods", admissionregistrationv1.Delete),
 	}
 	events := "(object.involvedObject.kind == 'Node' && object.involvedObject.name in " + nodes + ")"
 	eventMessage := "the pingnode provider " + a.Namespace + "/" + a.ServiceAccount + " may record events only on its own nodes"
@@ -87,6 +93,11 @@ func (a Access) Policy() []runtime.Object {
 				},
 				{Expression: "request.resource.resource != 'leases' || " + leases, Message: leaseMessage, Reason: &forbidden},
 				{Expression: "request.resource.resource != 'events' || " + events, Message: eventMessage, Reason: &forbidden},
+				{
+					Expression: "request.resource.resource != 'pods' || " + podFence(nodes),
+					Message:    "the pingnode provider " + a.Namespace + "/" + a.ServiceAccount + " may delete only pods bound to its own nodes that are being deleted",
+					Reason:     &forbidden,
+				},
 				{
 					Expression: "request.resource.resource != 'nodes' || " + labelFence,
 					Message: "the pingnode provider " + a.Namespace + "/" + a.ServiceAccount + " may change its nodes' labels only in " +
@@ -125,6 +136,13 @@ func sliceFence(driver, nodes string) string {
 	}
 	return "request.resource.resource != 'resourceslices' || ((request.operation == 'DELETE' || " + ours("object") + ") && " +
 		"(request.operation == 'CREATE' || " + ours("oldObject") + "))"
+}
+
+// podFence is the CEL expression that holds when the pod deleted, as
+// stored (oldObject: a delete has no object), is bound to one of nodes (a
+// CEL list) and is being deleted already.
+func podFence(nodes string) string {
+	return "(has(oldObject.spec.nodeName) && oldObject.spec.nodeName in " + nodes + " && has(oldObject.metadata.deletionTimestamp))"
 }
 
 // labelFence is the CEL expression, over the variables of
@@ -203,7 +221,7 @@ func celList(names []string) string {
 func (a Access) PolicyYAML() ([]byte, error) {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# What RBAC cannot name, fenced for the pingnode provider's ServiceAccount %s/%s (printed by -print-node-policy),\n", a.Namespace, a.ServiceAccount)
-	what := "the nodes, Leases and events it may create, and the labels of its nodes it may change"
+	what := "the nodes, Leases and events it may create, the labels of its nodes it may change, and the pods it may delete"
 	if a.DRADriver != "" {
 		what += ", and the ResourceSlices it may write"
 	}

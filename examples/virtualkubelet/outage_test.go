@@ -140,9 +140,10 @@ func holds(t *testing.T, until time.Time, what string, check func(ctx context.Co
 //
 // Under UnreachableNotReady (the default) Ready turns False, the node
 // lifecycle controller taints the node not-ready:NoExecute, and the taint
-// eviction controller evicts the pod once its toleration is over. (The
-// example runs no pods, so nothing confirms their end: the pod stays
-// Terminating.)
+// eviction controller evicts the pod once its toleration is over. While
+// the plugin does not answer, nothing confirms the pod's end: it stays
+// Terminating, as on a real node that cannot be reached; the provider
+// deletes it once the plugin answers again (podfinish.go).
 //
 // Under UnreachableNoSchedule Ready stays True, pingnode's own taint
 // pingnode.io/plugin-unreachable:NoSchedule keeps a new pod Pending, no
@@ -198,6 +199,10 @@ func TestOutage(t *testing.T) {
 		}
 		eventually(t, "nothing lost during the outage", func(ctx context.Context) (bool, string) { return nothingLost(ctx, t, name, true) })
 
+		if ok, why := terminating(t.Context(), running); !ok {
+			t.Errorf("during the outage: %s, want %s Terminating", why, running)
+		}
+
 		plugin.reply(http.StatusOK, goodReply, 0)
 		schedulable(t, name)
 		eventually(t, "Ready again, nothing lost", func(ctx context.Context) (bool, string) {
@@ -206,6 +211,7 @@ func TestOutage(t *testing.T) {
 			}
 			return nothingLost(ctx, t, name, true)
 		})
+		eventually(t, running+" is deleted once the plugin answers", func(ctx context.Context) (bool, string) { return gone(ctx, running, pod.UID) })
 		noWriteErrors(t, p)
 	})
 

@@ -71,6 +71,7 @@ func (p *Provider) PingOnce(ctx context.Context) {
 		}
 	}
 	p.lastFailure = ping.Failure
+	p.finish.answered(ping.Reached())
 	warnings = p.withDevices(&ping, warnings)
 	base, err := p.current(ctx)
 	if err != nil {

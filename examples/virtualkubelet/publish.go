@@ -151,14 +151,14 @@ func (p *publisher) close() {
 }
 
 // driverResources is the controller's view of one pool named pool with
-// devices: slices of at most [resourcev1.ResourceSliceMaxDevices] devices
-// in the pool's order (the controller wants each slice valid), and one
-// slice, empty, for a pool with no device, which says that the driver
-// runs and has none.
+// devices: slices of at most [sliceLimit] devices in the pool's order (the
+// controller wants each slice valid), and one slice, empty, for a pool
+// with no device, which says that the driver runs and has none.
 func driverResources(pool string, devices []resourcev1.Device) *resourceslice.DriverResources {
+	limit := sliceLimit(devices)
 	var slices []resourceslice.Slice
 	for {
-		n := min(len(devices), resourcev1.ResourceSliceMaxDevices)
+		n := min(len(devices), limit)
 		slices = append(slices, resourceslice.Slice{Devices: devices[:n:n]})
 		devices = devices[n:]
 		if len(devices) == 0 {
@@ -166,4 +166,21 @@ func driverResources(pool string, devices []resourcev1.Device) *resourceslice.Dr
 		}
 	}
 	return &resourceslice.DriverResources{Pools: map[string]resourceslice.Pool{pool: {Slices: slices}}}
+}
+
+// sliceLimit is how many of devices a slice may hold: the API server
+// takes at most [resourcev1.ResourceSliceMaxDevices] (128) in a slice, and
+// at most [resourcev1.ResourceSliceMaxDevicesWithAdvancedFeatures] (64) in
+// a slice with a tainted device (k8s.io/kubernetes's validation of a
+// slice). A pool with any tainted device is split at 64 throughout: the
+// first taint, or the last one gone, moves where the slices end, and the
+// controller writes the pool again, in a new generation, as for any
+// change of more than one slice.
+func sliceLimit(devices []resourcev1.Device) int {
+	for _, d := range devices {
+		if len(d.Taints) > 0 {
+			return resourcev1.ResourceSliceMaxDevicesWithAdvancedFeatures
+		}
+	}
+	return resourcev1.ResourceSliceMaxDevices
 }

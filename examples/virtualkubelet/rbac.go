@@ -26,8 +26,9 @@ import (
 // provider's node informer does; it cannot for create (the object has no
 // name until it exists) nor select pods by spec.nodeName. So with RBAC
 // alone a provider may create any node and any Lease in kube-node-lease,
-// and lists every pod; it may read and write only its own nodes and their
-// Leases. [Access.Policy] fences the creates by name with a
+// and lists and deletes every pod; it may read and write only its own
+// nodes and their Leases. [Access.Policy] fences the creates by name, and
+// the deletes to its nodes' pods being deleted, with a
 // ValidatingAdmissionPolicy on the ServiceAccount's user name
 // (nodepolicy.go). With a DRA driver it writes ResourceSlices, whose names
 // the API server makes up, and reads every claim: the policy fences the
@@ -42,8 +43,9 @@ type Access struct {
 	// Nodes are the names of the nodes it runs. A rule that names them is
 	// left out when there are none: a rule with no names is of every node.
 	Nodes []string
-	// Held is whether it counts what its pods hold (-held): then it
-	// watches the pods bound to its nodes.
+	// Held is whether it counts what its pods hold (-held). It watches
+	// the pods bound to its nodes either way, and deletes those being
+	// deleted.
 	Held bool
 	// Election is its leader election, or nil.
 	Election *Election
@@ -54,7 +56,7 @@ type Access struct {
 	LabelNamespaces []string
 	// DRADriver is the driver under which it publishes its nodes' devices
 	// (-dra-driver), or "": then it writes ResourceSlices, reads
-	// ResourceClaims and watches its pods, and records events on them.
+	// ResourceClaims, and records events on its pods.
 	DRADriver string
 	// StaticLabels are the labels of each node's static configuration,
 	// by node: its registration labels, which [Access.Policy] lets it set
@@ -136,16 +138,8 @@ func (a Access) rights() []namespaceRights {
 			rule("", "nodes/status", nodes, "the node controller patches the status (resources, conditions, and the annotations in which it records what it applied)", "patch"),
 		)
 	}
-	switch {
-	case a.Held && a.DRADriver != "":
-		cluster = append(cluster,
-			rule("", "pods", nil, "watch the pods bound to its nodes, to count what they hold and to tell them their devices (RBAC cannot select pods by spec.nodeName, so every pod)", "list", "watch"))
-	case a.Held:
-		cluster = append(cluster,
-			rule("", "pods", nil, "watch the pods bound to its nodes, to count what they hold (RBAC cannot select pods by spec.nodeName, so every pod)", "list", "watch"))
-	case a.DRADriver != "":
-		cluster = append(cluster,
-			rule("", "pods", nil, "watch the pods bound to its nodes, to tell them their devices (RBAC cannot select pods by spec.nodeName, so every pod)", "list", "watch"))
+	if named { // no node, no pod bound to it
+		cluster = append(cluster, a.podRights()...)
 	}
 	events := rule("", "events", nil, "record events on its nodes (a node's events are in the default namespace; a repeated one is patched; RBAC cannot name events, whose names are made up as they are created)", "create", "patch")
 	if a.DRADriver != "" {
@@ -188,6 +182,24 @@ func (a Access) rights() []namespaceRights {
 		}
 	}
 	return out
+}
+
+// podRights are the rules of the pods bound to its nodes: it watches them
+// whatever the configuration, since it finishes their deletion.
+func (a Access) podRights() []accessRule {
+	why := "watch the pods bound to its nodes, to finish their deletion"
+	switch {
+	case a.Held && a.DRADriver != "":
+		why += ", to count what they hold and to tell them their devices"
+	case a.Held:
+		why += " and to count what they hold"
+	case a.DRADriver != "":
+		why += " and to tell them their devices"
+	}
+	return []accessRule{
+		rule("", "pods", nil, why+" (RBAC cannot select pods by spec.nodeName, so every pod)", "list", "watch"),
+		rule("", "pods", nil, "finish the deletion of a pod bound to its nodes, which its backend has stopped: delete it with grace period 0 and its UID as a precondition, as the kubelet does (RBAC cannot select pods by spec.nodeName, so every pod; -print-node-policy fences it to its nodes' pods being deleted)", "delete"),
+	}
 }
 
 // deviceRights are the rules of publishing devices under a DRA driver

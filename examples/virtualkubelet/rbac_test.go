@@ -290,6 +290,20 @@ var rightsSymptoms = map[string]func(t *testing.T, c *rightsCase){
 		// The cache of the node's pods, which -held reads.
 		c.startRefused(t, http.MethodGet, "/api/v1/pods", "the cache of *v1.Pod cannot sync")
 	},
+	"cluster pods delete": func(t *testing.T, c *rightsCase) {
+		// A pod being deleted on the node is never finished: it stays
+		// Terminating, as with no kubelet.
+		p := c.run(t)
+		c.plugin.reply(http.StatusOK, goodReply, 0)
+		pod := c.name + "-deleted"
+		createTestPod(t, terminatingPod(pod, c.name))
+		deleteGracefully(t, pod)
+		c.awaitRefused(t, http.MethodDelete, "/api/v1/namespaces/"+metav1.NamespaceDefault+"/pods/"+pod)
+		morePings(t, p, 3)
+		if ok, why := terminating(t.Context(), pod); !ok {
+			t.Errorf("without the right: %s, want it Terminating", why)
+		}
+	},
 	corev1.NamespaceNodeLease + " leases create": func(t *testing.T, c *rightsCase) {
 		// The node runs, with no heartbeat: the node lifecycle controller
 		// would mark it Unknown after its grace.
@@ -308,8 +322,9 @@ var rightsSymptoms = map[string]func(t *testing.T, c *rightsCase){
 		// The node's first Ready is an event, NodeReady.
 		c.run(t)
 		c.awaitRefused(t, http.MethodPost, "/api/v1/namespaces/"+metav1.NamespaceDefault+"/events")
-		if events := nodeEventsOf(t.Context(), t, c.name); len(events) > 0 {
-			t.Errorf("events on the node:%s", describe(events))
+		// The node lifecycle controller's own (RegisteredNode) may be there.
+		if events := fromProvider(nodeEventsOf(t.Context(), t, c.name)); len(events) > 0 {
+			t.Errorf("the provider's events on the node:%s", describe(events))
 		}
 	},
 	testElectionNS + " leases create": func(t *testing.T, c *rightsCase) {
@@ -417,6 +432,7 @@ func TestRightsObjects(t *testing.T) {
 		"cluster nodes patch [vk-0 vk-1]",
 		"cluster nodes/status patch [vk-0 vk-1]",
 		"cluster pods list,watch []",
+		"cluster pods delete []",
 		"kube-node-lease leases create []",
 		"kube-node-lease leases get,update [vk-0 vk-1]",
 		"default events create,patch []",
