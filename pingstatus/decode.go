@@ -53,6 +53,7 @@ func (p *parser) decode(body []byte) (reply, bool) {
 		repeated = true
 		p.warn(f.at.subject(), Repaired, f.path(), "given %d times; the last one is used", f.count)
 	}
+	p.nearMisses(&w)
 	switch {
 	case raw != nil:
 		return p.decodeByField(raw), true

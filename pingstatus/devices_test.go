@@ -90,7 +90,7 @@ func TestDevices(t *testing.T) {
 		{name: "null is no value", body: `{"devices":[{"name":"a","count":1,"attributes":{"x":{"string":null,"bool":true},"y":null}}]}`,
 			replace: true, devices: []DeviceGroup{}, kept: []string{"a"},
 			warnings: []string{"devices[0].attributes[y]: must have exactly one of string, int, bool or version, got none" + kept}},
-		{name: "unknown fields are ignored", body: `{"devices":[{"name":"a","count":1,"driver":"gpu.example.com","attributes":{"x":{"bool":true,"strings":["y"]}},"capacity":{"m":{"value":"1","requestPolicy":{}}}}]}`,
+		{name: "unknown fields are ignored", body: `{"devices":[{"name":"a","count":1,"driver":"gpu.example.com","attributes":{"x":{"bool":true,"list":["y"]}},"capacity":{"m":{"value":"1","requestPolicy":{}}}}]}`,
 			replace: true, devices: []DeviceGroup{{Name: "a", Count: 1, Attributes: map[string]DeviceAttribute{"x": {BoolValue: ptr(true)}}, Capacity: map[string]resource.Quantity{"m": resource.MustParse("1")}}}},
 		{name: "field names in any case", body: `{"Devices":[{"NAME":"a","Count":1,"Attributes":{"x":{"String":"y"}},"CAPACITY":{"m":{"Value":2}}}]}`,
 			replace: true, devices: []DeviceGroup{{Name: "a", Count: 1, Attributes: map[string]DeviceAttribute{"x": {StringValue: ptr("y")}}, Capacity: map[string]resource.Quantity{"m": resource.MustParse("2")}}}},

@@ -62,7 +62,8 @@
 // [] says the backend has none. Unknown
 // fields are ignored, in the reply and in each of its objects, so
 // interLink and every provider before labels and devices read a reply
-// with them as before.
+// with them as before; one that looks like a known field misspelled or
+// misplaced is warned of (rule 19).
 //
 // The resources are what the backend can take right now: idle cpus, free
 // memory and devices, room for more pods. The scheduler subtracts the
@@ -198,6 +199,23 @@
 //     them would let it give each twice. An accelerator of 0 is read, so
 //     that a plugin moving from counts to devices clears the count an
 //     earlier reply left on the node.
+//  19. An unknown key is ignored, but one that looks like a known field
+//     of its object is ignored with a warning that names the field meant
+//     ([Warning.Subject] is that field's): a near miss, one insertion,
+//     deletion or substitution of a character or one swap of two adjacent
+//     ones from a field of at least 5 characters ("attribues",
+//     "memroy"), or a field with "s" or "es" added or taken away or a
+//     final "y" as "ies" ("device", "attribute", "cpus", "capacities");
+//     or a field of another level, exactly in any letter case: the
+//     reply's "resources", "taints", "labels" and "devices" under
+//     "resources" or in a device group, and resources' fields at the top
+//     of the reply. Letter case never counts ("Devices" is devices, read
+//     as encoding/json reads it), and "status", for logs only, has no
+//     near misses ("state", "stats"), so "message", "timestamp", "error",
+//     "time" and "name" beside the reply's fields stay silent. A reply
+//     gets at most 16 such warnings and one more saying how many were
+//     left out; those in a part Parse passes over (the earlier value of a
+//     repeated key, a list over its limit) are not warned.
 //
 // # What serializers write
 //
@@ -259,6 +277,9 @@
 //     length alone.
 //   - Warnings quote a plugin's text escaped as a Go string and cut after
 //     64 bytes, so a field of a megabyte never makes a warning of one.
+//   - Only keys that name no field are compared with the fields (rule
+//     19), and only those of at most 18 characters, with the few fields of
+//     their object and of one other level.
 //
 // # For plugin authors
 //

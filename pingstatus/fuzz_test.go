@@ -11,7 +11,8 @@ import (
 // FuzzParse: Parse never panics, and every entry of what it accepts is valid
 // by the rules (a device group's taints among them), with the default
 // options and with every toggle set; and the devices it gives are a patch
-// that CheckDevices takes as it is.
+// that CheckDevices takes as it is; and no reply gets more than 16
+// near-miss warnings.
 func FuzzParse(f *testing.F) {
 	for _, in := range golden.Inputs(f, "../testdata/replies/*") {
 		f.Add(in.Data)
@@ -42,7 +43,16 @@ func FuzzParse(f *testing.F) {
 			{AllowZero: true, ProtectedKeys: []string{"vendor.io/maintenance"}, MaxAccelerators: 2, MaxTaints: 2, MaxBodyBytes: 512,
 				LabelNamespaces: []string{"nvidia.com"}, ProtectedLabels: []string{"nvidia.com/gpu.product"}, MaxLabels: 2, MaxDevices: 4},
 		} {
-			patch, _ := pingstatus.Parse(body, opts)
+			patch, warnings := pingstatus.Parse(body, opts)
+			misses := 0
+			for _, w := range warnings {
+				if strings.Contains(w.Message, "did you mean") || strings.Contains(w.Message, "belongs") {
+					misses++
+				}
+			}
+			if misses > 16 { // rule 19: past 16, one warning counts the rest
+				t.Fatalf("Parse(%q, %+v): %d near-miss warnings, more than 16", body, opts, misses)
+			}
 			if err := checkPatch(patch, opts); err != nil {
 				t.Fatalf("Parse(%q, %+v): %v", body, opts, err)
 			}

@@ -16,10 +16,11 @@ import (
 //  1. the text (encoding.go): within the size limit, a byte order mark
 //     dropped, UTF-16 and UTF-32 decoded; a body that is not a JSON
 //     object is a legacy reply;
-//  2. the walk (walk.go, scan.go, nonfinite.go): one light pass over the
-//     fields Parse reads (fields.go) that finds what encoding/json cannot
-//     tell, keys given twice, lists over their limit, NaN and the
-//     infinities;
+//  2. the walk (walk.go, scan.go, nonfinite.go, nearmiss.go): one light
+//     pass over the fields Parse reads (fields.go) that finds what
+//     encoding/json cannot tell, keys given twice, lists over their
+//     limit, NaN and the infinities, and unknown keys that look like
+//     known fields;
 //  3. the decode (decode.go, devicedecode.go): one json.Unmarshal into
 //     mirrors of the wire types (mirror.go), or, when the walk or the
 //     decoder found a problem, field by field, so that each bad field has

@@ -33,6 +33,10 @@ var schema string
 //     plugin is written for the provider that allows it; Parse with the
 //     zero Options takes only feature.node.kubernetes.io and
 //     profile.node.kubernetes.io)
+//   - unknown keys that look like known fields misspelled or at the wrong
+//     level (the schema allows every unknown field, as Parse reads past
+//     them; rule 19 warns of "device", "attribute", "capacities", and
+//     "devices" under "resources")
 //
 // It is a little stricter than Parse for:
 //

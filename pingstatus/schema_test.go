@@ -42,6 +42,10 @@ var beyondSchema = map[string]string{
 	"devices-attributes-over-limit.json": "devices with more than 32 attributes and capacities together",
 	"devices-string-bytes.json":          "attribute strings of at most 64 characters but more than 64 bytes",
 	"devices-and-accelerators.json":      "accelerators other than 0 in a reply that lists devices",
+	"near-miss-device.json":              "unknown keys that look like known fields misspelled or at the wrong level",
+	"near-miss-attribute.json":           "unknown keys that look like known fields misspelled or at the wrong level",
+	"near-miss-capacities.json":          "unknown keys that look like known fields misspelled or at the wrong level",
+	"devices-under-resources.json":       "unknown keys that look like known fields misspelled or at the wrong level",
 }
 
 // schemaDocLists returns the items of the two lists in JSONSchema's doc

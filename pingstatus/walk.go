@@ -12,11 +12,13 @@ import (
 // those fields held a non-finite number. The body is JSON but for those
 // numbers; the walker never fails on other input, it only stops early.
 type walker struct {
-	b         []byte
-	i         int
-	opts      Options
-	findings  []finding
-	overLimit bool // a list was over its limit
+	b          []byte
+	i          int
+	opts       Options
+	findings   []finding
+	misses     []miss // unknown keys that look like known fields, in the order met: the first maxNearMisses
+	moreMisses []int  // where the others are
+	overLimit  bool   // a list was over its limit
 }
 
 // A finding is a key given count times, or a field that held token.
@@ -136,6 +138,7 @@ func (w *walker) space() {
 func (w *walker) object(at where, lv level) {
 	names := levelFields[lv]
 	var count [maxLevelFields]int
+	var span [maxLevelFields][2]int // of each field's last value
 	for w.i++; ; w.i++ {
 		w.space()
 		if w.i >= len(w.b) || w.b[w.i] != '"' {
@@ -144,6 +147,9 @@ func (w *walker) object(at where, lv level) {
 		start := w.i
 		w.i = stringEnd(w.b, w.i)
 		k := fieldIndex(w.b[start:w.i], names)
+		if k < 0 {
+			w.unknownKey(at, lv, start, w.b[start:w.i])
+		}
 		w.space()
 		if w.i >= len(w.b) || w.b[w.i] != ':' {
 			break
@@ -156,9 +162,12 @@ func (w *walker) object(at where, lv level) {
 			child := at.child(lv, k)
 			if count[k]++; count[k] > 1 {
 				w.drop(child)
+				w.dropMisses(span[k][0], span[k][1])
 				w.repeated(child, count[k])
 			}
+			span[k][0] = w.i
 			w.field(child, lv, k)
+			span[k][1] = w.i
 		}
 		w.space()
 		if w.i >= len(w.b) || w.b[w.i] != ',' {
@@ -232,7 +241,7 @@ func (w *walker) field(at where, lv level, k int) {
 // reply, or, in a device entry, its taints. Entries past limit are
 // skipped, and a list over it leaves no findings.
 func (w *walker) list(at where, lv level, limit int) {
-	n := 0
+	n, start := 0, w.i
 	for w.i++; ; w.i++ {
 		w.space()
 		if w.i >= len(w.b) || w.b[w.i] == ']' {
@@ -263,6 +272,7 @@ func (w *walker) list(at where, lv level, limit int) {
 	}
 	if n > limit {
 		w.drop(at)
+		w.dropMisses(start, w.i)
 		w.overLimit = true
 	}
 }
@@ -275,8 +285,9 @@ func (w *walker) list(at where, lv level, limit int) {
 // skipped, and an object over it leaves no findings.
 func (w *walker) keyed(at where, limit int, lv level) {
 	var count map[string]int
-	var order []string // of the keys met, in order
-	n := 0
+	var spans map[string][2]int // of each key's last value that held misses
+	var order []string          // of the keys met, in order
+	n, begin := 0, w.i
 	for w.i++; ; w.i++ {
 		w.space()
 		if w.i >= len(w.b) || w.b[w.i] != '"' {
@@ -301,11 +312,21 @@ func (w *walker) keyed(at where, limit int, lv level) {
 			entry.keyed, entry.key = true, key
 			if count[key]++; count[key] > 1 {
 				w.drop(entry) // what an earlier value held
+				if span, ok := spans[key]; ok {
+					w.dropMisses(span[0], span[1])
+				}
 			} else {
 				order = append(order, key)
 			}
 			if lv >= 0 && w.i < len(w.b) && w.b[w.i] == '{' {
+				from, misses := w.i, len(w.misses)
 				w.object(entry, lv)
+				if len(w.misses) > misses { // only then is there anything to forget
+					if spans == nil {
+						spans = make(map[string][2]int)
+					}
+					spans[key] = [2]int{from, w.i}
+				}
 			} else {
 				w.value(entry)
 			}
@@ -321,6 +342,7 @@ func (w *walker) keyed(at where, limit int, lv level) {
 	}
 	if n > limit {
 		w.drop(at)
+		w.dropMisses(begin, w.i)
 		w.overLimit = true
 		return
 	}

@@ -13,8 +13,18 @@ import (
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
-// subjectOf is what a warning's path says it is about.
-func subjectOf(path string) pingstatus.Subject {
+// subjectOf is what a warning's path says it is about; a near miss at
+// the top of the reply, or a field at the wrong level, is about the
+// field meant (rule 19).
+func subjectOf(path, message string) pingstatus.Subject {
+	switch {
+	case strings.Contains(message, `belongs in "resources"`):
+		return pingstatus.SubjectResource
+	case strings.Contains(message, "belongs at the top level"),
+		strings.HasPrefix(message, "unknown field; did you mean") && !strings.ContainsAny(path, ".["):
+		meant, _, _ := strings.Cut(message[strings.Index(message, `"`)+1:], `"`)
+		return subjectOf(meant, "")
+	}
 	switch {
 	case strings.HasPrefix(path, "resources"):
 		return pingstatus.SubjectResource
@@ -31,7 +41,7 @@ func subjectOf(path string) pingstatus.Subject {
 // actionOf is what a warning's message says was done.
 func actionOf(message string) pingstatus.Action {
 	switch {
-	case strings.HasSuffix(message, "; ignored"), strings.Contains(message, "more than the limit"):
+	case strings.HasSuffix(message, "; ignored"), strings.HasSuffix(message, "? ignored"), strings.Contains(message, "more than the limit"):
 		return pingstatus.Ignored
 	case strings.HasSuffix(message, "NoSchedule used"), strings.HasSuffix(message, "summed"),
 		strings.HasSuffix(message, "the last one is kept"), strings.HasSuffix(message, "the last one is used"),
@@ -45,7 +55,7 @@ func actionOf(message string) pingstatus.Action {
 // what its path and its message say.
 func checkClasses(t interface{ Fatalf(string, ...any) }, warnings []pingstatus.Warning) {
 	for _, w := range warnings {
-		if s, a := subjectOf(w.Path), actionOf(w.Message); w.Subject != s || w.Action != a {
+		if s, a := subjectOf(w.Path, w.Message), actionOf(w.Message); w.Subject != s || w.Action != a {
 			t.Fatalf("%q is %v/%v, its path and message say %v/%v", w, w.Subject, w.Action, s, a)
 		}
 	}

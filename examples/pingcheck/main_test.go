@@ -29,6 +29,10 @@ func TestGolden(t *testing.T) {
 		{"compat", []string{"-compat", "-node", "../../testdata/nodes/node-with-plugin-taints.json", "-"}, `{"taints":[]}`},
 		{"strict-clean", []string{"-strict", "../../testdata/replies/slurm.json"}, ""},
 		{"strict-warnings", []string{"-strict", "-"}, `{"resources":{"cpu":"-1"}}`},
+		{"strict-near-miss-device", []string{"-strict", "../../testdata/replies/near-miss-device.json"}, ""},
+		{"strict-near-miss-attribute", []string{"-strict", "../../testdata/replies/near-miss-attribute.json"}, ""},
+		{"strict-near-miss-capacities", []string{"-strict", "../../testdata/replies/near-miss-capacities.json"}, ""},
+		{"strict-devices-under-resources", []string{"-strict", "../../testdata/replies/devices-under-resources.json"}, ""},
 		{"unusable", []string{"-strict", "../../testdata/replies/malformed.json"}, ""},
 		{"invalid-node", []string{"-node", "../../testdata/nodes/invalid-node.json", "../../testdata/replies/htcondor.json"}, ""},
 		{"missing-file", []string{"no-such-reply.json"}, ""},
@@ -89,6 +93,9 @@ func TestStrictExitStatus(t *testing.T) {
 		{`{"status":`, exitWarnings},
 		{`{"labels":{"feature.node.kubernetes.io/cpu-model.vendor_id":"AMD"}}`, exitOK},
 		{`{"labels":{"nvidia.com/gpu.product":"NVIDIA-A100-SXM4-80GB"}}`, exitWarnings}, // not allowed without -label-namespaces
+		{`{"status":"ok","message":"HTCondor sidecar is alive","timestamp":"2026-11-30T12:00:00Z"}`, exitOK},
+		{`{"device":[{"name":"a","count":1}]}`, exitWarnings}, // a near miss of devices (rule 19)
+		{`{"Devices":[{"name":"a","count":1}]}`, exitOK},      // devices, in another letter case
 	}
 	for _, tt := range tests {
 		var stdout, stderr bytes.Buffer
