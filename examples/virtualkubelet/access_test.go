@@ -194,9 +194,10 @@ func (id *identity) kubeconfig(tb testing.TB, server string) string {
 	return path
 }
 
-// accessOfArgs is the Access of the provider's command line args, as
-// -print-rbac gives it.
-func accessOfArgs(tb testing.TB, args []string) Access {
+// settingsOfArgs parses the provider's command line args as its start
+// does, the flags' defaults for every flag not given, and returns the
+// flags and their settings.
+func settingsOfArgs(tb testing.TB, args []string) (*flags, []Config, *Election) {
 	tb.Helper()
 	fs := flag.NewFlagSet("virtualkubelet", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -208,6 +209,14 @@ func accessOfArgs(tb testing.TB, args []string) Access {
 	if err != nil {
 		tb.Fatalf("%v: %v", args, err)
 	}
+	return f, configs, election
+}
+
+// accessOfArgs is the Access of the provider's command line args, as
+// -print-rbac gives it.
+func accessOfArgs(tb testing.TB, args []string) Access {
+	tb.Helper()
+	f, configs, election := settingsOfArgs(tb, args)
 	return f.access(configs, election)
 }
 

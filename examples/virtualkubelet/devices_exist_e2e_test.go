@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"flag"
-	"io"
 	"log/slog"
 	"maps"
 	"net/http"
@@ -99,16 +97,7 @@ func samplePlugin(t *testing.T, args ...string) string {
 // as its start runs it: the flags' defaults for every flag not given.
 func configOfArgs(tb testing.TB, args ...string) Config {
 	tb.Helper()
-	fs := flag.NewFlagSet("virtualkubelet", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	f := registerFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		tb.Fatalf("%v: %v", args, err)
-	}
-	configs, _, err := f.settings(fs.Args())
-	if err != nil {
-		tb.Fatalf("%v: %v", args, err)
-	}
+	_, configs, _ := settingsOfArgs(tb, args)
 	return configs[0]
 }
 

@@ -306,15 +306,7 @@ func TestStaticEphemeralStorage(t *testing.T) {
 		{[]string{"-nodes", "2", "-node", "vk-{i}", "-ephemeral-storage", "500Gi"}, "500Gi"},
 		{[]string{"-nodes", "2", "-node", "vk-{i}"}, ""},
 	} {
-		fs := flag.NewFlagSet("provider", flag.ContinueOnError)
-		f := registerFlags(fs)
-		if err := fs.Parse(tt.args); err != nil {
-			t.Fatal(err)
-		}
-		configs, _, err := f.settings(fs.Args())
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, configs, _ := settingsOfArgs(t, tt.args)
 		for _, cfg := range configs {
 			for _, list := range []corev1.ResourceList{cfg.Static.Status.Capacity, cfg.Static.Status.Allocatable} {
 				q, ok := list[corev1.ResourceEphemeralStorage]

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"net/http"
 	"strings"
@@ -257,16 +256,8 @@ func TestScratchHeld(t *testing.T) {
 func TestScratchStatic(t *testing.T) {
 	const name = "vk-scratch-static"
 	p, plugin := startProvider(t, name, time.Hour, func(c *Config) {
-		fs := flag.NewFlagSet("provider", flag.ContinueOnError)
-		f := registerFlags(fs)
-		if err := fs.Parse([]string{"-node", c.Static.Name, "-plugin", c.PluginURL, "-ephemeral-storage", "50Gi"}); err != nil {
-			t.Fatal(err)
-		}
-		configs, _, err := f.settings(fs.Args())
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.Static, c.StaticResources = configs[0].Static, configs[0].StaticResources
+		parsed := configOfArgs(t, "-node", c.Static.Name, "-plugin", c.PluginURL, "-ephemeral-storage", "50Gi")
+		c.Static, c.StaticResources = parsed.Static, parsed.StaticResources
 	})
 	schedulable(t, name)
 	static := map[string]string{"cpu": "100", "memory": "128Gi", "pods": "100", "ephemeral-storage": "50Gi"}
