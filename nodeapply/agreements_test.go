@@ -40,7 +40,6 @@ func agreementOptions(t *rapid.T) Options {
 		NoGrace:               rapid.IntRange(0, 3).Draw(t, "no grace") == 0,
 		VirtualNodeConditions: rapid.Bool().Draw(t, "pressure"),
 		KeepPingResponse:      rapid.Bool().Draw(t, "ping-response annotation"),
-		PublishDevices:        rapid.IntRange(0, 3).Draw(t, "devices") > 0,
 	}
 	if rapid.Bool().Draw(t, "heartbeats") {
 		opts.HeartbeatInterval = time.Minute
@@ -75,7 +74,8 @@ func agreementNode(t *rapid.T, opts Options) *corev1.Node {
 
 // agreementPing draws a ping: answered or not, with a time or not, a reply
 // parsed from a body or built by hand from the node's own figures (so that
-// it often asks for what the node has), and what the pods hold.
+// it often asks for what the node has), sometimes with devices, and what
+// the pods hold.
 func agreementPing(t *rapid.T, node *corev1.Node) Ping {
 	var ping Ping
 	if rapid.IntRange(0, 3).Draw(t, "timed") > 0 {
@@ -100,17 +100,45 @@ func agreementPing(t *rapid.T, node *corev1.Node) Ping {
 			patch.ReplaceTaints = true
 			patch.Taints = gen.UniqueTaints(3).Draw(t, "plugin taints")
 		}
-		if rapid.Bool().Draw(t, "devices") {
+		if rapid.Bool().Draw(t, "devices") { // which Apply passes over: they are the pool's
 			patch.ReplaceDevices = true
 			patch.Devices, patch.KeptDeviceGroups = drawGroups(t)
 		}
 		ping.Reply = patch
 	}
-	ping.Devices = drawPool(t)
 	if rapid.IntRange(0, 3).Draw(t, "held") == 0 {
 		ping.Held = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(rapid.SampledFrom([]string{"0", "2", "-1"}).Draw(t, "held cpu"))}
 	}
 	return ping
+}
+
+// drawGroups draws a patch's devices as Parse and CheckDevices give them:
+// groups sorted by name and unique, and kept groups sorted, none of them
+// listed; names of which one is another's with an index after it, and
+// descriptions that are equal by value but spelled otherwise. Apply
+// passes them over; they are devicepool's.
+func drawGroups(t *rapid.T) ([]pingstatus.DeviceGroup, []string) {
+	var groups []pingstatus.DeviceGroup
+	var kept []string
+	for _, name := range []string{"a", "a-1", "b"} {
+		switch rapid.IntRange(0, 4).Draw(t, "group "+name) {
+		case 0:
+		case 1:
+			kept = append(kept, name)
+		default:
+			product := rapid.SampledFrom([]string{"x", "y"}).Draw(t, "product")
+			g := pingstatus.DeviceGroup{
+				Name: name, Count: rapid.IntRange(0, 5).Draw(t, "count"),
+				Attributes: map[string]pingstatus.DeviceAttribute{"product": {StringValue: &product}},
+				Capacity:   map[string]resource.Quantity{"memory": resource.MustParse(rapid.SampledFrom([]string{"1Gi", "1024Mi", "2Gi"}).Draw(t, "memory"))},
+			}
+			if rapid.Bool().Draw(t, "tainted") {
+				g.Taints = []pingstatus.DeviceTaint{{Key: "gpu.nvidia.com/xid", Value: rapid.SampledFrom([]string{"", "79"}).Draw(t, "xid"), Effect: pingstatus.DeviceTaintNoSchedule}}
+			}
+			groups = append(groups, g)
+		}
+	}
+	return groups, kept
 }
 
 // checkerFor returns the checker Apply builds for node and ping.
@@ -157,8 +185,8 @@ func TestPropertyUnchangedMeansNoChange(t *testing.T) {
 // TestPropertyChangesAgreeWithPatches: the changes are empty exactly when
 // both patches are nil, and NeedsObjectPatch and NeedsStatusPatch report
 // whether each is not nil; the node is the input exactly when there are
-// no changes; the changes of the devices are all of devices, and none of
-// the node's is.
+// no changes; none of the node's changes is of a device (the devices are
+// devicepool's: its TestPropertyChangesAreOfDevices).
 func TestPropertyChangesAgreeWithPatches(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		opts := agreementOptions(t)
@@ -171,14 +199,6 @@ func TestPropertyChangesAgreeWithPatches(t *testing.T) {
 				if c.Subject == pingstatus.SubjectDevice {
 					t.Fatalf("step %d: a change of a device among the node's: %v", step, c)
 				}
-			}
-			for _, c := range res.DeviceChanges {
-				if c.Subject != pingstatus.SubjectDevice {
-					t.Fatalf("step %d: a change of the node among the devices': %v", step, c)
-				}
-			}
-			if res.NeedsDevices() != (len(res.DeviceChanges) > 0) {
-				t.Fatalf("step %d: NeedsDevices %v, device changes %v", step, res.NeedsDevices(), res.DeviceChanges)
 			}
 			if (res.Node == node) != (len(res.Changes) == 0) {
 				t.Fatalf("step %d: returns the input node %v, changes %v", step, res.Node == node, res.Changes)
@@ -197,7 +217,6 @@ func TestPropertyChangesAgreeWithPatches(t *testing.T) {
 			if rapid.Bool().Draw(t, "same reply") {
 				next.Reply = ping.Reply
 			}
-			next.Devices = res.Devices // the pool as the ping left it
 			ping = next
 		}
 	})

@@ -26,46 +26,21 @@ func Apply(node *corev1.Node, ping Ping, opts Options) Result {
 	// The check runs on a value that stays on the stack: the applier
 	// escapes (its closures outlive calls), so it is built only when needed.
 	check := newChecker(node, ping, opts)
-	var r Result
 	if check.unchanged() {
-		r = check.result(node, nil)
-	} else {
-		a := &applier{checker: check}
-		r = a.apply()
+		return check.result(node, nil)
 	}
-	if !check.sameDevices {
-		check.setDevices(&r)
-	}
-	if len(check.deviceWarnings) > 0 {
-		r.Warnings = append(r.Warnings, check.deviceWarnings...)
-		slices.SortStableFunc(r.Warnings, func(x, y pingstatus.Warning) int { return strings.Compare(x.Path, y.Path) })
-	}
-	return r
+	a := &applier{checker: check}
+	return a.apply()
 }
 
 // newChecker returns the checker of a ping on node: the reply, or no
-// news, and when the ping's devices are published, the reply as
-// [pingstatus.Options.CheckDevices] reads its devices, with its warnings.
+// news.
 func newChecker(node *corev1.Node, ping Ping, opts Options) checker {
 	check := checker{in: node, ping: ping, opts: opts, patch: ping.Reply}
 	if check.patch == nil || !ping.Reached() {
 		check.patch = &noNews
 	}
-	if opts.PublishDevices && check.patch.ReplaceDevices {
-		check.patch, check.deviceWarnings = opts.Reply.CheckDevices(check.patch)
-	}
 	return check
-}
-
-// setDevices puts the pool the ping asks for into r, with its changes,
-// when it differs from the ping's.
-func (a *checker) setDevices(r *Result) {
-	devices, changes := a.publishDevices()
-	if len(changes) == 0 {
-		return
-	}
-	sortChanges(changes)
-	r.Devices, r.DeviceChanges = devices, changes
 }
 
 // noNews is the patch of a ping without a reply: a read-only zero value,
@@ -77,10 +52,8 @@ var noNews = pingstatus.NodePatch{}
 type checker struct {
 	in    *corev1.Node
 	ping  Ping
-	patch *pingstatus.NodePatch // the reply, or no news; its devices checked when published
+	patch *pingstatus.NodePatch // the reply, or no news
 	opts  Options
-	// deviceWarnings are what CheckDevices found in the reply's devices.
-	deviceWarnings []pingstatus.Warning
 	// at is the ping's time to the second, zero when conditions are left
 	// alone; wants are what the ping asks of Ready and the connectivity
 	// condition, and virtual whether it asks for the virtual node's
@@ -94,9 +67,6 @@ type checker struct {
 	fence     fence
 	// What unchanged found, for apply.
 	valid, sameResources, sameTaints, sameLabels, sameConditions, sameAnnotation bool
-	// sameDevices says that the pool is as the ping asks; the node's
-	// parts do not depend on it.
-	sameDevices bool
 }
 
 // applier builds the new node when the checker cannot say it is unchanged.
@@ -130,7 +100,6 @@ func (a *checker) unchanged() bool {
 	a.sameResources = a.resourcesUnchanged()
 	a.sameTaints = (!a.patch.ReplaceTaints || a.taintsUnchanged()) && a.fenceUnchanged()
 	a.sameLabels = !a.patch.ReplaceLabels || a.labelsUnchanged()
-	a.sameDevices = !a.opts.PublishDevices || a.devicesUnchanged()
 	return a.valid && a.sameResources && a.sameTaints && a.sameLabels && a.sameConditions && a.sameAnnotation &&
 		!a.ignoredReply() && !a.failedWithoutTime()
 }
@@ -261,7 +230,7 @@ func (a *applier) apply() Result {
 
 // result is a Result with node and warnings, and no changes.
 func (a *checker) result(node *corev1.Node, warnings []pingstatus.Warning) Result {
-	return Result{Node: node, Warnings: warnings, Devices: a.ping.Devices, in: a.in, ownership: a.opts.ownership(), labelOwnership: a.opts.labelOwnership()}
+	return Result{Node: node, Warnings: warnings, in: a.in, ownership: a.opts.ownership(), labelOwnership: a.opts.labelOwnership()}
 }
 
 // build returns a copy of the input with the ping merged into the parts

@@ -4,7 +4,10 @@
 // answer, and the time it was made. The package is pure: it never modifies
 // its inputs, keeps no state, reads no clock (the time is passed in) and
 // does no I/O. Everything it must remember lives on the node itself, so a
-// provider that restarts carries on where it was.
+// provider that restarts carries on where it was. Apply is node in, node
+// out: the reply's devices, which are not on the node, are the pool's,
+// and the step beside Apply, package devicepool, turns them into the
+// devices the provider publishes, by rules of its own.
 //
 // # A ping
 //
@@ -74,10 +77,10 @@
 //     is semantically equal to the input (quantities by value, taints as a
 //     set, labels by key), and so exactly when both [Result.ObjectPatch]
 //     and [Result.StatusPatch] are nil: an empty list means there is
-//     nothing to send to the API server for the node (the devices, which
-//     are not on it, have their own list, rule 21). The object patch carries the taints, the labels and
-//     their ownership annotations, with the input's resourceVersion as a
-//     precondition; the status patch carries the rest.
+//     nothing to send to the API server. The object patch carries the
+//     taints, the labels and their ownership annotations, with the
+//     input's resourceVersion as a precondition; the status patch carries
+//     the rest.
 //     [Result.NeedsObjectPatch] and [Result.NeedsStatusPatch] say which
 //     patch is needed without building it.
 //  9. Each ping with a time ([Ping.At]) sets two conditions: Ready, and the
@@ -180,63 +183,6 @@
 //     annotation cannot hand the plugin a label that is never its own.
 //     A label of the plugin's in a namespace the options no longer allow
 //     is still the plugin's, and is removed at its next labels.
-//  20. With [Options.PublishDevices], the node's devices are a pool the
-//     provider publishes beside the node (as Dynamic Resource Allocation
-//     devices, with the nested module nodeapply/dra), not a field of it;
-//     without it, the reply's devices are passed over. [Ping.Devices] is
-//     the pool as published, with the devices that claims hold marked
-//     ([Device.Held]) and, of those, the ones held for a pod the backend
-//     runs ([Device.Running], by [RunsOnBackend], as [Ping.Held] counts
-//     pods); [Result.Devices] is the pool after the ping. When the patch
-//     carries devices ([pingstatus.NodePatch.ReplaceDevices]), a group of
-//     the patch is published as devices named after it, group-0,
-//     group-1, and so on.
-//     What the backend's figure already holds is read as for resources
-//     (rule 2): a count read as available (the default) still includes
-//     the devices held for pods the backend does not run yet, and one
-//     read as a total ([pingstatus.BasisTotal]) includes every held
-//     device; those come out of the count. Every device of the group
-//     that a claim holds is published, whatever the count (a held device
-//     is never dropped while its group is listed), and so are as many of
-//     those no claim holds as the count has left (never below zero), the
-//     ones with the lowest indices. Of a group of count n with h devices
-//     held, r of them for pods the backend runs, that is max(h, r+n)
-//     devices read as available, and max(h, n) read as a total: a device
-//     counts once, held or free, never both, so the scheduler is never
-//     offered it twice. A device keeps its name from one reply to the
-//     next, so an allocation keeps pointing at the same device; when the
-//     count falls, the free devices with the highest indices go.
-//     Every device of a group, held or not, is as the group describes
-//     it: its attributes, its capacity, and its taints in order (what is
-//     wrong with the device; NoSchedule keeps it from new claims,
-//     NoExecute evicts the pods using it). A group in
-//     [pingstatus.NodePatch.KeptDeviceGroups] (its entry was refused)
-//     keeps its devices as they are; the devices of groups no longer
-//     listed are removed, held or not (the scheduler allocates a device
-//     again only once its claim's allocation is gone). An empty list
-//     removes every device. A patch without devices, and a failed ping,
-//     leave the pool as it is.
-//  21. [Result.Devices] is sorted by group, then index
-//     ([CompareDevices]). When the pool does not change (the same
-//     devices, each described the same; whether a claim holds one, or
-//     its pod runs, is not published and does not count), it is
-//     [Ping.Devices] itself; given in that order, as the last Result left
-//     it, it costs no copy and no allocation. Otherwise it is a new list
-//     whose devices share their attributes, capacity and taints with the
-//     patch's groups, read-only. Each device added, removed or described
-//     anew (an attribute, a capacity's value, or a taint's key, value,
-//     effect or place changed) is a change in [Result.DeviceChanges]
-//     ([pingstatus.SubjectDevice], path devices[name], sorted by path),
-//     apart from the node's changes, so that a provider that publishes
-//     no devices writes nothing for them; [Result.NeedsDevices] says that
-//     there are some: the provider publishes the pool. The devices of a
-//     patch are read as [pingstatus.Parse] gives them, through
-//     [pingstatus.Options.CheckDevices] with the options' Reply, the one
-//     implementation of their rules: of a group named twice the last,
-//     the groups in name order, and over the limits no devices (the pool
-//     left as it is), with a warning. A group of a hand-built patch that
-//     Parse would refuse is refused with a warning, its devices left as
-//     they are.
 //
 // One consequence of rule 4: an administrator who removes the plugin's
 // taint and sets one with the same key and effect before the next ping

@@ -32,9 +32,8 @@ type Options struct {
 	// opts.Reply.ReadLimit() bytes of it. Their ProtectedKeys are the
 	// provider's own taint keys, besides [DefaultProtectedKey]: no plugin
 	// may set them, and Apply never adds, changes or removes a taint with
-	// one of them. With PublishDevices, Apply reads the patch's devices
-	// through Reply.CheckDevices, by the limits that Parse reads a reply's
-	// with (rule 21).
+	// one of them. The device pool's step (package devicepool) is given
+	// them too.
 	Reply pingstatus.Options
 	// OwnershipAnnotation is the key of the annotation in which Apply
 	// records the taints the plugin set; empty means
@@ -105,12 +104,6 @@ type Options struct {
 	// plugin that puts a time or a counter in its reply makes every ping a
 	// write), so it is off by default.
 	KeepPingResponse bool
-	// PublishDevices makes Apply turn the reply's devices into the node's
-	// pool ([Result.Devices], rules 20 and 21), for a provider that
-	// publishes them. Off, a reply's devices are passed over: the pool
-	// stays [Ping.Devices], with no change and no work, so a provider that
-	// publishes no devices pays nothing for a plugin that sends them.
-	PublishDevices bool
 }
 
 func (o *Options) connectivity() corev1.NodeConditionType {

@@ -45,16 +45,6 @@ type Ping struct {
 	// are, and so does a reply that says its figures are the total
 	// ([pingstatus.BasisTotal]).
 	Held corev1.ResourceList
-	// Devices are the node's pool as the provider publishes it now, which
-	// of them claims hold ([Device.Held]), and of those, which are held
-	// for a pod the backend runs ([Device.Running], by [RunsOnBackend] as
-	// Held counts pods): a device that a claim's allocation names is in
-	// it, held, even if it is not published now. The pool as the last
-	// [Result.Devices] gave it, with Held and Running brought up to date,
-	// is in the order Apply keeps (by group, then index), which lets a
-	// steady ping allocate nothing. A reply with devices turns it into
-	// [Result.Devices] (rule 20); nothing else reads it.
-	Devices []Device
 }
 
 // Reached reports whether the plugin answered the ping.

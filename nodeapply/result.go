@@ -18,29 +18,15 @@ type Result struct {
 	Node *corev1.Node
 	// Changes lists what changed, sorted by path. It is empty exactly when
 	// Node is semantically equal to the input: then there is nothing to
-	// send to the API server but, when DeviceChanges is not empty, the
-	// devices.
+	// send to the API server.
 	Changes []Change
 	// Warnings are what Apply refused or repaired, sorted by path.
 	Warnings []pingstatus.Warning
-	// DeviceChanges lists what changed in the node's pool of devices,
-	// sorted by path (devices[a100-3]); the devices are not on the node,
-	// so these are apart from Changes.
-	DeviceChanges []Change
-	// Devices is the node's pool after the ping (rule 20): what the
-	// provider publishes. When the pool does not change it is
-	// [Ping.Devices] itself; otherwise a new list, sorted by group, then
-	// index. Treat it as read-only.
-	Devices []Device
 
 	in                        *corev1.Node // the input, as Apply read it
 	ownership, labelOwnership string       // the ownership annotations' keys
 	objectPatch, statusPatch  bool
 }
-
-// NeedsDevices reports whether the pool changed: whether the provider
-// publishes [Result.Devices].
-func (r Result) NeedsDevices() bool { return len(r.DeviceChanges) > 0 }
 
 // NeedsObjectPatch reports whether the taints, the labels or their
 // ownership annotations changed: whether [Result.ObjectPatch] is not nil.

@@ -24,12 +24,10 @@ type cluster struct {
 	// sent with a refused value.
 	wanted, everWanted []corev1.Taint
 	kept               []string
-	// devices is the pool as the last ping left it.
-	devices []nodeapply.Device
 }
 
 func (c *cluster) init(t *rapid.T) {
-	c.opts = nodeapply.Options{Reply: pingstatus.Options{ProtectedKeys: []string{"site.example.com/static"}}, PublishDevices: true}
+	c.opts = nodeapply.Options{Reply: pingstatus.Options{ProtectedKeys: []string{"site.example.com/static"}}}
 	c.node = gen.Node().Draw(t, "node")
 	c.node.Spec.Taints = append(c.node.Spec.Taints, corev1.Taint{Key: "site.example.com/static", Value: "gpu", Effect: corev1.TaintEffectNoSchedule})
 	c.admin = map[kuberules.TaintID]string{}
@@ -48,11 +46,11 @@ func (c *cluster) Ping(t *rapid.T) {
 		patch = validPatch(t)
 		patch.Taints = dropProtected(patch.Taints, c.opts.Reply.ProtectedKeys)
 	}
-	res := nodeapply.Apply(c.node, nodeapply.Ping{Reply: patch, Devices: c.devices}, c.opts)
-	if again := nodeapply.Apply(res.Node, nodeapply.Ping{Reply: patch, Devices: res.Devices}, c.opts); len(again.Changes) != 0 || len(again.DeviceChanges) != 0 {
-		t.Fatalf("a repeated ping changes %v %v", again.Changes, again.DeviceChanges)
+	res := nodeapply.Apply(c.node, nodeapply.Ping{Reply: patch}, c.opts)
+	if again := nodeapply.Apply(res.Node, nodeapply.Ping{Reply: patch}, c.opts); len(again.Changes) != 0 {
+		t.Fatalf("a repeated ping changes %v", again.Changes)
 	}
-	c.node, c.devices = res.Node, res.Devices
+	c.node = res.Node
 	if patch.ReplaceTaints {
 		c.wanted, c.kept = patch.Taints, patch.KeptTaintKeys
 		c.everWanted = append(c.everWanted, patch.Taints...)

@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/pingnode/pingnode/internal/kuberules"
-	"github.com/pingnode/pingnode/nodeapply"
+	"github.com/pingnode/pingnode/nodeapply/devicepool"
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
@@ -73,7 +73,7 @@ var taintEffects = map[pingstatus.DeviceTaintEffect]string{
 // describe returns the lines that say what d is, as a claim's CEL reads
 // it: its attributes, then its capacity, each sorted, then its taints in
 // the group's order, each with what it does.
-func describe(d *nodeapply.Device, driver string) []string {
+func describe(d *devicepool.Device, driver string) []string {
 	var attributes, capacity, taints []string
 	for name, v := range d.Attributes {
 		attributes = append(attributes, celName("attributes", driver, name)+" = "+celValue(v))
@@ -98,7 +98,7 @@ func describe(d *nodeapply.Device, driver string) []string {
 // them, and what the reply said of the group.
 type deviceGroup struct {
 	name                    string
-	runs                    [][]nodeapply.Device
+	runs                    [][]devicepool.Device
 	added, changed, removed []string
 	listed                  bool // the reply lists the group, and it was taken
 	refused                 bool // the reply lists the group, and it was refused
@@ -107,7 +107,7 @@ type deviceGroup struct {
 // groupsOf sorts the pool before and after a ping, and the groups the
 // patch lists, into the groups of the devices section: those with
 // devices published, then those without, each in name order.
-func groupsOf(patch *pingstatus.NodePatch, before, after []nodeapply.Device, driver string) []*deviceGroup {
+func groupsOf(patch *pingstatus.NodePatch, before, after []devicepool.Device, driver string) []*deviceGroup {
 	byName := map[string]*deviceGroup{}
 	group := func(name string) *deviceGroup {
 		if g, ok := byName[name]; ok {
@@ -136,13 +136,13 @@ func groupsOf(patch *pingstatus.NodePatch, before, after []nodeapply.Device, dri
 		if n := len(g.runs); n > 0 && slices.Equal(lines, last) {
 			g.runs[n-1] = append(g.runs[n-1], *d)
 		} else {
-			g.runs = append(g.runs, []nodeapply.Device{*d})
+			g.runs = append(g.runs, []devicepool.Device{*d})
 		}
 		last = lines
 		switch j, ok := had[d.Name]; {
 		case !ok:
 			g.added = append(g.added, d.Name)
-		case !nodeapply.EqualDevices(before[j:j+1], after[i:i+1]):
+		case !devicepool.Equal(before[j:j+1], after[i:i+1]):
 			g.changed = append(g.changed, d.Name)
 		}
 		delete(had, d.Name)
@@ -168,7 +168,7 @@ func groupsOf(patch *pingstatus.NodePatch, before, after []nodeapply.Device, dri
 // each group, a line for each run of devices described alike (their
 // names, how many, what the ping did to them) followed by what they are,
 // or a line that says why the group has no devices.
-func deviceLines(patch *pingstatus.NodePatch, before, after []nodeapply.Device, driver string) []string {
+func deviceLines(patch *pingstatus.NodePatch, before, after []devicepool.Device, driver string) []string {
 	var out []string
 	for _, g := range groupsOf(patch, before, after, driver) {
 		published := 0
@@ -258,7 +258,7 @@ func removedText(g *deviceGroup, alone bool) string {
 func nameList(names []string) string {
 	sorted := slices.Clone(names)
 	slices.SortFunc(sorted, func(a, b string) int {
-		return nodeapply.CompareDevices(nodeapply.Device{Name: a}, nodeapply.Device{Name: b})
+		return devicepool.Compare(devicepool.Device{Name: a}, devicepool.Device{Name: b})
 	})
 	var parts []string
 	for i := 0; i < len(sorted); {
@@ -300,9 +300,9 @@ func devicesHeading(pool, changed int, driver string) string {
 // reportDevices writes the devices section: what the provider publishes
 // for the node after the ping, which was before (before: the pool the
 // provider had).
-func reportDevices(w io.Writer, patch *pingstatus.NodePatch, before []nodeapply.Device, res nodeapply.Result, driver string) {
-	fmt.Fprintln(w, devicesHeading(len(res.Devices), len(res.DeviceChanges), driver))
-	lines := deviceLines(patch, before, res.Devices, driver)
+func reportDevices(w io.Writer, patch *pingstatus.NodePatch, before []devicepool.Device, pool devicepool.Result, driver string) {
+	fmt.Fprintln(w, devicesHeading(len(pool.Devices), len(pool.Changes), driver))
+	lines := deviceLines(patch, before, pool.Devices, driver)
 	if len(lines) == 0 {
 		lines = []string{"  none"}
 	}

@@ -6,7 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/pingnode/pingnode/nodeapply"
+	"github.com/pingnode/pingnode/nodeapply/devicepool"
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
@@ -23,19 +23,19 @@ func TestDeviceLines(t *testing.T) {
 		{Key: "gpu.nvidia.com/unmonitored", Effect: pingstatus.DeviceTaintNone},
 	}
 	lost := []pingstatus.DeviceTaint{{Key: "gpu.nvidia.com/gpu-lost", Effect: pingstatus.DeviceTaintNoSchedule}}
-	device := func(name string, taints []pingstatus.DeviceTaint) nodeapply.Device {
-		return nodeapply.Device{Name: name, Attributes: a100, Capacity: memory, Taints: taints}
+	device := func(name string, taints []pingstatus.DeviceTaint) devicepool.Device {
+		return devicepool.Device{Name: name, Attributes: a100, Capacity: memory, Taints: taints}
 	}
 	tests := []struct {
 		name          string
 		patch         pingstatus.NodePatch
-		before, after []nodeapply.Device
+		before, after []devicepool.Device
 		want          []string
 	}{
 		{
 			name:  "taints, each with what it does",
 			patch: pingstatus.NodePatch{ReplaceDevices: true, Devices: []pingstatus.DeviceGroup{{Name: "a100", Count: 2}, {Name: "bad", Count: 1}}},
-			after: []nodeapply.Device{device("a100-0", nil), device("a100-1", nil), device("bad-0", xid)},
+			after: []devicepool.Device{device("a100-0", nil), device("a100-1", nil), device("bad-0", xid)},
 			want: []string{
 				"  a100-0, a100-1: 2 devices, all added",
 				"    device.attributes['gpu.nvidia.com'].productName = \"NVIDIA A100-SXM4-80GB\"",
@@ -50,8 +50,8 @@ func TestDeviceLines(t *testing.T) {
 		{
 			name:   "held devices kept beside the free ones, a taint added to some",
 			patch:  pingstatus.NodePatch{ReplaceDevices: true, Devices: []pingstatus.DeviceGroup{{Name: "a100", Count: 1}}},
-			before: []nodeapply.Device{device("a100-0", nil), device("a100-1", nil), device("a100-5", nil), device("a100-6", nil)},
-			after:  []nodeapply.Device{device("a100-0", nil), device("a100-1", nil), device("a100-5", lost)},
+			before: []devicepool.Device{device("a100-0", nil), device("a100-1", nil), device("a100-5", nil), device("a100-6", nil)},
+			after:  []devicepool.Device{device("a100-0", nil), device("a100-1", nil), device("a100-5", lost)},
 			want: []string{
 				"  a100-0, a100-1: 2 devices",
 				"    device.attributes['gpu.nvidia.com'].productName = \"NVIDIA A100-SXM4-80GB\"",
@@ -65,8 +65,8 @@ func TestDeviceLines(t *testing.T) {
 		{
 			name:   "refused, its devices kept; refused with none; a total of none",
 			patch:  pingstatus.NodePatch{ReplaceDevices: true, Basis: pingstatus.BasisTotal, Devices: []pingstatus.DeviceGroup{{Name: "l4"}}, KeptDeviceGroups: []string{"a100", "h100"}},
-			before: []nodeapply.Device{device("a100-0", nil)},
-			after:  []nodeapply.Device{device("a100-0", nil)},
+			before: []devicepool.Device{device("a100-0", nil)},
+			after:  []devicepool.Device{device("a100-0", nil)},
 			want: []string{
 				"  a100-0: 1 device, kept as published before: the reply's a100 was refused (see warnings)",
 				"    device.attributes['gpu.nvidia.com'].productName = \"NVIDIA A100-SXM4-80GB\"",

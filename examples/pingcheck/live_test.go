@@ -273,7 +273,7 @@ func TestWatchDevices(t *testing.T) {
 		return p
 	}
 	var stdout bytes.Buffer
-	code := watch(context.Background(), &stdout, ping, &corev1.Node{}, time.Millisecond, len(replies), nodeapply.Options{PublishDevices: true}, "gpu.nvidia.com")
+	code := watch(context.Background(), &stdout, ping, &corev1.Node{}, time.Millisecond, len(replies), nodeapply.Options{}, "gpu.nvidia.com")
 	got := fmt.Sprintf("$ pingcheck -watch -dra-driver gpu.nvidia.com -url <plugin> # replies %s\nexit %d\n--- stdout\n%s",
 		strings.Join(replies, ", "), code, stdout.String())
 	golden.Check(t, filepath.Join("testdata", "watch-devices.golden"), []byte(got))

@@ -61,6 +61,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -70,6 +71,7 @@ import (
 	"github.com/pingnode/pingnode/examples/internal/pingclient"
 	"github.com/pingnode/pingnode/internal/kuberules"
 	"github.com/pingnode/pingnode/nodeapply"
+	"github.com/pingnode/pingnode/nodeapply/devicepool"
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
@@ -161,7 +163,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		},
 		ReplaceAllTaints: *compat, Grace: *grace, NoGrace: *grace == 0,
 		Unreachable: unreachable, NotReadyAfter: *notReadyAfter, VirtualNodeConditions: *virtual,
-		PublishDevices: true, // show the devices a provider that publishes them would
 	}
 	name := "-"
 	if flags.NArg() == 1 {
@@ -203,9 +204,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return watch(ctx, stdout, client.Ping, node, *interval, *count, opts, *driver)
 		}
 		p, warnings := outcome(client.Ping(context.Background()), opts.Reply)
-		res := nodeapply.Apply(node, p, opts)
-		warnings = append(warnings, res.Warnings...)
-		report(stdout, *pluginURL, len(p.Body), &p, warnings, res, *driver)
+		res, pool := apply(node, nil, p, opts)
+		warnings = slices.Concat(warnings, res.Warnings, pool.Warnings)
+		report(stdout, *pluginURL, len(p.Body), &p, warnings, res, nil, pool, *driver)
 		if *strict && (len(warnings) > 0 || !p.Reached()) {
 			return exitWarnings
 		}
@@ -217,8 +218,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		patch, warnings = pingstatus.Parse(body, opts.Reply)
 		ping.Reply, ping.Body = &patch, body
 	}
-	res := nodeapply.Apply(node, ping, opts)
-	warnings = append(warnings, res.Warnings...)
+	res, pool := apply(node, nil, ping, opts)
+	warnings = slices.Concat(warnings, res.Warnings, pool.Warnings)
 
 	if *output == "json" {
 		out, err := json.MarshalIndent(res.Node, "", "  ")
@@ -231,7 +232,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "warning:", w)
 		}
 	} else {
-		report(stdout, name, len(body), &ping, warnings, res, *driver)
+		report(stdout, name, len(body), &ping, warnings, res, nil, pool, *driver)
 	}
 	if *strict && len(warnings) > 0 {
 		return exitWarnings
@@ -315,11 +316,19 @@ func readNode(name string) (*corev1.Node, error) {
 	return &node, nil
 }
 
+// apply is a provider's ping: the node's step and the device pool's, with
+// the same ping and options, as a provider that publishes devices runs
+// them (before is the pool as published).
+func apply(node *corev1.Node, before []devicepool.Device, ping nodeapply.Ping, opts nodeapply.Options) (nodeapply.Result, devicepool.Result) {
+	return nodeapply.Apply(node, ping, opts), devicepool.Apply(before, ping, opts.Reply)
+}
+
 // report writes the human output: a header, then aligned sections: the
 // warnings, the changes of the node, and the devices the provider would
-// publish, when the reply lists devices.
-func report(w io.Writer, name string, size int, ping *nodeapply.Ping, warnings []pingstatus.Warning, res nodeapply.Result, driver string) {
-	changes, devices := res.Changes, len(res.DeviceChanges)
+// publish from the pool before, when the reply lists devices.
+func report(w io.Writer, name string, size int, ping *nodeapply.Ping, warnings []pingstatus.Warning, res nodeapply.Result,
+	before []devicepool.Device, pool devicepool.Result, driver string) {
+	changes, devices := res.Changes, len(pool.Changes)
 	if !ping.At.IsZero() {
 		fmt.Fprintf(w, "ping     at %s\n", ping.At.UTC().Format(time.RFC3339))
 	}
@@ -368,6 +377,6 @@ func report(w io.Writer, name string, size int, ping *nodeapply.Ping, warnings [
 	}
 	if ping.Reply != nil && ping.Reply.ReplaceDevices {
 		fmt.Fprintln(w)
-		reportDevices(w, ping.Reply, ping.Devices, res, driver)
+		reportDevices(w, ping.Reply, before, pool, driver)
 	}
 }

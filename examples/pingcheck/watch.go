@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/pingnode/pingnode/nodeapply"
+	"github.com/pingnode/pingnode/nodeapply/devicepool"
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
@@ -33,16 +35,15 @@ func watch(ctx context.Context, w io.Writer, ping func(context.Context) nodeappl
 	opts nodeapply.Options, driver string) int {
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()
-	var pool []nodeapply.Device // as published after the last ping
-	said, shown := "", false    // the devices section as last printed, without what changed
+	var published []devicepool.Device // as published after the last ping
+	said, shown := "", false          // the devices section as last printed, without what changed
 	for n := 1; ; n++ {
 		p, warnings := outcome(ping(ctx), opts.Reply)
 		if ctx.Err() != nil {
 			return exitOK
 		}
-		p.Devices = pool
-		res := nodeapply.Apply(node, p, opts)
-		warnings = append(warnings, res.Warnings...)
+		res, pool := apply(node, published, p, opts)
+		warnings = slices.Concat(warnings, res.Warnings, pool.Warnings)
 		what := fmt.Sprintf("answered, %d bytes", len(p.Body))
 		if !p.Reached() {
 			what = "failed: " + p.Failure
@@ -50,7 +51,7 @@ func watch(ctx context.Context, w io.Writer, ping func(context.Context) nodeappl
 		changes := fmt.Sprintf("%d changes", len(res.Changes))
 		listed := p.Reply != nil && p.Reply.ReplaceDevices
 		if listed {
-			changes += fmt.Sprintf(", %d device changes", len(res.DeviceChanges))
+			changes += fmt.Sprintf(", %d device changes", len(pool.Changes))
 		}
 		fmt.Fprintf(w, "%s  ping %d  %s  %s, %d warnings\n", p.At.UTC().Format(time.RFC3339), n, what, changes, len(warnings))
 		for _, c := range res.Changes {
@@ -61,10 +62,10 @@ func watch(ctx context.Context, w io.Writer, ping func(context.Context) nodeappl
 		}
 		if listed {
 			// What the section says, whatever this ping changed.
-			now := strings.Join(deviceLines(p.Reply, res.Devices, res.Devices, driver), "\n")
-			if !shown || now != said || len(res.DeviceChanges) > 0 {
+			now := strings.Join(deviceLines(p.Reply, pool.Devices, pool.Devices, driver), "\n")
+			if !shown || now != said || len(pool.Changes) > 0 {
 				var section strings.Builder
-				reportDevices(&section, p.Reply, pool, res, driver)
+				reportDevices(&section, p.Reply, published, pool, driver)
 				for _, l := range strings.SplitAfter(strings.TrimSuffix(section.String(), "\n"), "\n") {
 					fmt.Fprintf(w, "    %s", l)
 				}
@@ -72,7 +73,7 @@ func watch(ctx context.Context, w io.Writer, ping func(context.Context) nodeappl
 				said, shown = now, true
 			}
 		}
-		node, pool = res.Node, res.Devices
+		node, published = res.Node, pool.Devices
 		if count > 0 && n >= count {
 			return exitOK
 		}

@@ -284,9 +284,6 @@ func (c *Config) options() options {
 		// node interLink left NetworkUnavailable, the next ping restores
 		// them.
 		VirtualNodeConditions: true,
-		// The reply's devices become the node's pool only when the
-		// provider publishes them; otherwise Apply passes them over.
-		PublishDevices: c.DRADriver != "",
 	}}
 }
 

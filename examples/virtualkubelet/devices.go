@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/pingnode/pingnode/nodeapply"
+	"github.com/pingnode/pingnode/nodeapply/devicepool"
 	"github.com/pingnode/pingnode/nodeapply/dra"
 	"github.com/pingnode/pingnode/pingstatus"
 )
@@ -19,9 +20,10 @@ import (
 //  1. The pool as published is read from the caches, with nodeapply/dra's
 //     Pool: the node's ResourceSlices of the driver, and the claims whose
 //     allocations name a device of the pool (by the claim cache's index),
-//     which it marks held. That is the ping's Devices.
-//  2. Apply gives the pool the reply asks for (Result.Devices) and
-//     whether it changed (Result.NeedsDevices).
+//     which it marks held.
+//  2. devicepool.Apply of that pool and the ping, beside nodeapply.Apply
+//     of the node and the same ping, gives the pool the reply asks for
+//     (Result.Devices) and what changed (Result.Changes).
 //  3. The pool is handed to the node's ResourceSlice controller
 //     (publish.go): started at the first reply that carries devices, with
 //     that pool; then handed on only when the pool changed. A steady ping
@@ -29,12 +31,12 @@ import (
 //  4. The pods bound to the node are told which devices they were given
 //     (poddevices.go).
 //
-// Without a driver, Apply passes a reply's devices over
-// (nodeapply.Options.PublishDevices is off): their warnings are dropped
-// too, and the log says once that they are ignored.
+// Without a driver, the pool's step is not run and a reply's devices are
+// passed over: their warnings are dropped too, and the log says once that
+// they are ignored.
 //
 // The slices' cache lags the controller's writes: until it shows the
-// last pool handed on, a ping reads the pool before it, and Apply finds
+// last pool handed on, a ping reads the pool before it, and the step finds
 // the same change again. The pool Apply gives depends only on the reply
 // and on which devices claims hold, not on the free devices published, so
 // it is the pool handed on already, and is not handed on twice.
@@ -47,7 +49,7 @@ type deviceState struct {
 	// handed is the pool last handed to the controller: a ping whose
 	// Result.Devices is the same (the slices' cache has not caught up
 	// with it yet) hands nothing on again.
-	handed  []nodeapply.Device
+	handed  []devicepool.Device
 	started bool // a controller was handed a pool in this run
 	told    podsTold
 }
@@ -69,13 +71,24 @@ func (p *Provider) startDevices() (stop func()) {
 	return p.devices.pub.close
 }
 
-// withDevices sets the ping's Devices, the pool as published, when the
-// provider publishes devices. Without a driver, Apply passes the reply's
-// devices over: their warnings are dropped too, and the log says once
-// that they are ignored.
-func (p *Provider) withDevices(ping *nodeapply.Ping, warnings []pingstatus.Warning) []pingstatus.Warning {
-	if d := p.devices; d != nil {
-		ping.Devices = dra.Pool(p.caches.nodeSlices(), p.caches.claims.inPool(d.driver, d.pool), p.caches.boundPods(), ping.At, d.driver, d.pool)
+// devicePool is the pool's step of the ping: the pool as published, read
+// from the caches, and what the ping makes of it. Without a driver it is
+// the zero Result: nothing to publish.
+func (p *Provider) devicePool(ping nodeapply.Ping) devicepool.Result {
+	d := p.devices
+	if d == nil {
+		return devicepool.Result{}
+	}
+	published := dra.Pool(p.caches.nodeSlices(), p.caches.claims.inPool(d.driver, d.pool), p.caches.boundPods(), ping.At, d.driver, d.pool)
+	return devicepool.Apply(published, ping, p.opts.apply.Reply)
+}
+
+// withoutDevices returns the parse warnings of the ping's reply, less
+// those about devices when the provider publishes none (no driver): the
+// reply's devices are passed over, and the log says once that they are
+// ignored.
+func (p *Provider) withoutDevices(ping nodeapply.Ping, warnings []pingstatus.Warning) []pingstatus.Warning {
+	if p.devices != nil {
 		return warnings
 	}
 	aboutDevices := func(w pingstatus.Warning) bool { return w.Subject == pingstatus.SubjectDevice }
@@ -89,11 +102,11 @@ func (p *Provider) withDevices(ping *nodeapply.Ping, warnings []pingstatus.Warni
 	return slices.DeleteFunc(slices.Clone(warnings), aboutDevices)
 }
 
-// publishDevices hands the pool of res, the ping applied to node, on to
-// be published, if it is news: the first pool of a reply with devices in
+// publishDevices hands the pool of res, the pool's step of ping, on to be
+// published, if it is news: the first pool of a reply with devices in
 // this run (which starts the controller), a pool that changed, or any
-// pool once the node was registered again (a new owner).
-func (p *Provider) publishDevices(ctx context.Context, node *corev1.Node, ping nodeapply.Ping, res nodeapply.Result) {
+// pool once node was registered again (a new owner).
+func (p *Provider) publishDevices(ctx context.Context, node *corev1.Node, ping nodeapply.Ping, res devicepool.Result) {
 	d := p.devices
 	if d == nil {
 		return
@@ -106,7 +119,7 @@ func (p *Provider) publishDevices(ctx context.Context, node *corev1.Node, ping n
 		p.handOnDevices(ctx, node.UID, res)
 		return
 	}
-	if d.pub.ownedBy(node.UID) && (!res.NeedsDevices() || nodeapply.EqualDevices(res.Devices, d.handed)) {
+	if d.pub.ownedBy(node.UID) && (len(res.Changes) == 0 || devicepool.Equal(res.Devices, d.handed)) {
 		return // steady, or the cache has not caught up with the last pool handed on
 	}
 	p.handOnDevices(ctx, node.UID, res)
@@ -114,9 +127,9 @@ func (p *Provider) publishDevices(ctx context.Context, node *corev1.Node, ping n
 
 // handOnDevices hands res's pool to the controller of the node whose UID
 // is owner, and logs it.
-func (p *Provider) handOnDevices(ctx context.Context, owner types.UID, res nodeapply.Result) {
+func (p *Provider) handOnDevices(ctx context.Context, owner types.UID, res devicepool.Result) {
 	d := p.devices
-	for _, c := range res.DeviceChanges {
+	for _, c := range res.Changes {
 		p.log.Info("device change", "path", c.Path, "op", c.Op.String(), "old", c.Old, "new", c.New)
 	}
 	p.log.Info("devices handed to the ResourceSlice controller", "driver", d.driver, "pool", d.pool, "devices", len(res.Devices))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pingnode/pingnode/internal/gen"
 	"github.com/pingnode/pingnode/nodeapply"
+	"github.com/pingnode/pingnode/nodeapply/devicepool"
 	"github.com/pingnode/pingnode/nodeapply/dra"
 	"github.com/pingnode/pingnode/pingstatus"
 )
@@ -23,13 +24,13 @@ import (
 // among the other fields' mistakes), half lists of valid groups
 // (gen.DeviceGroups: names and attribute names up to the longest, 32
 // attributes and capacities, counts up to the limit); parses each, applies
-// it with PublishDevices, turns the pool into resource.k8s.io/v1 devices
+// the pool's step (devicepool.Apply), turns the pool into resource.k8s.io/v1 devices
 // (dra.Devices), splits them as the provider does (driverResources), and
 // creates each slice with dryRun=All, as the administrator. None may be
 // refused.
 func TestDevicesValidity(t *testing.T) {
 	const replies, driver, node = 400, "valid.gpu.pingnode.example.com", "vk-dra-valid"
-	opts := nodeapply.Options{PublishDevices: true}
+	var opts pingstatus.Options
 	var pools, sent, devices, refused atomic.Int64
 	start := time.Now()
 	seeds := make(chan int)
@@ -46,12 +47,12 @@ func TestDevicesValidity(t *testing.T) {
 					}
 					body = b
 				}
-				patch, _ := pingstatus.Parse(body, opts.Reply)
+				patch, _ := pingstatus.Parse(body, opts)
 				if !patch.ReplaceDevices {
 					continue // no devices to publish
 				}
 				pools.Add(1)
-				res := nodeapply.Apply(nil, nodeapply.Ping{Reply: &patch}, opts)
+				res := devicepool.Apply(nil, nodeapply.Ping{Reply: &patch}, opts)
 				resources := driverResources(node, dra.Devices(res.Devices))
 				slices := resources.Pools[node].Slices
 				for _, s := range slices {

@@ -15,7 +15,7 @@ import (
 // overhead, resized resources), with their number as "pods". A pod counts
 // once the backend runs it, by [nodeapply.RunsOnBackend] (phase Running,
 // started before the ping at was sent), the one test of it that a held
-// device's [nodeapply.Device.Running] shares: a pod started since is not
+// device's [devicepool.Device.Running] shares: a pod started since is not
 // yet in the reply's available figures, and counting it would make the
 // node claim room the backend does not have, for one interval. That errs
 // to the safe side: a pod that started just before the ping but after the

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -72,20 +73,22 @@ func (p *Provider) PingOnce(ctx context.Context) {
 	}
 	p.lastFailure = ping.Failure
 	p.finish.answered(ping.Reached())
-	warnings = p.withDevices(&ping, warnings)
+	warnings = p.withoutDevices(ping, warnings)
 	base, err := p.current(ctx)
 	if err != nil {
 		p.log.Error("reading the node; the next ping tries again", "error", err)
 		return
 	}
+	// Two steps of the same ping: the node's, and the device pool's.
 	res := nodeapply.Apply(base, ping, p.opts.apply)
-	warnings = append(warnings, res.Warnings...)
+	pool := p.devicePool(ping)
+	warnings = slices.Concat(warnings, res.Warnings, pool.Warnings)
 	p.logWarnings(warnings)
 	p.events.warnings(warnings)
 	p.metrics.warnings(warnings)
 	// The devices go by a write of their own, independent of the node's.
-	p.publishDevices(ctx, base, ping, res)
-	p.podDevices(ctx, res.Devices)
+	p.publishDevices(ctx, base, ping, pool)
+	p.podDevices(ctx, pool.Devices)
 	if len(res.Changes) == 0 {
 		p.reportIfDue(base, time.Now())
 		return

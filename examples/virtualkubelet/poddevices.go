@@ -12,7 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/pingnode/pingnode/nodeapply"
+	"github.com/pingnode/pingnode/nodeapply/devicepool"
 	"github.com/pingnode/pingnode/nodeapply/dra"
 )
 
@@ -69,7 +69,7 @@ type podTold struct {
 
 // podDevices tells each pod bound to the node, once per outcome, which
 // devices of pool, the node's pool after the ping, its claims were given.
-func (p *Provider) podDevices(ctx context.Context, pool []nodeapply.Device) {
+func (p *Provider) podDevices(ctx context.Context, pool []devicepool.Device) {
 	d := p.devices
 	if d == nil {
 		return

@@ -12,7 +12,7 @@ import (
 	"k8s.io/dynamic-resource-allocation/resourceslice"
 	"k8s.io/klog/v2"
 
-	"github.com/pingnode/pingnode/nodeapply"
+	"github.com/pingnode/pingnode/nodeapply/devicepool"
 	"github.com/pingnode/pingnode/nodeapply/dra"
 )
 
@@ -62,7 +62,7 @@ func newPublisher(driver, node string, client kubernetes.Interface, log *slog.Lo
 // UID is owner: to the controller, started with it if none runs for that
 // node. It does not wait for the controller to start (its informer must
 // sync first) nor for the slices to be written.
-func (p *publisher) publish(ctx context.Context, owner types.UID, pool []nodeapply.Device) {
+func (p *publisher) publish(ctx context.Context, owner types.UID, pool []devicepool.Device) {
 	want := driverResources(p.node, dra.Devices(pool))
 	p.mu.Lock()
 	p.want, p.said = want, "" // a new pool: its errors are news

@@ -3,9 +3,10 @@ package dra_test
 import (
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
 
 	"github.com/pingnode/pingnode/nodeapply"
+	"github.com/pingnode/pingnode/nodeapply/devicepool"
+	"github.com/pingnode/pingnode/pingstatus"
 	"github.com/pingnode/pingnode/nodeapply/dra"
 )
 
@@ -17,14 +18,13 @@ import (
 //	go test -run '^$' -bench ChangedDevices -count 10 > changed.txt
 //	benchstat -col /op changed.txt
 func BenchmarkChangedDevices(b *testing.B) {
-	node := &corev1.Node{}
-	pool := nodeapply.Apply(node, nodeapply.Ping{Reply: gpus(32, 32)}, nodeapply.Options{PublishDevices: true}).Devices
+	pool := devicepool.Apply(nil, nodeapply.Ping{Reply: gpus(32, 32)}, pingstatus.Options{}).Devices
 	more := gpus(33, 32)
 	s := slice(1, dra.Devices(pool))
 	b.Run("op=apply", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if !nodeapply.Apply(node, nodeapply.Ping{Reply: more, Devices: pool}, nodeapply.Options{PublishDevices: true}).NeedsDevices() {
+			if len(devicepool.Apply(pool, nodeapply.Ping{Reply: more}, pingstatus.Options{}).Changes) == 0 {
 				b.Fatal("no change")
 			}
 		}
@@ -32,7 +32,7 @@ func BenchmarkChangedDevices(b *testing.B) {
 	b.Run("op=apply+convert", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			res := nodeapply.Apply(node, nodeapply.Ping{Reply: more, Devices: pool}, nodeapply.Options{PublishDevices: true})
+			res := devicepool.Apply(pool, nodeapply.Ping{Reply: more}, pingstatus.Options{})
 			if len(dra.Devices(res.Devices)) != 65 {
 				b.Fatal("not 65 devices")
 			}

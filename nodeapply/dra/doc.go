@@ -11,12 +11,12 @@
 //     which devices the claims' allocations name, and which of those are
 //     for a pod the backend runs (of the pods bound to the node, at the
 //     ping's time, by [nodeapply.RunsOnBackend], the pods and time that
-//     [nodeapply.Ping.Held] is summed from): that is
-//     [nodeapply.Ping.Devices].
-//  2. [nodeapply.Apply] gives the pool to publish, [nodeapply.Result.Devices],
-//     and whether it changed ([nodeapply.Result.NeedsDevices]). A device
-//     held for a pod the backend has not started is still in the
-//     plugin's free count, and is published once.
+//     [nodeapply.Ping.Held] is summed from).
+//  2. [devicepool.Apply] of that pool and the ping gives the pool to
+//     publish, [devicepool.Result.Devices], and what changed
+//     ([devicepool.Result.Changes]). A device held for a pod the backend
+//     has not started is still in the plugin's free count, and is
+//     published once.
 //  3. When it changed, [Devices] turns it into resource.k8s.io/v1 devices,
 //     with their attributes, capacity and taints, for the ResourceSlices
 //     of one pool of the provider's driver on the node

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/pingnode/pingnode/nodeapply"
+	"github.com/pingnode/pingnode/nodeapply/devicepool"
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
@@ -19,7 +20,7 @@ import (
 // controller keeps the stored one while the taint stays the same. Each
 // device has maps and taints of its own: nothing of the result shares
 // memory with pool.
-func Devices(pool []nodeapply.Device) []resourcev1.Device {
+func Devices(pool []devicepool.Device) []resourcev1.Device {
 	out := make([]resourcev1.Device, len(pool))
 	for i := range pool {
 		d := &pool[i]
@@ -57,7 +58,7 @@ func clone[T any](p *T) *T {
 	return &v
 }
 
-// Pool returns the node's pool as published, for [nodeapply.Ping.Devices]:
+// Pool returns the node's pool as published, for [devicepool.Apply]:
 // the devices of the pool named pool of driver in published, from the slices
 // of the pool's highest generation (as the scheduler reads a pool), with
 // their attributes, capacity and taints (the time a taint was added, which
@@ -65,25 +66,25 @@ func clone[T any](p *T) *T {
 // one of claims names it. A device that an allocation names but the slices
 // no longer list is in the pool too, held, with nothing said of it: the
 // claim still holds it. The result is sorted as Apply keeps a pool
-// ([nodeapply.CompareDevices]). Slices of other drivers, pools and
+// ([devicepool.Compare]). Slices of other drivers, pools and
 // generations, and results of other drivers and pools, are passed over;
 // nil entries too.
 //
 // pods are the pods bound to the node and at is the time of the ping: a
-// held device is [nodeapply.Device.Running] when its claim's
+// held device is [devicepool.Device.Running] when its claim's
 // status.reservedFor names, by UID, a pod (resource "pods") of pods that
 // runs on the backend ([nodeapply.RunsOnBackend](pod, at)). Until then the
 // plugin's free count still includes the device, and Apply takes it out
-// of a count read as available (nodeapply's rule 20). A provider passes
+// of a count read as available (devicepool's rule 3). A provider passes
 // the same pods and time as those it sums [nodeapply.Ping.Held] from.
-func Pool(published []*resourcev1.ResourceSlice, claims []*resourcev1.ResourceClaim, pods []*corev1.Pod, at time.Time, driver, pool string) []nodeapply.Device {
+func Pool(published []*resourcev1.ResourceSlice, claims []*resourcev1.ResourceClaim, pods []*corev1.Pod, at time.Time, driver, pool string) []devicepool.Device {
 	generation := int64(-1)
 	for _, s := range published {
 		if ours(s, driver, pool) {
 			generation = max(generation, s.Spec.Pool.Generation)
 		}
 	}
-	var out []nodeapply.Device
+	var out []devicepool.Device
 	index := map[string]int{}
 	for _, s := range published {
 		if !ours(s, driver, pool) || s.Spec.Pool.Generation != generation {
@@ -118,13 +119,13 @@ func Pool(published []*resourcev1.ResourceSlice, claims []*resourcev1.ResourceCl
 			if !ok {
 				i = len(out)
 				index[r.Device] = i
-				out = append(out, nodeapply.Device{Name: r.Device})
+				out = append(out, devicepool.Device{Name: r.Device})
 			}
 			out[i].Held = true
 			out[i].Running = out[i].Running || running
 		}
 	}
-	slices.SortFunc(out, nodeapply.CompareDevices)
+	slices.SortFunc(out, devicepool.Compare)
 	return out
 }
 
@@ -133,8 +134,8 @@ func ours(s *resourcev1.ResourceSlice, driver, pool string) bool {
 }
 
 // device returns a published device in the library's terms.
-func device(d *resourcev1.Device) nodeapply.Device {
-	out := nodeapply.Device{Name: d.Name}
+func device(d *resourcev1.Device) devicepool.Device {
+	out := devicepool.Device{Name: d.Name}
 	if len(d.Attributes) > 0 {
 		out.Attributes = make(map[string]pingstatus.DeviceAttribute, len(d.Attributes))
 		for name, a := range d.Attributes {

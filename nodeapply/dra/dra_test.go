@@ -14,6 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/pingnode/pingnode/nodeapply"
+	"github.com/pingnode/pingnode/nodeapply/devicepool"
 	"github.com/pingnode/pingnode/nodeapply/dra"
 	"github.com/pingnode/pingnode/pingstatus"
 )
@@ -74,9 +75,9 @@ func allocated(name string, pod types.UID, devices ...string) *resourcev1.Resour
 // so a provider that reads its pool from its slices at every ping writes
 // nothing on a steady backend.
 func TestPublishedAndReadBack(t *testing.T) {
-	first := nodeapply.Apply(nil, nodeapply.Ping{Reply: gpus(8, 16)}, nodeapply.Options{PublishDevices: true})
-	if len(first.Devices) != 24 || !first.NeedsDevices() {
-		t.Fatalf("first reply: %d devices, changed %v", len(first.Devices), first.NeedsDevices())
+	first := devicepool.Apply(nil, nodeapply.Ping{Reply: gpus(8, 16)}, pingstatus.Options{})
+	if len(first.Devices) != 24 || len(first.Changes) == 0 {
+		t.Fatalf("first reply: %d devices, changed %v", len(first.Devices), len(first.Changes) > 0)
 	}
 	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	pods := []*corev1.Pod{pod("u1", corev1.PodRunning, at.Add(-time.Minute))}
@@ -86,41 +87,41 @@ func TestPublishedAndReadBack(t *testing.T) {
 	published := []*resourcev1.ResourceSlice{old, slice(2, dra.Devices(first.Devices)), nil}
 	read := dra.Pool(published, claims, pods, at, driver, poolName)
 
-	want := append([]nodeapply.Device(nil), first.Devices...)
+	want := append([]devicepool.Device(nil), first.Devices...)
 	want[0].Held, want[1].Held = true, true
 	want[0].Running, want[1].Running = true, true                    // u1 runs on the backend
-	want = append(want, nodeapply.Device{Name: "t4-20", Held: true}) // allocated, no longer published, its claim for no pod yet
+	want = append(want, devicepool.Device{Name: "t4-20", Held: true}) // allocated, no longer published, its claim for no pod yet
 	if diff := cmp.Diff(want, read, cmp.Comparer(func(a, b resource.Quantity) bool { return a.Cmp(b) == 0 })); diff != "" {
 		t.Errorf("pool read back (-want +got):\n%s", diff)
 	}
 
-	again := nodeapply.Apply(nil, nodeapply.Ping{Reply: gpus(8, 16), Devices: read}, nodeapply.Options{PublishDevices: true})
+	again := devicepool.Apply(read, nodeapply.Ping{Reply: gpus(8, 16)}, pingstatus.Options{})
 	// The reply's 8 A100s are free now, besides the 2 held for u1, which
 	// the backend runs: a100-8 and a100-9 join. t4-20 is held, for a pod
 	// the backend does not run yet: the reply's 16 free T4s include it,
 	// so it stays published, described again, and t4-15 goes.
 	var paths []string
-	for _, c := range again.DeviceChanges {
+	for _, c := range again.Changes {
 		paths = append(paths, c.Op.String()+" "+c.Path)
 	}
-	if diff := cmp.Diff([]string{"added devices[a100-8]", "added devices[a100-9]", "removed devices[t4-15]", "modified devices[t4-20]"}, paths); diff != "" || !again.NeedsDevices() {
+	if diff := cmp.Diff([]string{"added devices[a100-8]", "added devices[a100-9]", "removed devices[t4-15]", "modified devices[t4-20]"}, paths); diff != "" || len(again.Changes) == 0 {
 		t.Fatalf("changes (-want +got):\n%s", diff)
 	}
 	steady := dra.Pool([]*resourcev1.ResourceSlice{slice(3, dra.Devices(again.Devices))}, claims, pods, at, driver, poolName)
-	var res nodeapply.Result
-	reply, node := gpus(8, 16), &corev1.Node{}
+	var res devicepool.Result
+	reply := gpus(8, 16)
 	allocs := testing.AllocsPerRun(20, func() {
-		res = nodeapply.Apply(node, nodeapply.Ping{Reply: reply, Devices: steady}, nodeapply.Options{PublishDevices: true})
+		res = devicepool.Apply(steady, nodeapply.Ping{Reply: reply}, pingstatus.Options{})
 	})
-	if res.NeedsDevices() || len(res.DeviceChanges) != 0 || allocs != 0 {
-		t.Errorf("steady pool read back: changes %v, %v allocations, want none", res.DeviceChanges, allocs)
+	if len(res.Changes) != 0 || allocs != 0 {
+		t.Errorf("steady pool read back: changes %v, %v allocations, want none", res.Changes, allocs)
 	}
 }
 
 // TestDevicesShareNothing: the devices Devices returns have maps and
 // values of their own.
 func TestDevicesShareNothing(t *testing.T) {
-	pool := nodeapply.Apply(nil, nodeapply.Ping{Reply: gpus(2, 0)}, nodeapply.Options{PublishDevices: true}).Devices
+	pool := devicepool.Apply(nil, nodeapply.Ping{Reply: gpus(2, 0)}, pingstatus.Options{}).Devices
 	out := dra.Devices(pool)
 	*out[0].Attributes["productName"].StringValue = "changed"
 	out[0].Attributes["new"] = resourcev1.DeviceAttribute{}
@@ -141,7 +142,7 @@ func TestDevicesShareNothing(t *testing.T) {
 }
 
 func TestPodDevices(t *testing.T) {
-	pool := nodeapply.Apply(nil, nodeapply.Ping{Reply: gpus(2, 1)}, nodeapply.Options{PublishDevices: true}).Devices
+	pool := devicepool.Apply(nil, nodeapply.Ping{Reply: gpus(2, 1)}, pingstatus.Options{}).Devices
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "default", UID: "u1"}}
 	pod.Spec.ResourceClaims = []corev1.PodResourceClaim{
 		{Name: "big", ResourceClaimTemplateName: ptr.To("big-gpu")},

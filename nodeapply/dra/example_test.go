@@ -10,6 +10,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/pingnode/pingnode/nodeapply"
+	"github.com/pingnode/pingnode/nodeapply/devicepool"
 	"github.com/pingnode/pingnode/nodeapply/dra"
 	"github.com/pingnode/pingnode/pingstatus"
 )
@@ -27,8 +28,8 @@ func ExampleDevices() {
 
 	body := `{"devices":[{"name":"a100","count":2,"attributes":{"type":{"string":"gpu"}},"capacity":{"memory":{"value":"80Gi"}}}]}`
 	patch, _ := pingstatus.Parse([]byte(body), pingstatus.Options{})
-	res := nodeapply.Apply(nil, nodeapply.Ping{Reply: &patch, Devices: pool, At: at}, nodeapply.Options{PublishDevices: true})
-	if res.NeedsDevices() {
+	res := devicepool.Apply(pool, nodeapply.Ping{Reply: &patch, At: at}, pingstatus.Options{})
+	if len(res.Changes) > 0 {
 		slice := resourcev1.ResourceSlice{
 			ObjectMeta: metav1.ObjectMeta{GenerateName: "vk-0-gpu.nvidia.com-"},
 			Spec: resourcev1.ResourceSliceSpec{
@@ -73,7 +74,7 @@ func ExamplePool() {
 		}
 		pool := dra.Pool(published, []*resourcev1.ResourceClaim{claim}, []*corev1.Pod{train}, at, "gpu.nvidia.com", "vk-0")
 		reply := &pingstatus.NodePatch{ReplaceDevices: true, Devices: []pingstatus.DeviceGroup{{Name: "a100", Count: free}}}
-		res := nodeapply.Apply(nil, nodeapply.Ping{Reply: reply, Devices: pool, At: at}, nodeapply.Options{PublishDevices: true})
+		res := devicepool.Apply(pool, nodeapply.Ping{Reply: reply, At: at}, pingstatus.Options{})
 		fmt.Printf("pod %s: a100-0 held %v, running %v; %d free: %d devices published\n",
 			train.Status.Phase, pool[0].Held, pool[0].Running, free, len(res.Devices))
 	}

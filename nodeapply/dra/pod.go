@@ -9,7 +9,7 @@ import (
 	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/pingnode/pingnode/nodeapply"
+	"github.com/pingnode/pingnode/nodeapply/devicepool"
 )
 
 // PodDevice is a device of the node's pool that one of a pod's claims was
@@ -24,7 +24,7 @@ type PodDevice struct {
 	Request string
 	// Device is the device as published: its name, attributes and
 	// capacity; only the name when the pool no longer lists it.
-	Device nodeapply.Device
+	Device devicepool.Device
 }
 
 // ErrNotAllowed is wrapped by the error of [PodDevices] for a pod that
@@ -51,8 +51,8 @@ var ErrNotAllowed = errors.New("not allowed to use its ResourceClaim")
 // status.reservedFor does not name the pod. A claim the resource claim
 // controller decided not to make (a template's claim with no name in the
 // pod's status) gives no device.
-func PodDevices(pod *corev1.Pod, claim func(name string) *resourcev1.ResourceClaim, pool []nodeapply.Device, driver, poolName string) ([]PodDevice, error) {
-	published := make(map[string]*nodeapply.Device, len(pool))
+func PodDevices(pod *corev1.Pod, claim func(name string) *resourcev1.ResourceClaim, pool []devicepool.Device, driver, poolName string) ([]PodDevice, error) {
+	published := make(map[string]*devicepool.Device, len(pool))
 	for i := range pool {
 		published[pool[i].Name] = &pool[i]
 	}
@@ -77,7 +77,7 @@ func PodDevices(pod *corev1.Pod, claim func(name string) *resourcev1.ResourceCla
 			if r.Driver != driver || r.Pool != poolName {
 				continue
 			}
-			d := nodeapply.Device{Name: r.Device, Held: true}
+			d := devicepool.Device{Name: r.Device, Held: true}
 			if p, ok := published[r.Device]; ok {
 				d = *p
 			}

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/pingnode/pingnode/nodeapply"
+	"github.com/pingnode/pingnode/nodeapply/devicepool"
 	"github.com/pingnode/pingnode/nodeapply/dra"
 	"github.com/pingnode/pingnode/pingstatus"
 )
@@ -32,7 +33,7 @@ func pod(uid types.UID, phase corev1.PodPhase, start time.Time) *corev1.Pod {
 // backend as of the ping (Running, started before it), by UID.
 func TestPoolRunning(t *testing.T) {
 	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	published := []*resourcev1.ResourceSlice{slice(1, dra.Devices(nodeapply.Apply(nil, nodeapply.Ping{Reply: gpus(2, 0)}, nodeapply.Options{PublishDevices: true}).Devices))}
+	published := []*resourcev1.ResourceSlice{slice(1, dra.Devices(devicepool.Apply(nil, nodeapply.Ping{Reply: gpus(2, 0)}, pingstatus.Options{}).Devices))}
 	other := func(c *resourcev1.ResourceClaim) *resourcev1.ResourceClaim {
 		c.Status.ReservedFor[0].Resource = "replicasets" // the same UID, another kind
 		return c
@@ -78,7 +79,7 @@ func TestTaintsReadBack(t *testing.T) {
 		{Key: "gpu.nvidia.com/xid", Value: "79", Effect: pingstatus.DeviceTaintNoSchedule},
 		{Key: "gpu.nvidia.com/unmonitored", Effect: pingstatus.DeviceTaintNone},
 	}
-	pool := nodeapply.Apply(nil, nodeapply.Ping{Reply: reply}, nodeapply.Options{PublishDevices: true}).Devices
+	pool := devicepool.Apply(nil, nodeapply.Ping{Reply: reply}, pingstatus.Options{}).Devices
 	written := dra.Devices(pool)
 	want := resourcev1.DeviceTaint{Key: "gpu.nvidia.com/xid", Value: "79", Effect: resourcev1.DeviceTaintEffectNoSchedule}
 	if len(written[0].Taints) != 2 || written[0].Taints[0] != want || written[0].Taints[1].TimeAdded != nil || len(written[2].Taints) != 0 {
@@ -96,16 +97,15 @@ func TestTaintsReadBack(t *testing.T) {
 		if diff := cmp.Diff(pool, read, cmp.Comparer(func(a, b resource.Quantity) bool { return a.Cmp(b) == 0 })); diff != "" {
 			t.Errorf("%s: pool read back (-want +got):\n%s", name, diff)
 		}
-		if !nodeapply.EqualDevices(pool, read) {
+		if !devicepool.Equal(pool, read) {
 			t.Errorf("%s: the pool read back is not the pool published", name)
 		}
-		var res nodeapply.Result
-		node := &corev1.Node{}
+		var res devicepool.Result
 		allocs := testing.AllocsPerRun(20, func() {
-			res = nodeapply.Apply(node, nodeapply.Ping{Reply: reply, Devices: read}, nodeapply.Options{PublishDevices: true})
+			res = devicepool.Apply(read, nodeapply.Ping{Reply: reply}, pingstatus.Options{})
 		})
-		if res.NeedsDevices() || allocs != 0 {
-			t.Errorf("%s: the same reply again: changes %v, %v allocations; want none", name, res.DeviceChanges, allocs)
+		if len(res.Changes) > 0 || allocs != 0 {
+			t.Errorf("%s: the same reply again: changes %v, %v allocations; want none", name, res.Changes, allocs)
 		}
 	}
 	// What Devices returns shares no taints with the pool.

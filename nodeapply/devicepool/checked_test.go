@@ -1,9 +1,9 @@
-package nodeapply_test
+package devicepool_test
 
 // The tests of this file hold Apply to the rules Parse judges a reply's
 // devices with, for a patch built by hand: Apply reads such a patch's
 // devices through pingstatus.Options.CheckDevices, the one
-// implementation of those rules.
+// implementation of those rules (rule 6).
 
 import (
 	"encoding/json"
@@ -18,7 +18,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/pingnode/pingnode/internal/kuberules"
-	"github.com/pingnode/pingnode/nodeapply"
+	"github.com/pingnode/pingnode/nodeapply/devicepool"
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
@@ -49,9 +49,9 @@ func refusedGroups(warnings []pingstatus.Warning) []string {
 // warning, its devices left as they are.
 func TestHandBuiltDevicePatch(t *testing.T) {
 	s := func(v string) *string { return &v }
-	pool := nodeapply.Apply(nil, nodeapply.Ping{Reply: &pingstatus.NodePatch{ReplaceDevices: true, Devices: []pingstatus.DeviceGroup{
+	pool := apply(nil, &pingstatus.NodePatch{ReplaceDevices: true, Devices: []pingstatus.DeviceGroup{
 		{Name: "bad", Count: 1}, {Name: "t4", Count: 1},
-	}}}, nodeapply.Options{PublishDevices: true}).Devices
+	}}).Devices
 	patch := &pingstatus.NodePatch{ReplaceDevices: true, Devices: []pingstatus.DeviceGroup{
 		{Name: "t4", Count: 5},
 		{Name: "bad", Count: 3, Attributes: map[string]pingstatus.DeviceAttribute{"cudaComputeCapability": {VersionValue: s("8.0")}}},
@@ -59,15 +59,15 @@ func TestHandBuiltDevicePatch(t *testing.T) {
 		{Name: "t4", Count: 2},
 		{Name: "Upper", Count: 1},
 	}}
-	res := nodeapply.Apply(nil, nodeapply.Ping{Reply: patch, Devices: pool}, nodeapply.Options{PublishDevices: true})
+	res := apply(pool, patch)
 	if got, want := poolText(res.Devices), "a100-0 bad-0 t4-0 t4-1"; got != want {
 		t.Errorf("pool %s, want %s", got, want)
 	}
 	if diff := cmp.Diff([]string{"Upper", "bad"}, refusedGroups(res.Warnings)); diff != "" {
 		t.Errorf("refused groups (-want +got):\n%s\nwarnings %v", diff, res.Warnings)
 	}
-	if again := nodeapply.Apply(nil, nodeapply.Ping{Reply: patch, Devices: res.Devices}, nodeapply.Options{PublishDevices: true}); again.NeedsDevices() {
-		t.Errorf("the same patch again changed the pool: %v", again.DeviceChanges)
+	if again := apply(res.Devices, patch); len(again.Changes) > 0 {
+		t.Errorf("the same patch again changed the pool: %v", again.Changes)
 	}
 }
 
@@ -76,7 +76,7 @@ func TestHandBuiltDevicePatch(t *testing.T) {
 // reply may give or a capacity of 8Ei or more, is refused with a warning
 // and its published devices kept.
 func TestHandBuiltDeviceGroupOverLimits(t *testing.T) {
-	published := nodeapply.Apply(nil, nodeapply.Ping{Reply: gpuGroup(2, "")}, nodeapply.Options{PublishDevices: true}).Devices
+	published := apply(nil, gpuGroup(2, "")).Devices
 	for _, tc := range []struct {
 		name   string
 		change func(*pingstatus.DeviceGroup)
@@ -89,14 +89,38 @@ func TestHandBuiltDeviceGroupOverLimits(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			patch := gpuGroup(3, "")
 			tc.change(&patch.Devices[0])
-			res := nodeapply.Apply(nil, nodeapply.Ping{Reply: patch, Devices: published}, nodeapply.Options{PublishDevices: true})
+			res := apply(published, patch)
 			if diff := cmp.Diff([]string{"gpu"}, refusedGroups(res.Warnings)); diff != "" {
 				t.Errorf("refused groups (-want +got):\n%s\nwarnings %v", diff, res.Warnings)
 			}
-			if res.NeedsDevices() || !nodeapply.EqualDevices(published, res.Devices) {
-				t.Errorf("the published devices changed: %v", res.DeviceChanges)
+			if len(res.Changes) > 0 || !devicepool.Equal(published, res.Devices) {
+				t.Errorf("the published devices changed: %v", res.Changes)
 			}
 		})
+	}
+}
+
+// TestDevicesOverLimitKeepPool pins down rule 6 for a list over the
+// limits, the devices of its counts adding up to more than
+// pingstatus.Options.MaxDevices: a hand-built patch so, and the same list
+// as a reply's body, are passed over whole with a warning, and the pool
+// is left as it is, no device removed.
+func TestDevicesOverLimitKeepPool(t *testing.T) {
+	published := apply(nil, gpuGroup(2, "")).Devices
+	over := gpuGroup(1, "")
+	over.Devices = append(over.Devices, pingstatus.DeviceGroup{Name: "t4", Count: pingstatus.DefaultMaxDevices})
+	parsed, _ := pingstatus.Parse([]byte(`{"devices":[{"name":"gpu","count":1},{"name":"t4","count":1024}]}`), pingstatus.Options{})
+	for _, tc := range []struct {
+		name  string
+		patch *pingstatus.NodePatch
+	}{{"hand-built", over}, {"parsed", &parsed}} {
+		res := apply(published, tc.patch)
+		if len(res.Changes) != 0 || !devicepool.Equal(published, res.Devices) {
+			t.Errorf("%s: a list over the limits changes the pool: %v", tc.name, res.Changes)
+		}
+		if tc.patch == over && len(res.Warnings) == 0 {
+			t.Errorf("%s: a list over the limits passed over without a warning", tc.name)
+		}
 	}
 }
 
@@ -194,21 +218,20 @@ func TestPropertyHandBuiltDevicesRefusedAsParse(t *testing.T) {
 		// Each valid group has two devices published, described as no
 		// group of the patch describes them, gpu-0 sometimes held.
 		old := map[string]pingstatus.DeviceAttribute{"sentinel": {StringValue: new(string)}}
-		var pool []nodeapply.Device
+		var pool []devicepool.Device
 		for _, name := range []string{"a", "a-1", "b", "gpu"} {
 			pool = append(pool,
-				nodeapply.Device{Name: name + "-0", Held: rapid.Bool().Draw(t, "held "+name), Attributes: old},
-				nodeapply.Device{Name: name + "-1", Attributes: old})
+				devicepool.Device{Name: name + "-0", Held: rapid.Bool().Draw(t, "held "+name), Attributes: old},
+				devicepool.Device{Name: name + "-1", Attributes: old})
 		}
-		slices.SortFunc(pool, nodeapply.CompareDevices)
-		opts := nodeapply.Options{PublishDevices: true}
+		slices.SortFunc(pool, devicepool.Compare)
 
-		typed := nodeapply.Apply(nil, nodeapply.Ping{Reply: &pingstatus.NodePatch{Kind: pingstatus.Structured, ReplaceDevices: true, Devices: groups}, Devices: pool}, opts)
+		typed := apply(pool, &pingstatus.NodePatch{Kind: pingstatus.Structured, ReplaceDevices: true, Devices: groups})
 		parsed, warnings := pingstatus.Parse(replyJSON(t, groups), pingstatus.Options{})
 		applyRefused := refusedGroups(typed.Warnings)
 		if !parsed.ReplaceDevices { // over the limits: the list is passed over, and so is the pool
-			if typed.NeedsDevices() {
-				t.Fatalf("Parse passes the list over, Apply changes the pool: %v", typed.DeviceChanges)
+			if len(typed.Changes) > 0 {
+				t.Fatalf("Parse passes the list over, Apply changes the pool: %v", typed.Changes)
 			}
 		} else {
 			for _, d := range typed.Devices {
@@ -238,8 +261,8 @@ func TestPropertyHandBuiltDevicesRefusedAsParse(t *testing.T) {
 			t.Fatalf("groups refused (-Parse +Apply):\n%s\nApply's warnings %v\nParse's warnings %v", diff, typed.Warnings, warnings)
 		}
 
-		fromReply := nodeapply.Apply(nil, nodeapply.Ping{Reply: &parsed, Devices: pool}, opts)
-		if !nodeapply.EqualDevices(fromReply.Devices, typed.Devices) {
+		fromReply := apply(pool, &parsed)
+		if !devicepool.Equal(fromReply.Devices, typed.Devices) {
 			t.Fatalf("the typed patch publishes %s, the reply %s", poolText(typed.Devices), poolText(fromReply.Devices))
 		}
 	})

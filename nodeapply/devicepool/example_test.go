@@ -1,4 +1,4 @@
-package nodeapply_test
+package devicepool_test
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pingnode/pingnode/nodeapply"
+	"github.com/pingnode/pingnode/nodeapply/devicepool"
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
@@ -14,12 +15,14 @@ import (
 // Each device keeps its name; a held device stays published; the reply's
 // count is of the free ones, and a device held for a pod the backend has
 // not started yet is still among them, so it is not published twice.
-func ExampleApply_devices() {
+// The provider calls nodeapply.Apply with the same ping for the node.
+func ExampleApply() {
 	a100 := func(free int) string {
 		return fmt.Sprintf(`{"devices":[{"name":"a100","count":%d,"attributes":{"productName":{"string":"NVIDIA A100-SXM4-80GB"}},"capacity":{"memory":{"value":"80Gi"}}}]}`, free)
 	}
 	replies := []string{a100(3), a100(3), a100(2), `{"devices":[]}`}
-	var pool []nodeapply.Device // as published; a provider reads it back with nodeapply/dra's Pool
+	var opts pingstatus.Options  // the options the replies are parsed with
+	var pool []devicepool.Device // as published; a provider reads it back with nodeapply/dra's Pool
 	for i, body := range replies {
 		switch i {
 		case 1:
@@ -27,13 +30,13 @@ func ExampleApply_devices() {
 		case 2:
 			pool[0].Running = true // the backend runs the pod: its free count falls to 2
 		}
-		patch, _ := pingstatus.Parse([]byte(body), pingstatus.Options{})
-		res := nodeapply.Apply(nil, nodeapply.Ping{Reply: &patch, Devices: pool}, nodeapply.Options{PublishDevices: true})
+		patch, _ := pingstatus.Parse([]byte(body), opts)
+		res := devicepool.Apply(pool, nodeapply.Ping{Reply: &patch}, opts)
 		var names []string
 		for _, d := range res.Devices {
 			names = append(names, d.Name)
 		}
-		fmt.Printf("ping %d: publish %v: [%s]\n", i+1, res.NeedsDevices(), strings.Join(names, " "))
+		fmt.Printf("ping %d: publish %v: [%s]\n", i+1, len(res.Changes) > 0, strings.Join(names, " "))
 		pool = slices.Clone(res.Devices) // Result.Devices is read-only
 	}
 	// Output:

@@ -1,4 +1,4 @@
-package nodeapply_test
+package devicepool_test
 
 import (
 	"slices"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/pingnode/pingnode/internal/kuberules"
 	"github.com/pingnode/pingnode/nodeapply"
+	"github.com/pingnode/pingnode/nodeapply/devicepool"
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
@@ -32,7 +33,7 @@ func TestPropertyHeldDevicesPublishedOnce(t *testing.T) {
 		for _, name := range groups {
 			size[name] = rapid.IntRange(0, 6).Draw(t, "devices of "+name)
 		}
-		var pool []nodeapply.Device
+		var pool []devicepool.Device
 		for step := range rapid.IntRange(1, 8).Draw(t, "steps") {
 			next := slices.Clone(pool)
 			for i := range next {
@@ -62,11 +63,11 @@ func TestPropertyHeldDevicesPublishedOnce(t *testing.T) {
 					Capacity:   map[string]resource.Quantity{"memory": resource.MustParse("40Gi")},
 				})
 			}
-			res := nodeapply.Apply(nil, nodeapply.Ping{Reply: patch, Devices: next}, nodeapply.Options{PublishDevices: true})
+			res := apply(next, patch)
 			for i, name := range groups {
 				before, after := group(next, name), group(res.Devices, name)
 				checkGroup(t, patch.Devices[i], basis, before, after)
-				if !truthful || slices.ContainsFunc(before, func(d nodeapply.Device) bool { return d.Held && indexOf(d.Name) >= size[name] }) {
+				if !truthful || slices.ContainsFunc(before, func(d devicepool.Device) bool { return d.Held && indexOf(d.Name) >= size[name] }) {
 					continue // a claim holds a device the backend does not say it has
 				}
 				want := make([]string, size[name])
@@ -77,11 +78,11 @@ func TestPropertyHeldDevicesPublishedOnce(t *testing.T) {
 				if !slices.Equal(want, got) {
 					t.Fatalf("step %d: group %s of %d devices publishes %v (the pool was %v)", step, name, size[name], names(after), names(before))
 				}
-				if slices.Equal(want, deviceNames(before)) && slices.ContainsFunc(res.DeviceChanges, func(c nodeapply.Change) bool {
+				if slices.Equal(want, deviceNames(before)) && slices.ContainsFunc(res.Changes, func(c nodeapply.Change) bool {
 					g, _, _ := kuberules.SplitDeviceName(c.Path[len("devices[") : len(c.Path)-1])
 					return g == name
 				}) {
-					t.Fatalf("step %d: group %s had its %d devices, and changed: %v", step, name, size[name], res.DeviceChanges)
+					t.Fatalf("step %d: group %s had its %d devices, and changed: %v", step, name, size[name], res.Changes)
 				}
 			}
 			pool = slices.Clone(res.Devices)
@@ -90,7 +91,7 @@ func TestPropertyHeldDevicesPublishedOnce(t *testing.T) {
 }
 
 // runningCount counts the devices of pool held for pods the backend runs.
-func runningCount(pool []nodeapply.Device) int {
+func runningCount(pool []devicepool.Device) int {
 	n := 0
 	for _, d := range pool {
 		if d.Held && d.Running {
@@ -100,7 +101,7 @@ func runningCount(pool []nodeapply.Device) int {
 	return n
 }
 
-func deviceNames(pool []nodeapply.Device) []string {
+func deviceNames(pool []devicepool.Device) []string {
 	out := make([]string, len(pool))
 	for i, d := range pool {
 		out[i] = d.Name

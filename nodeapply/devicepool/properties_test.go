@@ -1,4 +1,4 @@
-package nodeapply_test
+package devicepool_test
 
 import (
 	"slices"
@@ -9,7 +9,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/pingnode/pingnode/internal/kuberules"
-	"github.com/pingnode/pingnode/nodeapply"
+	"github.com/pingnode/pingnode/nodeapply/devicepool"
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
@@ -52,8 +52,8 @@ func devicePatchGen() *rapid.Generator[*pingstatus.NodePatch] {
 // holdSome marks some devices of pool held, as claims' allocations would,
 // some of those for pods the backend runs, and adds a held device that
 // left the pool: a claim still names it.
-func holdSome(t *rapid.T, pool []nodeapply.Device) []nodeapply.Device {
-	out := make([]nodeapply.Device, len(pool))
+func holdSome(t *rapid.T, pool []devicepool.Device) []devicepool.Device {
+	out := make([]devicepool.Device, len(pool))
 	for i, d := range pool {
 		d.Held = rapid.IntRange(0, 3).Draw(t, "held "+d.Name) == 0
 		d.Running = d.Held && rapid.Bool().Draw(t, "running "+d.Name)
@@ -61,9 +61,9 @@ func holdSome(t *rapid.T, pool []nodeapply.Device) []nodeapply.Device {
 	}
 	if rapid.IntRange(0, 5).Draw(t, "held outside") == 0 {
 		name := kuberules.DeviceName(rapid.SampledFrom(deviceGroupNames).Draw(t, "group"), rapid.IntRange(0, 20).Draw(t, "index"))
-		if !slices.ContainsFunc(out, func(d nodeapply.Device) bool { return d.Name == name }) {
-			out = append(out, nodeapply.Device{Name: name, Held: true, Running: rapid.Bool().Draw(t, "running outside")})
-			slices.SortFunc(out, func(a, b nodeapply.Device) int { return compareDevices(a.Name, b.Name) })
+		if !slices.ContainsFunc(out, func(d devicepool.Device) bool { return d.Name == name }) {
+			out = append(out, devicepool.Device{Name: name, Held: true, Running: rapid.Bool().Draw(t, "running outside")})
+			slices.SortFunc(out, func(a, b devicepool.Device) int { return compareDevices(a.Name, b.Name) })
 		}
 	}
 	return out
@@ -82,8 +82,8 @@ func compareDevices(a, b string) int {
 }
 
 // group returns the devices of pool in group name.
-func group(pool []nodeapply.Device, name string) []nodeapply.Device {
-	var out []nodeapply.Device
+func group(pool []devicepool.Device, name string) []devicepool.Device {
+	var out []devicepool.Device
 	for _, d := range pool {
 		if g, _, _ := kuberules.SplitDeviceName(d.Name); g == name {
 			out = append(out, d)
@@ -104,24 +104,27 @@ func group(pool []nodeapply.Device, name string) []nodeapply.Device {
 // nothing.
 func TestPropertyDevices(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		var pool []nodeapply.Device
+		var pool []devicepool.Device
 		for step := range rapid.IntRange(1, 6).Draw(t, "steps") {
 			pool = holdSome(t, pool)
 			patch := devicePatchGen().Draw(t, "patch "+strconv.Itoa(step))
 			poolBefore := slices.Clone(pool)
-			res := nodeapply.Apply(nil, nodeapply.Ping{Reply: patch, Devices: pool}, nodeapply.Options{PublishDevices: true})
+			res := apply(pool, patch)
 			out := res.Devices
-			if !slices.EqualFunc(poolBefore, pool, func(a, b nodeapply.Device) bool { return a.Name == b.Name && a.Held == b.Held }) {
+			if !slices.EqualFunc(poolBefore, pool, func(a, b devicepool.Device) bool { return a.Name == b.Name && a.Held == b.Held }) {
 				t.Fatalf("Apply modified the pool it was given: %v, was %v", names(pool), names(poolBefore))
 			}
 
 			if !patch.ReplaceDevices {
-				if res.NeedsDevices() || len(res.DeviceChanges) != 0 {
-					t.Fatalf("no devices in the reply, but the pool changed: %v", res.DeviceChanges)
+				if len(res.Changes) != 0 || len(res.Warnings) != 0 {
+					t.Fatalf("no devices in the reply, but the pool changed: %v %v", res.Changes, res.Warnings)
+				}
+				if len(pool) > 0 && &res.Devices[0] != &pool[0] {
+					t.Fatal("no devices in the reply, but the pool is not the one given")
 				}
 				continue
 			}
-			if !slices.IsSortedFunc(out, func(a, b nodeapply.Device) int { return compareDevices(a.Name, b.Name) }) {
+			if !slices.IsSortedFunc(out, func(a, b devicepool.Device) int { return compareDevices(a.Name, b.Name) }) {
 				t.Fatalf("pool not sorted: %v", names(out))
 			}
 			for i, d := range out {
@@ -139,7 +142,7 @@ func TestPropertyDevices(t *testing.T) {
 				})
 				switch {
 				case slices.Contains(patch.KeptDeviceGroups, name):
-					if !slices.EqualFunc(before, after, func(a, b nodeapply.Device) bool { return a.Name == b.Name }) {
+					if !slices.EqualFunc(before, after, func(a, b devicepool.Device) bool { return a.Name == b.Name }) {
 						t.Fatalf("kept group %s changed: %v -> %v", name, names(before), names(after))
 					}
 				case !listed:
@@ -153,9 +156,12 @@ func TestPropertyDevices(t *testing.T) {
 			}
 
 			// The same ping on the pool it gave: nothing changes, nothing allocates.
-			again := nodeapply.Apply(nil, nodeapply.Ping{Reply: patch, Devices: out}, nodeapply.Options{PublishDevices: true})
-			if again.NeedsDevices() || len(again.DeviceChanges) != 0 {
-				t.Fatalf("the same ping again changed the pool: %v", again.DeviceChanges)
+			var again devicepool.Result
+			if allocs := testing.AllocsPerRun(1, func() { again = apply(out, patch) }); allocs != 0 {
+				t.Fatalf("the same ping again allocates %v times", allocs)
+			}
+			if len(again.Changes) != 0 {
+				t.Fatalf("the same ping again changed the pool: %v", again.Changes)
 			}
 			if len(out) > 0 && &again.Devices[0] != &out[0] {
 				t.Fatal("the same ping again did not return the pool it was given")
@@ -176,7 +182,7 @@ func compareNames(a, b string) int {
 }
 
 // checkGroup checks the devices of one listed group after a ping.
-func checkGroup(t *rapid.T, g pingstatus.DeviceGroup, basis pingstatus.Basis, before, after []nodeapply.Device) {
+func checkGroup(t *rapid.T, g pingstatus.DeviceGroup, basis pingstatus.Basis, before, after []devicepool.Device) {
 	held, running := 0, 0
 	for _, d := range before {
 		if !d.Held {
@@ -186,7 +192,7 @@ func checkGroup(t *rapid.T, g pingstatus.DeviceGroup, basis pingstatus.Basis, be
 		if d.Running {
 			running++
 		}
-		if !slices.ContainsFunc(after, func(a nodeapply.Device) bool { return a.Name == d.Name && a.Held }) {
+		if !slices.ContainsFunc(after, func(a devicepool.Device) bool { return a.Name == d.Name && a.Held }) {
 			t.Fatalf("held device %s dropped while group %s is listed", d.Name, g.Name)
 		}
 	}
@@ -212,7 +218,7 @@ func checkGroup(t *rapid.T, g pingstatus.DeviceGroup, basis pingstatus.Basis, be
 	next := 0
 	for _, index := range free {
 		for ; next < index; next++ {
-			if !slices.ContainsFunc(before, func(d nodeapply.Device) bool { return d.Held && d.Name == kuberules.DeviceName(g.Name, next) }) {
+			if !slices.ContainsFunc(before, func(d devicepool.Device) bool { return d.Held && d.Name == kuberules.DeviceName(g.Name, next) }) {
 				t.Fatalf("group %s: free index %d published, but %d is free and not", g.Name, index, next)
 			}
 		}
@@ -220,7 +226,7 @@ func checkGroup(t *rapid.T, g pingstatus.DeviceGroup, basis pingstatus.Basis, be
 	}
 }
 
-func names(pool []nodeapply.Device) []string {
+func names(pool []devicepool.Device) []string {
 	out := make([]string, len(pool))
 	for i, d := range pool {
 		out[i] = d.Name
@@ -244,7 +250,7 @@ func TestPropertyDeviceNamesStable(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		patch := devicePatchGen().Draw(t, "first")
 		patch.ReplaceDevices = true
-		pool := nodeapply.Apply(nil, nodeapply.Ping{Reply: patch, Devices: holdSome(t, nil)}, nodeapply.Options{PublishDevices: true}).Devices
+		pool := apply(holdSome(t, nil), patch).Devices
 		for range rapid.IntRange(1, 5).Draw(t, "steps") {
 			taken := slices.Clone(pool)
 			for i := range taken {
@@ -255,11 +261,11 @@ func TestPropertyDeviceNamesStable(t *testing.T) {
 			for i := range next.Devices {
 				next.Devices[i].Count += rapid.IntRange(0, 3).Draw(t, "more "+next.Devices[i].Name)
 			}
-			out := nodeapply.Apply(nil, nodeapply.Ping{Reply: &next, Devices: taken}, nodeapply.Options{PublishDevices: true}).Devices
+			out := apply(taken, &next).Devices
 			for _, d := range taken {
 				g, _, _ := kuberules.SplitDeviceName(d.Name)
 				if slices.Contains(next.KeptDeviceGroups, g) || slices.ContainsFunc(next.Devices, func(x pingstatus.DeviceGroup) bool { return x.Name == g }) {
-					if !slices.ContainsFunc(out, func(a nodeapply.Device) bool { return a.Name == d.Name }) {
+					if !slices.ContainsFunc(out, func(a devicepool.Device) bool { return a.Name == d.Name }) {
 						t.Fatalf("%s was published and its group's count did not fall, but it is gone: %v -> %v", d.Name, names(taken), names(out))
 					}
 				}

@@ -1,4 +1,4 @@
-package nodeapply_test
+package devicepool_test
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/pingnode/pingnode/internal/golden"
-	"github.com/pingnode/pingnode/nodeapply"
+	"github.com/pingnode/pingnode/nodeapply/devicepool"
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
@@ -37,68 +37,34 @@ func TestDevicesSequence(t *testing.T) {
 		{"devices-empty.json", []string{"t4-15"}},
 	}
 	var b strings.Builder
-	var pool []nodeapply.Device
-	node := readNode(t, "interlink-node.json")
+	var pool []devicepool.Device
 	for i, step := range steps {
 		hold(pool, step.held, step.held)
 		patch, parseWarnings := pingstatus.Parse(readReply(t, step.reply), pingstatus.Options{})
-		res := nodeapply.Apply(node, nodeapply.Ping{Reply: &patch, Devices: pool}, nodeapply.Options{PublishDevices: true})
+		res := apply(pool, &patch)
 		fmt.Fprintf(&b, "== step %d: reply %s, claims hold %v", i+1, step.reply, step.held)
 		if len(step.held) > 0 {
 			b.WriteString(", each for a pod the backend runs")
 		}
 		b.WriteString("\n")
 		section(&b, "parse warnings", parseWarnings)
-		section(&b, "device changes", res.DeviceChanges)
+		section(&b, "device changes", res.Changes)
 		section(&b, "apply warnings", res.Warnings)
-		fmt.Fprintf(&b, "needs devices: %v\npool after: %s\n\n", res.NeedsDevices(), poolText(res.Devices))
+		fmt.Fprintf(&b, "needs devices: %v\npool after: %s\n\n", len(res.Changes) > 0, poolText(res.Devices))
 
-		if again := nodeapply.Apply(res.Node, nodeapply.Ping{Reply: &patch, Devices: res.Devices}, nodeapply.Options{PublishDevices: true}); len(again.Changes) != 0 || len(again.DeviceChanges) != 0 {
-			t.Errorf("step %d: the same ping again changes %v %v", i+1, again.Changes, again.DeviceChanges)
+		if again := apply(res.Devices, &patch); len(again.Changes) != 0 {
+			t.Errorf("step %d: the same ping again changes %v", i+1, again.Changes)
 		}
-		node, pool = res.Node, slices.Clone(res.Devices)
+		pool = slices.Clone(res.Devices)
 	}
 	golden.Check(t, filepath.Join("testdata", "devices-sequence.golden"), []byte(b.String()))
 }
 
-// hold marks the devices of pool named in held as a claim's, and those
-// named in running too as held for a pod the backend runs; the others
-// are neither.
-func hold(pool []nodeapply.Device, held, running []string) {
-	for j := range pool {
-		pool[j].Held = slices.Contains(held, pool[j].Name) || slices.Contains(running, pool[j].Name)
-		pool[j].Running = slices.Contains(running, pool[j].Name)
-	}
-}
-
-// poolText writes a pool compactly: each group's devices by index, a *
-// after one held for a pod the backend runs, a + after one held for a
-// pod it does not run yet.
-func poolText(pool []nodeapply.Device) string {
-	if len(pool) == 0 {
-		return "none"
-	}
-	var b strings.Builder
-	for i, d := range pool {
-		if i > 0 {
-			b.WriteString(" ")
-		}
-		b.WriteString(d.Name)
-		switch {
-		case d.Held && d.Running:
-			b.WriteString("*")
-		case d.Held:
-			b.WriteString("+")
-		}
-	}
-	return b.String()
-}
-
-// TestEqualDevices pins down what makes two pools the same to publish:
+// TestEqual pins down what makes two pools the same to publish:
 // names in order, descriptions by value and taints in order, not whether
 // a claim holds a device or its pod runs.
-func TestEqualDevices(t *testing.T) {
-	pool := nodeapply.Apply(nil, nodeapply.Ping{Reply: gpuGroups(2, 1)}, nodeapply.Options{PublishDevices: true}).Devices
+func TestEqual(t *testing.T) {
+	pool := apply(nil, gpuGroups(2, 1)).Devices
 	held := slices.Clone(pool)
 	held[0].Held = true
 	respelled := slices.Clone(pool)
@@ -114,7 +80,7 @@ func TestEqualDevices(t *testing.T) {
 	running[0].Held, running[0].Running = true, true
 	for _, tc := range []struct {
 		name string
-		a, b []nodeapply.Device // a is pool when nil
+		a, b []devicepool.Device // a is pool when nil
 		want bool
 	}{
 		{"itself", nil, pool, true},
@@ -123,7 +89,7 @@ func TestEqualDevices(t *testing.T) {
 		{"a capacity spelled otherwise", nil, respelled, true},
 		{"a capacity changed", nil, other, false},
 		{"one device fewer", nil, pool[:2], false},
-		{"in another order", nil, []nodeapply.Device{pool[1], pool[0], pool[2]}, false},
+		{"in another order", nil, []devicepool.Device{pool[1], pool[0], pool[2]}, false},
 		{"a taint added", nil, tainted, false},
 		{"the same taints", tainted, slices.Clone(tainted), true},
 		{"taints in another order", bothTaints, otherOrder, false},
@@ -133,8 +99,28 @@ func TestEqualDevices(t *testing.T) {
 		if tc.a != nil {
 			a = tc.a
 		}
-		if got := nodeapply.EqualDevices(a, tc.b); got != tc.want {
-			t.Errorf("%s: EqualDevices = %v, want %v", tc.name, got, tc.want)
+		if got := devicepool.Equal(a, tc.b); got != tc.want {
+			t.Errorf("%s: Equal = %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestFirstOfANameCounts pins down rule 7's "of a name the pool gives
+// twice the first counts": a pool that gives gpu-0 twice, first as no
+// group describes it and then as its group does, has gpu-0 described
+// anew (a change, and a pool after with gpu-0 once, as its group says);
+// given the other way round, gpu-0 is as its group says, no change.
+func TestFirstOfANameCounts(t *testing.T) {
+	patch := gpuGroup(1, "")
+	published := apply(nil, patch).Devices // gpu-0, as its group says
+	stale := devicepool.Device{Name: "gpu-0"}
+
+	res := apply([]devicepool.Device{stale, published[0]}, patch)
+	if len(res.Changes) != 1 || len(res.Devices) != 1 || !devicepool.Equal(res.Devices, published) {
+		t.Errorf("stale gpu-0 first: changes %v, pool after %d devices; want gpu-0 described anew, once", res.Changes, len(res.Devices))
+	}
+	res = apply([]devicepool.Device{published[0], stale}, patch)
+	if len(res.Changes) != 0 {
+		t.Errorf("gpu-0 as its group says first: changes %v; want none", res.Changes)
 	}
 }

@@ -1,4 +1,4 @@
-package nodeapply_test
+package devicepool_test
 
 import (
 	"fmt"
@@ -7,10 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"k8s.io/apimachinery/pkg/api/resource"
-
 	"github.com/pingnode/pingnode/internal/golden"
-	"github.com/pingnode/pingnode/nodeapply"
+	"github.com/pingnode/pingnode/nodeapply/devicepool"
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
@@ -21,16 +19,6 @@ type heldStep struct {
 	count            int
 	waiting, running []string
 	note             string
-}
-
-// gpuGroup is a reply with one group of n devices, on basis.
-func gpuGroup(n int, basis pingstatus.Basis) *pingstatus.NodePatch {
-	product := "NVIDIA A100-SXM4-80GB"
-	return &pingstatus.NodePatch{Kind: pingstatus.Structured, Basis: basis, ReplaceDevices: true, Devices: []pingstatus.DeviceGroup{{
-		Name: "gpu", Count: n,
-		Attributes: map[string]pingstatus.DeviceAttribute{"productName": {StringValue: &product}},
-		Capacity:   map[string]resource.Quantity{"memory": resource.MustParse("80Gi")},
-	}}}
 }
 
 // TestDevicesHeldSequence pins down that a device is published once
@@ -74,7 +62,7 @@ func TestDevicesHeldSequence(t *testing.T) {
 	} {
 		t.Run(run.name, func(t *testing.T) {
 			var b strings.Builder
-			var pool []nodeapply.Device
+			var pool []devicepool.Device
 			basis := run.basis
 			if basis == "" {
 				basis = pingstatus.BasisAvailable + " (the reply does not say)"
@@ -83,13 +71,13 @@ func TestDevicesHeldSequence(t *testing.T) {
 			for i, step := range run.steps {
 				hold(pool, step.waiting, step.running)
 				patch := gpuGroup(step.count, run.basis)
-				res := nodeapply.Apply(nil, nodeapply.Ping{Reply: patch, Devices: pool}, nodeapply.Options{PublishDevices: true})
+				res := apply(pool, patch)
 				fmt.Fprintf(&b, "== step %d: %s\ncount %d; held, pod not started: %v; held, pod runs: %v\n", i+1, step.note, step.count, step.waiting, step.running)
-				section(&b, "device changes", res.DeviceChanges)
+				section(&b, "device changes", res.Changes)
 				section(&b, "apply warnings", res.Warnings)
-				fmt.Fprintf(&b, "needs devices: %v\npool after: %s\n\n", res.NeedsDevices(), poolText(res.Devices))
-				if again := nodeapply.Apply(nil, nodeapply.Ping{Reply: patch, Devices: res.Devices}, nodeapply.Options{PublishDevices: true}); again.NeedsDevices() {
-					t.Errorf("step %d: the same ping again changes %v", i+1, again.DeviceChanges)
+				fmt.Fprintf(&b, "needs devices: %v\npool after: %s\n\n", len(res.Changes) > 0, poolText(res.Devices))
+				if again := apply(res.Devices, patch); len(again.Changes) > 0 {
+					t.Errorf("step %d: the same ping again changes %v", i+1, again.Changes)
 				}
 				pool = slices.Clone(res.Devices)
 			}

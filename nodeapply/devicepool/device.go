@@ -1,4 +1,4 @@
-package nodeapply
+package devicepool
 
 import (
 	"maps"
@@ -12,10 +12,10 @@ import (
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
-// Device is one device of the node's pool, the devices a provider
-// publishes for its node (as Dynamic Resource Allocation devices in
-// ResourceSlices, by the nested module nodeapply/dra). Its name is its
-// group's and an index, group-index (see [pingstatus.DeviceGroup]).
+// Device is one device of a node's pool, the devices a provider publishes
+// for its node (as Dynamic Resource Allocation devices in ResourceSlices,
+// by the nested module nodeapply/dra). Its name is its group's and an
+// index, group-index (see [pingstatus.DeviceGroup]).
 type Device struct {
 	// Name is the device's name in its pool: "a100-3".
 	Name string `json:"name"`
@@ -23,11 +23,12 @@ type Device struct {
 	// was given it, or will be.
 	Held bool `json:"held,omitempty"`
 	// Running reports, for a held device, whether the backend already
-	// runs a pod that the claim is reserved for, by [RunsOnBackend]: the
-	// backend's free count then no longer includes the device. A held
-	// device of a pod the backend has not started yet is still in the
-	// free count of a reply read as available, and comes out of it (rule
-	// 20). Running without Held means nothing.
+	// runs a pod that the claim is reserved for
+	// ([nodeapply.RunsOnBackend]): the backend's free count then no
+	// longer includes the device. A held device of a pod the backend has
+	// not started yet is still in the free count of a reply read as
+	// available, and comes out of it (rule 3). Running without Held
+	// means nothing.
 	Running bool `json:"running,omitempty"`
 	// Attributes and Capacity are what the device is, as its group says.
 	// Read-only: the devices of a group share the group's maps.
@@ -38,12 +39,12 @@ type Device struct {
 	Taints []pingstatus.DeviceTaint `json:"taints,omitempty"`
 }
 
-// CompareDevices orders devices as [Result.Devices] keeps them: by group,
-// then index; it returns a negative number, zero or a positive number as a
+// Compare orders devices as [Result.Devices] keeps them: by group, then
+// index; it returns a negative number, zero or a positive number as a
 // comes before b, with b, or after it. A provider that reads its pool back
-// from the API server sorts it so (slices.SortFunc(pool, CompareDevices)),
-// for a steady ping to find it as it left it and allocate nothing.
-func CompareDevices(a, b Device) int {
+// from the API server sorts it so (slices.SortFunc(pool, Compare)), for a
+// steady ping to find it as it left it and allocate nothing.
+func Compare(a, b Device) int {
 	ga, ia, _ := kuberules.SplitDeviceName(a.Name)
 	gb, ib, _ := kuberules.SplitDeviceName(b.Name)
 	if c := strings.Compare(ga, gb); c != 0 {
@@ -55,22 +56,20 @@ func CompareDevices(a, b Device) int {
 	return strings.Compare(a.Name, b.Name)
 }
 
-// EqualDevices reports whether two pools list the same devices in the
-// same order, each described the same (attributes, capacity by value, and
+// Equal reports whether two pools list the same devices in the same
+// order, each described the same (attributes, capacity by value, and
 // taints in order); whether a claim holds one, or its pod runs, is not
 // published, and does not count.
-func EqualDevices(a, b []Device) bool {
-	return slices.EqualFunc(a, b, func(x, y Device) bool {
-		return x.Name == y.Name && sameDevice(&x, &pingstatus.DeviceGroup{Attributes: y.Attributes, Capacity: y.Capacity, Taints: y.Taints})
-	})
+func Equal(a, b []Device) bool {
+	return slices.EqualFunc(a, b, func(x, y Device) bool { return same(&x, &y) })
 }
 
-// sameDevice reports whether d is as g describes it: the same attributes,
-// capacity by value, and taints in the same order.
-func sameDevice(d *Device, g *pingstatus.DeviceGroup) bool {
-	return maps.EqualFunc(d.Attributes, g.Attributes, sameAttribute) &&
-		maps.EqualFunc(d.Capacity, g.Capacity, func(x, y resource.Quantity) bool { return x.Cmp(y) == 0 }) &&
-		slices.Equal(d.Taints, g.Taints)
+// same reports whether two devices are published the same: the same
+// name, attributes, capacity by value, and taints in the same order.
+func same(a, b *Device) bool {
+	return a.Name == b.Name && maps.EqualFunc(a.Attributes, b.Attributes, sameAttribute) &&
+		maps.EqualFunc(a.Capacity, b.Capacity, func(x, y resource.Quantity) bool { return x.Cmp(y) == 0 }) &&
+		slices.Equal(a.Taints, b.Taints)
 }
 
 func sameAttribute(x, y pingstatus.DeviceAttribute) bool {

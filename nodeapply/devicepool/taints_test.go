@@ -1,4 +1,4 @@
-package nodeapply_test
+package devicepool_test
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/pingnode/pingnode/internal/golden"
-	"github.com/pingnode/pingnode/nodeapply"
+	"github.com/pingnode/pingnode/nodeapply/devicepool"
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
@@ -37,20 +37,20 @@ func TestDeviceTaintsSequence(t *testing.T) {
 		{"healthy: no taints", 1, nil, []string{"gpu-0"}},
 	}
 	var b strings.Builder
-	var pool []nodeapply.Device
+	var pool []devicepool.Device
 	for i, step := range steps {
 		hold(pool, nil, step.running)
 		patch := gpuGroup(step.count, "")
 		patch.Devices[0].Taints = step.taints
-		res := nodeapply.Apply(nil, nodeapply.Ping{Reply: patch, Devices: pool}, nodeapply.Options{PublishDevices: true})
+		res := apply(pool, patch)
 		var taints []string
 		for _, t := range step.taints {
 			taints = append(taints, strings.TrimSuffix(t.Key+"="+t.Value, "=")+":"+string(t.Effect))
 		}
 		fmt.Fprintf(&b, "== step %d: %s\ncount %d; taints %v; held, pod runs: %v\n", i+1, step.note, step.count, taints, step.running)
-		section(&b, "device changes", res.DeviceChanges)
+		section(&b, "device changes", res.Changes)
 		section(&b, "apply warnings", res.Warnings)
-		fmt.Fprintf(&b, "needs devices: %v\npool after: %s\n", res.NeedsDevices(), poolText(res.Devices))
+		fmt.Fprintf(&b, "needs devices: %v\npool after: %s\n", len(res.Changes) > 0, poolText(res.Devices))
 		for _, d := range res.Devices {
 			fmt.Fprintf(&b, "  %s: %s\n", d.Name, d.Description())
 			if !slices.Equal(d.Taints, step.taints) {
@@ -58,8 +58,8 @@ func TestDeviceTaintsSequence(t *testing.T) {
 			}
 		}
 		b.WriteString("\n")
-		if again := nodeapply.Apply(nil, nodeapply.Ping{Reply: patch, Devices: res.Devices}, nodeapply.Options{PublishDevices: true}); again.NeedsDevices() {
-			t.Errorf("step %d: the same ping again changes %v", i+1, again.DeviceChanges)
+		if again := apply(res.Devices, patch); len(again.Changes) > 0 {
+			t.Errorf("step %d: the same ping again changes %v", i+1, again.Changes)
 		}
 		pool = slices.Clone(res.Devices)
 	}
