@@ -3,11 +3,10 @@ package dra_test
 import (
 	"testing"
 
-
 	"github.com/pingnode/pingnode/nodeapply"
 	"github.com/pingnode/pingnode/nodeapply/devicepool"
-	"github.com/pingnode/pingnode/pingstatus"
 	"github.com/pingnode/pingnode/nodeapply/dra"
+	"github.com/pingnode/pingnode/pingstatus"
 )
 
 // BenchmarkChangedDevices measures what a changed device list costs a

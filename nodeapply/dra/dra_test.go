@@ -89,7 +89,7 @@ func TestPublishedAndReadBack(t *testing.T) {
 
 	want := append([]devicepool.Device(nil), first.Devices...)
 	want[0].Held, want[1].Held = true, true
-	want[0].Running, want[1].Running = true, true                    // u1 runs on the backend
+	want[0].Running, want[1].Running = true, true                     // u1 runs on the backend
 	want = append(want, devicepool.Device{Name: "t4-20", Held: true}) // allocated, no longer published, its claim for no pod yet
 	if diff := cmp.Diff(want, read, cmp.Comparer(func(a, b resource.Quantity) bool { return a.Cmp(b) == 0 })); diff != "" {
 		t.Errorf("pool read back (-want +got):\n%s", diff)
