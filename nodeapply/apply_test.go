@@ -115,9 +115,9 @@ func TestGolden(t *testing.T) {
 			var b strings.Builder
 			fmt.Fprintf(&b, "node %s, reply %s, options %+v\n", tc.node, tc.reply, tc.opts)
 			fmt.Fprintf(&b, "returns the input node: %v\n", res.Node == node)
-			section(&b, "parse warnings", parseWarnings)
-			section(&b, "changes", res.Changes)
-			section(&b, "apply warnings", res.Warnings)
+			golden.Section(&b, "parse warnings", parseWarnings)
+			golden.Section(&b, "changes", res.Changes)
+			golden.Section(&b, "apply warnings", res.Warnings)
 			out, err := json.MarshalIndent(nodeParts{res.Node.Labels, res.Node.Annotations, res.Node.Spec.Taints, res.Node.Status.Capacity, res.Node.Status.Allocatable}, "", "  ")
 			if err != nil {
 				t.Fatal(err)
@@ -135,18 +135,6 @@ func TestGolden(t *testing.T) {
 				t.Errorf("%d changes, but returns the input node: %v", len(res.Changes), res.Node == node)
 			}
 		})
-	}
-}
-
-func section[T fmt.Stringer](b *strings.Builder, title string, items []T) {
-	fmt.Fprintf(b, "%s:", title)
-	if len(items) == 0 {
-		b.WriteString(" none\n")
-		return
-	}
-	b.WriteByte('\n')
-	for _, it := range items {
-		fmt.Fprintf(b, "  %s\n", it)
 	}
 }
 

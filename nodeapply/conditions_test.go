@@ -288,8 +288,8 @@ func runSequence(t *testing.T, tc sequenceCase, dir string, taints bool) {
 		if s.held != nil {
 			fmt.Fprintf(&b, "held: %s\n", listText(s.held))
 		}
-		section(&b, "changes", res.Changes)
-		section(&b, "warnings", res.Warnings)
+		golden.Section(&b, "changes", res.Changes)
+		golden.Section(&b, "warnings", res.Warnings)
 		b.WriteString("conditions:\n")
 		for j := range res.Node.Status.Conditions {
 			fmt.Fprintf(&b, "  %s\n", conditionLine(&res.Node.Status.Conditions[j]))

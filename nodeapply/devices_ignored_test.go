@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"pgregory.net/rapid"
 
+	"github.com/pingnode/pingnode/internal/gen"
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
@@ -42,7 +43,7 @@ func TestPropertyDevicesIgnored(t *testing.T) {
 				ping.Reply = &pingstatus.NodePatch{Kind: pingstatus.Structured}
 			}
 			ping.Reply.ReplaceDevices = true
-			ping.Reply.Devices, ping.Reply.KeptDeviceGroups = drawGroups(t)
+			ping.Reply.Devices, ping.Reply.KeptDeviceGroups = gen.PatchDevices(t)
 		}
 		bare := ping
 		bare.Reply = withoutDevices(ping.Reply)

@@ -35,9 +35,9 @@ func TestLabelsSequence(t *testing.T) {
 		patch, warnings := pingstatus.Parse([]byte(step.body), opts.Reply)
 		res := nodeapply.Apply(node, nodeapply.Ping{Reply: &patch}, opts)
 		fmt.Fprintf(&b, "\n# step %d: %s\n", i+1, step.name)
-		section(&b, "parse warnings", warnings)
-		section(&b, "changes", res.Changes)
-		section(&b, "apply warnings", res.Warnings)
+		golden.Section(&b, "parse warnings", warnings)
+		golden.Section(&b, "changes", res.Changes)
+		golden.Section(&b, "apply warnings", res.Warnings)
 		labels, err := json.MarshalIndent(res.Node.Labels, "", "  ")
 		if err != nil {
 			t.Fatal(err)

@@ -352,3 +352,32 @@ func HandBuiltDeviceGroups(max int) *rapid.Generator[[]pingstatus.DeviceGroup] {
 		return groups
 	})
 }
+
+// PatchDevices draws a patch's devices as Parse and CheckDevices give them:
+// groups sorted by name and unique, and kept groups sorted, none of them
+// listed; names of which one is another's with an index after it, and
+// descriptions that are equal by value but spelled otherwise: few
+// names, so that pools and replies meet again.
+func PatchDevices(t *rapid.T) ([]pingstatus.DeviceGroup, []string) {
+	var groups []pingstatus.DeviceGroup
+	var kept []string
+	for _, name := range []string{"a", "a-1", "b"} {
+		switch rapid.IntRange(0, 4).Draw(t, "group "+name) {
+		case 0:
+		case 1:
+			kept = append(kept, name)
+		default:
+			product := rapid.SampledFrom([]string{"x", "y"}).Draw(t, "product")
+			g := pingstatus.DeviceGroup{
+				Name: name, Count: rapid.IntRange(0, 5).Draw(t, "count"),
+				Attributes: map[string]pingstatus.DeviceAttribute{"product": {StringValue: &product}},
+				Capacity:   map[string]resource.Quantity{"memory": resource.MustParse(rapid.SampledFrom([]string{"1Gi", "1024Mi", "2Gi"}).Draw(t, "memory"))},
+			}
+			if rapid.Bool().Draw(t, "tainted") {
+				g.Taints = []pingstatus.DeviceTaint{{Key: "gpu.nvidia.com/xid", Value: rapid.SampledFrom([]string{"", "79"}).Draw(t, "xid"), Effect: pingstatus.DeviceTaintNoSchedule}}
+			}
+			groups = append(groups, g)
+		}
+	}
+	return groups, kept
+}

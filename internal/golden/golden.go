@@ -6,6 +6,7 @@ package golden
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -71,4 +72,18 @@ func Inputs(t testing.TB, pattern string) []Input {
 		inputs[i] = Input{Name: filepath.Base(path), Data: data}
 	}
 	return inputs
+}
+
+// Section writes a list of a golden: its title, then each item on a line
+// of its own, or "none".
+func Section[T fmt.Stringer](b *strings.Builder, title string, items []T) {
+	fmt.Fprintf(b, "%s:", title)
+	if len(items) == 0 {
+		b.WriteString(" none\n")
+		return
+	}
+	b.WriteByte('\n')
+	for _, it := range items {
+		fmt.Fprintf(b, "  %s\n", it)
+	}
 }

@@ -16,34 +16,6 @@ import (
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
-// drawGroups draws a patch's devices as Parse and CheckDevices give them:
-// groups sorted by name and unique, and kept groups sorted, none of them
-// listed; names of which one is another's with an index after it, and
-// descriptions that are equal by value but spelled otherwise.
-func drawGroups(t *rapid.T) ([]pingstatus.DeviceGroup, []string) {
-	var groups []pingstatus.DeviceGroup
-	var kept []string
-	for _, name := range []string{"a", "a-1", "b"} {
-		switch rapid.IntRange(0, 4).Draw(t, "group "+name) {
-		case 0:
-		case 1:
-			kept = append(kept, name)
-		default:
-			product := rapid.SampledFrom([]string{"x", "y"}).Draw(t, "product")
-			g := pingstatus.DeviceGroup{
-				Name: name, Count: rapid.IntRange(0, 5).Draw(t, "count"),
-				Attributes: map[string]pingstatus.DeviceAttribute{"product": {StringValue: &product}},
-				Capacity:   map[string]resource.Quantity{"memory": resource.MustParse(rapid.SampledFrom([]string{"1Gi", "1024Mi", "2Gi"}).Draw(t, "memory"))},
-			}
-			if rapid.Bool().Draw(t, "tainted") {
-				g.Taints = []pingstatus.DeviceTaint{{Key: "gpu.nvidia.com/xid", Value: rapid.SampledFrom([]string{"", "79"}).Draw(t, "xid"), Effect: pingstatus.DeviceTaintNoSchedule}}
-			}
-			groups = append(groups, g)
-		}
-	}
-	return groups, kept
-}
-
 // drawPool draws a pool as a provider might hand it over: in any order,
 // with names of its groups and others, held or not, described or not,
 // sometimes a name twice.
@@ -67,7 +39,7 @@ func drawPool(t *rapid.T) []devicepool.Device {
 }
 
 // drawPing draws a ping for the pool: answered or failed, a reply parsed
-// from a body or built by hand (drawGroups), or none, on either basis.
+// from a body or built by hand (gen.PatchDevices), or none, on either basis.
 func drawPing(t *rapid.T) nodeapply.Ping {
 	var ping nodeapply.Ping
 	if rapid.IntRange(0, 5).Draw(t, "failed") == 0 {
@@ -82,7 +54,7 @@ func drawPing(t *rapid.T) nodeapply.Ping {
 		patch := &pingstatus.NodePatch{Kind: pingstatus.Structured, ReplaceDevices: rapid.IntRange(0, 4).Draw(t, "devices") > 0}
 		patch.Basis = rapid.SampledFrom([]pingstatus.Basis{"", pingstatus.BasisTotal}).Draw(t, "basis")
 		if patch.ReplaceDevices {
-			patch.Devices, patch.KeptDeviceGroups = drawGroups(t)
+			patch.Devices, patch.KeptDeviceGroups = gen.PatchDevices(t)
 		}
 		ping.Reply = patch
 	}

@@ -47,9 +47,9 @@ func TestDevicesSequence(t *testing.T) {
 			b.WriteString(", each for a pod the backend runs")
 		}
 		b.WriteString("\n")
-		section(&b, "parse warnings", parseWarnings)
-		section(&b, "device changes", res.Changes)
-		section(&b, "apply warnings", res.Warnings)
+		golden.Section(&b, "parse warnings", parseWarnings)
+		golden.Section(&b, "device changes", res.Changes)
+		golden.Section(&b, "apply warnings", res.Warnings)
 		fmt.Fprintf(&b, "needs devices: %v\npool after: %s\n\n", len(res.Changes) > 0, poolText(res.Devices))
 
 		if again := apply(res.Devices, &patch); len(again.Changes) != 0 {

@@ -73,8 +73,8 @@ func TestDevicesHeldSequence(t *testing.T) {
 				patch := gpuGroup(step.count, run.basis)
 				res := apply(pool, patch)
 				fmt.Fprintf(&b, "== step %d: %s\ncount %d; held, pod not started: %v; held, pod runs: %v\n", i+1, step.note, step.count, step.waiting, step.running)
-				section(&b, "device changes", res.Changes)
-				section(&b, "apply warnings", res.Warnings)
+				golden.Section(&b, "device changes", res.Changes)
+				golden.Section(&b, "apply warnings", res.Warnings)
 				fmt.Fprintf(&b, "needs devices: %v\npool after: %s\n\n", len(res.Changes) > 0, poolText(res.Devices))
 				if again := apply(res.Devices, patch); len(again.Changes) > 0 {
 					t.Errorf("step %d: the same ping again changes %v", i+1, again.Changes)

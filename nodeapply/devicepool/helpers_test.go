@@ -1,7 +1,6 @@
 package devicepool_test
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -29,20 +28,6 @@ func readReply(t testing.TB, name string) []byte {
 		t.Fatal(err)
 	}
 	return b
-}
-
-// section writes a golden's list: its title, then each item on a line,
-// or none.
-func section[T fmt.Stringer](b *strings.Builder, title string, items []T) {
-	fmt.Fprintf(b, "%s:", title)
-	if len(items) == 0 {
-		b.WriteString(" none\n")
-		return
-	}
-	b.WriteByte('\n')
-	for _, it := range items {
-		fmt.Fprintf(b, "  %s\n", it)
-	}
 }
 
 // hold marks the devices of pool named in held as a claim's, and those

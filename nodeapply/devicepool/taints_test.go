@@ -48,8 +48,8 @@ func TestDeviceTaintsSequence(t *testing.T) {
 			taints = append(taints, strings.TrimSuffix(t.Key+"="+t.Value, "=")+":"+string(t.Effect))
 		}
 		fmt.Fprintf(&b, "== step %d: %s\ncount %d; taints %v; held, pod runs: %v\n", i+1, step.note, step.count, taints, step.running)
-		section(&b, "device changes", res.Changes)
-		section(&b, "apply warnings", res.Warnings)
+		golden.Section(&b, "device changes", res.Changes)
+		golden.Section(&b, "apply warnings", res.Warnings)
 		fmt.Fprintf(&b, "needs devices: %v\npool after: %s\n", len(res.Changes) > 0, poolText(res.Devices))
 		for _, d := range res.Devices {
 			fmt.Fprintf(&b, "  %s: %s\n", d.Name, d.Description())
