@@ -16,9 +16,10 @@ import (
 // changes and warnings. It never modifies node or anything in ping. A nil
 // node is read as an empty one.
 //
-// A ping that changes nothing (the plugin answered as before: the same
-// resources, the same taints in the same order) costs no copy and no
-// allocation: Apply returns node itself with no changes.
+// A ping that changes nothing (the plugin answered as before) costs no
+// copy: Apply returns node itself with no changes. Without taints and
+// labels in the reply it costs no allocation either; their merges
+// allocate a few slices of their own (rule 1).
 func Apply(node *corev1.Node, ping Ping, opts Options) Result {
 	if node == nil {
 		node = &corev1.Node{}
@@ -47,8 +48,9 @@ func newChecker(node *corev1.Node, ping Ping, opts Options) checker {
 // shared so that such a ping allocates nothing for it.
 var noNews = pingstatus.NodePatch{}
 
-// checker answers, without allocating, whether a ping leaves a node as it
-// is.
+// checker answers, without copying the node, whether a ping leaves it as
+// it is: each part's rule run on the input, the taints' and the labels'
+// merges kept for the build.
 type checker struct {
 	in    *corev1.Node
 	ping  Ping
@@ -67,7 +69,17 @@ type checker struct {
 	fence     fence
 	// What unchanged found, for apply.
 	valid, sameResources, sameTaints, sameLabels, sameConditions, sameAnnotation bool
+	// The merges of the patch's taints and labels into the input, when
+	// it carries them (for the taints, merged says so: not on an invalid
+	// node, whose taints are merged once repaired).
+	taintMerge taintMerge
+	merged     bool
+	labelMerge labelMerge
 }
+
+// warnFunc adds a warning about the part s of the node, at path, saying
+// what was done (do).
+type warnFunc func(s pingstatus.Subject, do pingstatus.Action, path, message string)
 
 // applier builds the new node when the checker cannot say it is unchanged.
 type applier struct {
@@ -98,8 +110,15 @@ func (a *checker) unchanged() bool {
 	a.fence = a.fenceWant()
 	a.valid = kuberules.NodeProblems(a.in) == nil // if not, apply repairs it
 	a.sameResources = a.resourcesUnchanged()
-	a.sameTaints = (!a.patch.ReplaceTaints || a.taintsUnchanged()) && a.fenceUnchanged()
-	a.sameLabels = !a.patch.ReplaceLabels || a.labelsUnchanged()
+	if a.patch.ReplaceTaints && a.valid { // an invalid node's taints are merged once repaired
+		a.taintMerge = a.mergeTaints(a.in)
+		a.merged = true
+	}
+	a.sameTaints = (!a.patch.ReplaceTaints || a.merged && a.taintMerge.holds(a.in, a.opts.ownership())) && a.fenceUnchanged()
+	if a.patch.ReplaceLabels {
+		a.labelMerge = a.mergeLabels(a.in)
+	}
+	a.sameLabels = !a.patch.ReplaceLabels || a.labelMerge.holds(a.in, a.opts.labelOwnership())
 	return a.valid && a.sameResources && a.sameTaints && a.sameLabels && a.sameConditions && a.sameAnnotation &&
 		!a.ignoredReply() && !a.failedWithoutTime()
 }
@@ -161,61 +180,6 @@ func resourceProblem(name corev1.ResourceName, q resource.Quantity) string {
 	return kuberules.QuantityProblem(name, q)
 }
 
-// taintsUnchanged reports whether the plugin's taints on the node are, in
-// order, exactly the patch's, and the ownership annotation lists them.
-func (a *checker) taintsUnchanged() bool {
-	want := a.patch.Taints
-	annotation, present := a.in.Annotations[a.opts.ownership()]
-	if present && annotation == "" {
-		return false // apply removes the empty annotation
-	}
-	next := newOwnedCursor(annotation)
-	k := 0
-	for i := range a.in.Spec.Taints {
-		t := &a.in.Spec.Taints[i]
-		var plugin bool
-		if a.opts.ReplaceAllTaints {
-			plugin = !a.opts.protected(t.Key)
-		} else {
-			id, ok, more := next.peek()
-			plugin = more && ok && id == kuberules.IDOf(t)
-		}
-		if !plugin {
-			continue
-		}
-		if a.opts.protected(t.Key) || kuberules.IsReservedKey(t.Key) && !a.opts.ReplaceAllTaints {
-			return false
-		}
-		if k >= len(want) || !sameTaint(t, &want[k]) {
-			return false
-		}
-		k++
-		if !a.opts.ReplaceAllTaints {
-			next.advance()
-		}
-	}
-	if k != len(want) {
-		return false
-	}
-	if a.opts.ReplaceAllTaints { // the annotation must list the plugin's list
-		for _, w := range want {
-			id, ok, more := next.peek()
-			if !more || !ok || id != kuberules.IDOf(&w) {
-				return false
-			}
-			next.advance()
-		}
-	}
-	_, _, more := next.peek()
-	return !more
-}
-
-// sameTaint reports whether two taints have the same key, value and effect
-// (when it was added does not count).
-func sameTaint(a, b *corev1.Taint) bool {
-	return a.Key == b.Key && a.Value == b.Value && a.Effect == b.Effect
-}
-
 // apply builds the new node, then lists what differs from the input.
 func (a *applier) apply() Result {
 	out := a.build(false)
@@ -262,13 +226,18 @@ func (a *applier) build(everything bool) *corev1.Node {
 		a.repair(out)
 	}
 	if a.touchedTaints && a.patch.ReplaceTaints {
-		a.taints(out)
+		if !a.merged { // repaired, or a build of everything
+			a.taintMerge, a.merged = a.mergeTaints(out), true
+		}
+		a.warnings = append(a.warnings, a.taintMerge.warnings...)
+		a.taintMerge.write(out, a.opts.ownership())
 	}
 	if a.touchedTaints {
 		a.setFence(out)
 	}
 	if a.touchedLabels && a.patch.ReplaceLabels {
-		a.labels(out)
+		a.warnings = append(a.warnings, a.labelMerge.warnings...)
+		a.labelMerge.write(out, a.patch.Labels, a.opts.labelOwnership())
 	}
 	slices.SortStableFunc(a.warnings, func(x, y pingstatus.Warning) int { return strings.Compare(x.Path, y.Path) })
 	return out

@@ -28,8 +28,12 @@
 //  1. The input node and ping are never modified. When something changed,
 //     the returned node is new and shares no memory with the input. When
 //     nothing changed, Apply returns the input node itself and an empty
-//     list of changes; it then makes no copy and, when the plugin answered
-//     and its taints come in the same order as before, no allocation.
+//     list of changes; it then makes no copy, and a reply without taints
+//     and labels costs no allocation. Each rule is written once: the
+//     taints and the labels are merged into the input by the same code
+//     whether the ping changes them or not (a steady ping is one whose
+//     merge is what the node has), which allocates a few slices and a set
+//     of its own, never a copy of the node.
 //  2. Each quantity of the reply is written to both status.capacity and
 //     status.allocatable. With [Ping.Held] (what the provider's own pods
 //     hold on the backend: those it runs, by [RunsOnBackend]), the

@@ -1,7 +1,6 @@
 package nodeapply
 
 import (
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,55 +42,44 @@ func labelEntries(annotation string, yield func(string) bool) {
 	}
 }
 
-// labelsUnchanged reports, without allocating, whether the labels are as
-// the patch asks already: each wanted label on the node with its value
-// (the plugin's, or someone else's equal one), and the ownership
-// annotation listing, sorted and once each, only wanted labels and those
-// the plugin keeps for a refused value.
-func (a *checker) labelsUnchanged() bool {
-	check := a.opts.labelCheck()
-	key := a.opts.labelOwnership()
-	annotation, present := a.in.Annotations[key]
-	if present && annotation == "" {
-		return false // apply removes the empty annotation
-	}
-	for k, v := range a.patch.Labels {
-		if !check.Check(k, v).Mine() {
-			return false // apply refuses it with a warning
-		}
-		if have, ok := a.in.Labels[k]; !ok || have != v {
-			return false
-		}
-	}
-	same, prev, first := true, "", true
-	labelEntries(annotation, func(entry string) bool {
-		_, wanted := a.patch.Labels[entry]
-		_, onNode := a.in.Labels[entry]
-		kept := onNode && slices.Contains(a.patch.KeptLabelKeys, entry)
-		same = (first || prev < entry) && (wanted || kept && mayOwnLabel(check, entry)) // a wanted one is the plugin's to set, checked above
-		prev, first = entry, false
-		return same
-	})
-	return same
+// labelMerge is the patch's labels merged into a node's (rules 18 and
+// 19): the labels of the plugin's that go, those set to the patch's value
+// (new, or with another value), the label ownership annotation after it
+// ("" for none), and what was refused. As taintMerge, it is the one
+// implementation of those rules, for the checker and the build.
+type labelMerge struct {
+	remove, put []string // keys
+	owned       string
+	warnings    []pingstatus.Warning
 }
 
-// labels replaces the plugin's labels on out with the patch's, and
-// records which labels are now the plugin's in the ownership annotation.
-func (a *applier) labels(out *corev1.Node) {
+// mergeLabels merges the patch's labels into node's, reading node only:
+// the plugin's labels are replaced by the patch's, a listed label set to
+// its value, one no longer listed removed unless its entry was refused
+// (KeptLabelKeys); everyone else's stay, and a listed label whose key is
+// someone else's is refused when its value differs.
+func (a *checker) mergeLabels(node *corev1.Node) labelMerge {
+	var m labelMerge
+	warn := func(s pingstatus.Subject, do pingstatus.Action, path, message string) {
+		m.warnings = append(m.warnings, pingstatus.Warning{Path: path, Message: message, Subject: s, Action: do})
+	}
 	check := a.opts.labelCheck()
 	key := a.opts.labelOwnership()
-	owned := map[string]bool{}
-	labelEntries(out.Annotations[key], func(entry string) bool {
+	var owned map[string]bool // nil while the annotation lists none
+	labelEntries(node.Annotations[key], func(entry string) bool {
 		if mayOwnLabel(check, entry) {
+			if owned == nil {
+				owned = make(map[string]bool, len(a.patch.Labels))
+			}
 			owned[entry] = true
 		} else {
-			a.warn(pingstatus.SubjectAnnotation, pingstatus.Ignored, "metadata.annotations["+key+"]", "entry "+strconv.Quote(entry)+" is not a label a plugin may own; ignored")
+			warn(pingstatus.SubjectAnnotation, pingstatus.Ignored, "metadata.annotations["+key+"]", "entry "+strconv.Quote(entry)+" is not a label a plugin may own; ignored")
 		}
 		return true
 	})
-	var mine []string
-	for _, k := range slices.Sorted(maps.Keys(owned)) {
-		if _, present := out.Labels[k]; !present {
+	mine := make([]string, 0, len(owned)+len(a.patch.Labels))
+	for _, k := range sortedKeys(owned) {
+		if _, present := node.Labels[k]; !present {
 			continue
 		}
 		if _, wanted := a.patch.Labels[k]; wanted {
@@ -101,35 +89,67 @@ func (a *applier) labels(out *corev1.Node) {
 			mine = append(mine, k)
 			continue
 		}
-		delete(out.Labels, k)
+		m.remove = append(m.remove, k)
 	}
-	for _, k := range slices.Sorted(maps.Keys(a.patch.Labels)) {
+	for _, k := range sortedKeys(a.patch.Labels) {
 		v := a.patch.Labels[k]
 		switch p := check.Check(k, v); {
 		case !p.Valid():
-			a.warn(pingstatus.SubjectLabel, pingstatus.Refused, "patch.labels["+k+"]", strconv.Quote(k+"="+v)+" is not a valid label; not applied")
+			warn(pingstatus.SubjectLabel, pingstatus.Refused, "patch.labels["+k+"]", strconv.Quote(k+"="+v)+" is not a valid label; not applied")
 			continue
 		case !p.Mine():
-			a.warn(pingstatus.SubjectLabel, pingstatus.Refused, "patch.labels["+k+"]", k+" is not the plugin's to set; not applied")
+			warn(pingstatus.SubjectLabel, pingstatus.Refused, "patch.labels["+k+"]", k+" is not the plugin's to set; not applied")
 			continue
 		}
-		if have, present := out.Labels[k]; present && !owned[k] {
+		have, present := node.Labels[k]
+		if present && !owned[k] {
 			if have != v {
-				a.warn(pingstatus.SubjectLabel, pingstatus.Refused, labelPath(k), "the plugin asks for "+k+"="+v+" but "+k+"="+have+" is not the plugin's; left as it is")
+				warn(pingstatus.SubjectLabel, pingstatus.Refused, labelPath(k), "the plugin asks for "+k+"="+v+" but "+k+"="+have+" is not the plugin's; left as it is")
 			}
 			continue // someone else's: it stays, and satisfies an equal want
 		}
+		if !present || have != v {
+			m.put = append(m.put, k)
+		}
+		mine = append(mine, k)
+	}
+	slices.Sort(mine) // the kept ones, then the patch's
+	m.owned = strings.Join(mine, ",")
+	return m
+}
+
+// sortedKeys returns m's keys, sorted, in one allocation.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// holds reports whether node has the merge already: no label to remove
+// or set, the annotation key saying the same, and nothing refused.
+func (m *labelMerge) holds(node *corev1.Node, key string) bool {
+	annotation, present := node.Annotations[key]
+	return len(m.warnings) == 0 && len(m.remove) == 0 && len(m.put) == 0 && annotation == m.owned && present == (m.owned != "")
+}
+
+// write puts the merge into out, a copy of the node it was made from.
+func (m *labelMerge) write(out *corev1.Node, labels map[string]string, key string) {
+	for _, k := range m.remove {
+		delete(out.Labels, k)
+	}
+	for _, k := range m.put {
 		if out.Labels == nil {
 			out.Labels = map[string]string{}
 		}
-		out.Labels[k] = v
-		mine = append(mine, k)
+		out.Labels[k] = labels[k]
 	}
 	if len(out.Labels) == 0 {
 		out.Labels = nil
 	}
-	slices.Sort(mine)
-	setAnnotation(out, key, strings.Join(mine, ","))
+	setAnnotation(out, key, m.owned)
 }
 
 // setAnnotation sets the annotation key of out to value, or removes it

@@ -125,10 +125,10 @@ func TestPropertyPluginLabelsAreTheLastList(t *testing.T) {
 	})
 }
 
-// TestSteadyLabelsDoNotAllocate: a ping whose labels are on the node
-// already, the plugin's and an administrator's equal one, costs no copy
-// and no allocation.
-func TestSteadyLabelsDoNotAllocate(t *testing.T) {
+// TestSteadyLabelsMakeNoCopy: a ping whose labels are on the node
+// already, the plugin's and an administrator's equal one, costs no copy,
+// and no allocation but the labels' merge's own few.
+func TestSteadyLabelsMakeNoCopy(t *testing.T) {
 	opts := nodeapply.Options{Reply: pingstatus.Options{LabelNamespaces: []string{"nvidia.com"}}}
 	node := readNode(t, "node-with-admin-labels.json")
 	patch, _ := pingstatus.Parse(readReply(t, "labels-gpu.json"), opts.Reply)
@@ -136,8 +136,8 @@ func TestSteadyLabelsDoNotAllocate(t *testing.T) {
 	delete(patch.Labels, "nvidia.com/gpu.product") // the administrator holds it with another value: a warning at each ping, not steady
 	var res nodeapply.Result
 	allocs := testing.AllocsPerRun(100, func() { res = nodeapply.Apply(node, nodeapply.Ping{Reply: &patch}, opts) })
-	if allocs != 0 {
-		t.Errorf("a steady ping with labels allocates %v times, want 0", allocs)
+	if allocs > maxMergeAllocs {
+		t.Errorf("a steady ping with labels allocates %v times, want at most %v", allocs, maxMergeAllocs)
 	}
 	if res.Node != node || len(res.Changes) != 0 {
 		t.Errorf("a steady ping with labels returned a new node or changes: %v", res.Changes)

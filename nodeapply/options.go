@@ -5,7 +5,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/pingnode/pingnode/internal/kuberules"
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
@@ -132,8 +131,4 @@ func (o *Options) labelOwnership() string {
 		return DefaultLabelOwnershipAnnotation
 	}
 	return o.LabelOwnershipAnnotation
-}
-
-func (o *Options) protected(key string) bool {
-	return kuberules.IsProtectedKey(key, o.Reply.ProtectedKeys)
 }

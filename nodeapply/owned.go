@@ -56,16 +56,18 @@ func parseOwned(entry string) (kuberules.TaintID, bool) {
 	return id, kuberules.TaintKeyProblem(id.Key) == "" && kuberules.IsValidEffect(id.Effect)
 }
 
-// ownedSet reads an ownership annotation into a set, and returns the
-// entries it could not read.
+// ownedSet reads an ownership annotation into a set (nil when it lists
+// none), and returns the entries it could not read.
 func ownedSet(annotation string) (set map[kuberules.TaintID]bool, invalid []string) {
-	set = map[kuberules.TaintID]bool{}
 	for c := newOwnedCursor(annotation); ; c.advance() {
 		id, ok, more := c.peek()
 		if !more {
 			return set, invalid
 		}
 		if ok {
+			if set == nil {
+				set = map[kuberules.TaintID]bool{}
+			}
 			set[id] = true
 		} else {
 			invalid = append(invalid, c.entry())
