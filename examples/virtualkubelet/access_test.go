@@ -73,6 +73,7 @@ func grant(tb testing.TB, base string, a Access) *identity {
 // with a rule taken away, say), for a's ServiceAccount.
 func grantObjects(tb testing.TB, a Access, objects []runtime.Object) *identity {
 	tb.Helper()
+	needsControlPlane(tb) // every test that runs a provider against the API server comes here
 	ctx := context.Background()
 	account := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{
 		Name: a.ServiceAccount, Namespace: a.Namespace, Labels: map[string]string{"app.kubernetes.io/name": FieldManager},

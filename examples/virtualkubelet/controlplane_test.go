@@ -21,6 +21,7 @@ import (
 // them over; no new pod is bound meanwhile; after recovery the controller
 // lifts them and the pod lands. Nothing the node had is lost.
 func TestNotReadyTaints(t *testing.T) {
+	needsControlPlane(t)
 	const name, healthy = "vk-notready", "vk-notready-neighbour"
 	startProvider(t, healthy, 5*time.Second) // keeps the zone from counting as fully disrupted
 	p, plugin := startProvider(t, name, 5*time.Second, func(c *Config) { c.Grace = testGrace })
@@ -128,6 +129,7 @@ func allocatableCPU(t *testing.T, name string, want int) {
 // bound and a 33-cpu pod stays Pending; with interLink's rule the 32-cpu
 // pod stays Pending too, though 32 cpus are idle.
 func TestHeldRoom(t *testing.T) {
+	needsControlPlane(t)
 	for _, countHeld := range []bool{true, false} {
 		t.Run(fmt.Sprintf("held=%v", countHeld), func(t *testing.T) {
 			name := fmt.Sprintf("vk-held-%v", countHeld)
@@ -158,6 +160,7 @@ func TestHeldRoom(t *testing.T) {
 // hold fills more of the backend: with these seeds, all 64 cpus, against
 // 36 (56%) with interLink's rule, as the test logs.
 func TestHeldFill(t *testing.T) {
+	needsControlPlane(t)
 	sizes := make([]int, 100)
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := range sizes {

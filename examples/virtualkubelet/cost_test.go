@@ -174,6 +174,7 @@ func allConditionsSet(node *corev1.Node) (bool, string) {
 // ping (the node controller's read before each of its writes is all), no
 // pod is listed, and pingnode itself reports no change.
 func TestSteadyCost(t *testing.T) {
+	needsControlPlane(t)
 	const (
 		name   = "vk-steady-cost"
 		report = 10 * time.Second
@@ -264,6 +265,7 @@ func conditionsBrief(node *corev1.Node) map[corev1.NodeConditionType]string {
 // Unknown) to what they were before the outage, and the controller lifts
 // its taints; nothing else is lost.
 func TestProviderKilled(t *testing.T) {
+	needsControlPlane(t)
 	const name = "vk-killed"
 	plugin := &fakePlugin{}
 	plugin.reply(http.StatusOK, goodReply, 0)

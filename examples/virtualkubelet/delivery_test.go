@@ -34,6 +34,7 @@ func eventCount(ctx context.Context, t *testing.T, name, reason string) int32 {
 // lost, the ownership annotation never claims the refused taint, and once
 // the policy is gone the next ping delivers it.
 func TestTaintsRefused(t *testing.T) {
+	needsControlPlane(t)
 	const (
 		name       = "vk-taints-refused"
 		refusedKey = "refused.example.com/hold"

@@ -67,7 +67,7 @@ func printCommand(t *testing.T, args ...string) (int, string, string) {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], args...)
-	cmd.Env = append(os.Environ(), providerProcessEnv+"=1")
+	cmd.Env = providerEnv()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -334,6 +334,7 @@ func (a *applier) remove(ctx context.Context, obj *unstructured.Unstructured) er
 // run: it is created, and deleted at the end (testenv runs no namespace
 // controller, so the test empties and finalizes it itself).
 func TestDeployDryRun(t *testing.T) {
+	needsControlPlane(t)
 	ctx := t.Context()
 	a := newApplier(t)
 	all := manifests(t)

@@ -149,6 +149,7 @@ func deviceNames(group string, n int) []string {
 // node, one generation, the same devices, and no write has been made
 // since before the stop.
 func TestDevicesSteadyCost(t *testing.T) {
+	needsControlPlane(t)
 	const driver, name = "steady.gpu.pingnode.example.com", "vk-dra-steady"
 	plugin := &fakePlugin{}
 	plugin.reply(http.StatusOK, devicesReply(a100Devices(2), migDevices(200)), 0)
@@ -243,6 +244,7 @@ const deviceGCLimit = 75 * time.Second
 // pool again, owned by the new node. The provider stopped and the node
 // deleted, its slices go, and nothing publishes them again.
 func TestDevicesNodeDeleted(t *testing.T) {
+	needsControlPlane(t)
 	const driver, name = "gc.gpu.pingnode.example.com", "vk-dra-gc"
 	p, _ := startDeviceProvider(t, driver, name, a100Devices(2))
 	published(t, driver, name, "a100-0", "a100-1")
@@ -275,6 +277,7 @@ func TestDevicesNodeDeleted(t *testing.T) {
 // TestDevicesGoWithNode: the provider stopped, its node deleted, the
 // garbage collector deletes the node's slices.
 func TestDevicesGoWithNode(t *testing.T) {
+	needsControlPlane(t)
 	const driver, name = "gone.gpu.pingnode.example.com", "vk-dra-gone"
 	deleteSlicesAtEnd(t, driver, name)
 	plugin := &fakePlugin{}
@@ -308,6 +311,7 @@ func TestDevicesGoWithNode(t *testing.T) {
 // its first reply with devices starts the ResourceSlice controller, which
 // publishes them.
 func TestDevicesUntilNews(t *testing.T) {
+	needsControlPlane(t)
 	const driver, name = "news.gpu.pingnode.example.com", "vk-dra-news"
 	plugin := &fakePlugin{}
 	plugin.reply(http.StatusOK, devicesReply(a100Devices(2)), 0)
@@ -351,6 +355,7 @@ func TestDevicesUntilNews(t *testing.T) {
 // slice, no warning of its devices counted or recorded, and one log line,
 // at the first, that they are ignored.
 func TestDevicesIgnoredWithoutDriver(t *testing.T) {
+	needsControlPlane(t)
 	const name = "vk-dra-none"
 	h := newCountLog(t, "only -dra-driver publishes")
 	reg := prometheus.NewRegistry()

@@ -366,6 +366,7 @@ func atLeast40Gi(driver string) string {
 // Pending lands on it), one A100 (the three held stay published), four
 // (one free), the T4s gone.
 func TestDevicesScheduler(t *testing.T) {
+	needsControlPlane(t)
 	const driver, big, small = "sched.gpu.pingnode.example.com", "vk-dra-a100", "vk-dra-t4"
 	pa, pluginA := startDeviceProvider(t, driver, big, a100Devices(2))
 	pt, pluginT := startDeviceProvider(t, driver, small, t4Devices(2))
@@ -447,6 +448,7 @@ func TestDevicesScheduler(t *testing.T) {
 // node's pool), and is told which; a pod beyond the free T4s stays
 // Pending; no node advertises example.com/t4 in its allocatable.
 func TestDevicesExtendedResource(t *testing.T) {
+	needsControlPlane(t)
 	const driver, name, extended = "ext.gpu.pingnode.example.com", "vk-dra-extended", "example.com/t4"
 	p, _ := startDeviceProvider(t, driver, name, t4Devices(2), a100Devices(1))
 	published(t, driver, name, "a100-0", "t4-0", "t4-1")
@@ -502,6 +504,7 @@ func missingClaimPod(name, node, claim string) *corev1.Pod {
 // pod is told which device it was given, and the device is held: it stays
 // published when the plugin's count falls to zero.
 func TestDevicesClaimNotAllowed(t *testing.T) {
+	needsControlPlane(t)
 	const driver, name, claim = "refused.gpu.pingnode.example.com", "vk-dra-refused", "vk-dra-refused-claim"
 	p, plugin := startDeviceProvider(t, driver, name, a100Devices(2))
 	published(t, driver, name, "a100-0", "a100-1")

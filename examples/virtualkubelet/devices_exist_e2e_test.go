@@ -199,6 +199,7 @@ func readReply(t *testing.T, url string) map[string]any {
 // any version of the node's slices. The T4s and the node's taints and
 // labels stay as they were.
 func TestDevicesSamplePlugin(t *testing.T) {
+	needsControlPlane(t)
 	const driver, name = "sample.gpu.pingnode.example.com", "vk-dra-sample"
 	url := samplePlugin(t, "-devices", "../plugin/testdata/gpus.json")
 	reply := readReply(t, url)

@@ -53,6 +53,7 @@ func podEvent(reason, host string) *corev1.Event {
 // those of their devices from its own node; it allows its own slice, its
 // update and its delete.
 func TestDeviceFence(t *testing.T) {
+	needsControlPlane(t)
 	const driver, foreignDriver, own, other = "fence.gpu.pingnode.example.com", "other.gpu.example.com", "vk-dra-fence", "vk-dra-fence-other"
 	ctx := t.Context()
 	cfg := testConfig(own, "http://127.0.0.1:1/status")
@@ -189,6 +190,7 @@ var deviceRightsSymptoms = map[string]func(t *testing.T, c *rightsCase){
 // pods hold and publishes devices), and shows what breaks. A rule with no
 // symptom fails the test. The cases run in parallel.
 func TestDeviceRightsEachNeeded(t *testing.T) {
+	needsControlPlane(t)
 	const driver = "rights.gpu.pingnode.example.com"
 	all := accessFor(testNamespace, "rights", []Config{{Static: StaticNode("vk-rights"), CountHeld: true, DRADriver: driver}}, nil)
 	plain := accessFor(testNamespace, "rights", []Config{{Static: StaticNode("vk-rights"), CountHeld: true}}, nil)

@@ -15,6 +15,7 @@ import (
 // pool, and the nodes share one claim cache, from which each pod bound to
 // either is told which device it was given.
 func TestDevicesFleetProcess(t *testing.T) {
+	needsControlPlane(t)
 	const driver = "fleet.gpu.pingnode.example.com"
 	nodes := []string{"vk-dra-fleet-0", "vk-dra-fleet-1"}
 	plugin := &fakePlugin{}

@@ -137,6 +137,7 @@ func healthKept(t *testing.T, p *Provider, name string) {
 // but tainted, cannot be allocated. Both devices stay published, the
 // taint stays, and the node keeps its taints and labels.
 func TestDevicesTaintNoSchedule(t *testing.T) {
+	needsControlPlane(t)
 	const driver, name = "noschedule.gpu.pingnode.example.com", "vk-dra-noschedule"
 	deleteSlicesAtEnd(t, driver, name)
 	p, plugin := startProvider(t, name, time.Hour, withDriver(driver), func(c *Config) { c.CountHeld = true })
@@ -202,6 +203,7 @@ func evictedForDevice(t *testing.T, name string, uid types.UID) {
 // pod is not evicted. Both devices stay published, the other untainted,
 // and the node keeps its taints and labels.
 func TestDevicesTaintNoExecute(t *testing.T) {
+	needsControlPlane(t)
 	const driver, name = "noexecute.gpu.pingnode.example.com", "vk-dra-noexecute"
 	deleteSlicesAtEnd(t, driver, name)
 	p, plugin := startProvider(t, name, time.Hour, withDriver(driver), func(c *Config) { c.CountHeld = true })

@@ -29,6 +29,7 @@ import (
 // creates each slice with dryRun=All, as the administrator. None may be
 // refused.
 func TestDevicesValidity(t *testing.T) {
+	needsControlPlane(t)
 	const replies, driver, node = 400, "valid.gpu.pingnode.example.com", "vk-dra-valid"
 	var opts pingstatus.Options
 	var pools, sent, devices, refused atomic.Int64

@@ -224,6 +224,7 @@ var (
 )
 
 func TestRegistration(t *testing.T) {
+	needsControlPlane(t)
 	startProvider(t, "vk-registration", time.Hour)
 	node := stored(t.Context(), t, "vk-registration")
 	if ok, why := hasResources(node, map[string]string{"cpu": "100", "memory": "128Gi", "pods": "100"}); !ok {
@@ -242,6 +243,7 @@ func TestRegistration(t *testing.T) {
 }
 
 func TestResources(t *testing.T) {
+	needsControlPlane(t)
 	const name = "vk-resources"
 	_, plugin := startProvider(t, name, time.Hour)
 	plugin.reply(http.StatusOK, `{"status":"ok","resources":{"cpu":"64","memory":"250000Mi","pods":"500","accelerators":[
@@ -265,6 +267,7 @@ func TestResources(t *testing.T) {
 }
 
 func TestTaints(t *testing.T) {
+	needsControlPlane(t)
 	const name = "vk-taints"
 	p, plugin := startProvider(t, name, time.Hour)
 
@@ -319,6 +322,7 @@ func equalSets(a, b map[string]bool) bool {
 }
 
 func TestBadReplies(t *testing.T) {
+	needsControlPlane(t)
 	const name = "vk-bad-replies"
 	p, plugin := startProvider(t, name, time.Hour)
 	plugin.reply(http.StatusOK, goodReply, 0)
@@ -376,6 +380,7 @@ func TestBadReplies(t *testing.T) {
 // stored), any change of the node's resourceVersion would be a write of
 // the provider's; the provider's own write counter is checked too.
 func TestSteadyState(t *testing.T) {
+	needsControlPlane(t)
 	const name = "vk-steady"
 	p, plugin := startProvider(t, name, time.Hour)
 	plugin.reply(http.StatusOK, `{"status":"ok","resources":{"cpu":"64","memory":"250000Mi"},

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"flag"
 	"fmt"
 	"net/url"
 	"os"
@@ -56,6 +57,12 @@ func testMain(m *testing.M) int {
 	if os.Getenv(providerProcessEnv) != "" { // re-executed as the provider
 		main()
 		return 0
+	}
+	flag.Parse()
+	if testing.Short() {
+		// The unit tier: no control plane is built or started, and every
+		// test that needs one skips (needsControlPlane).
+		return m.Run()
 	}
 	// The environment dies with this process even if it is killed: the
 	// death signal is tied to the thread that started it, so keep it.
@@ -116,6 +123,17 @@ func testMain(m *testing.M) int {
 		return 1
 	}
 	return code
+}
+
+// needsControlPlane skips the test in short mode (go test -short, the
+// unit tier), where TestMain starts no control plane and client is nil.
+// Every test that talks to the API server calls it first, or goes through
+// a helper that does (grant, startProvider, ...).
+func needsControlPlane(tb testing.TB) {
+	tb.Helper()
+	if testing.Short() {
+		tb.Skip("needs the control plane (examples/testenv); run without -short")
+	}
 }
 
 // startEnv starts the testenv binary and waits for its "ready" line.

@@ -90,6 +90,7 @@ func describe(events []corev1.Event) string {
 // event on a node to a burst of 25, then one every five minutes, so the
 // count stops at 25 here: not one write per ping.
 func TestRefusalEvent(t *testing.T) {
+	needsControlPlane(t)
 	const name = "vk-events"
 	clearNodeEvents(t, name)
 	p, plugin := startProvider(t, name, time.Hour, func(c *Config) { c.Interval = 100 * time.Millisecond })
@@ -130,6 +131,7 @@ func TestRefusalEvent(t *testing.T) {
 // the node as the kubelet's NodeNotReady and NodeReady, and a Warning
 // PluginPingFailed naming the failure.
 func TestReachabilityEvents(t *testing.T) {
+	needsControlPlane(t)
 	const name = "vk-reachability-events"
 	clearNodeEvents(t, name)
 	_, plugin := startProvider(t, name, time.Hour, func(c *Config) { c.Grace = testGrace })

@@ -92,6 +92,7 @@ func noWriteErrors(t *testing.T, p *Provider) {
 // certain). The patch conflicts, the provider reads again and retries, and
 // both taints end on the node.
 func TestConflictRetried(t *testing.T) {
+	needsControlPlane(t)
 	const name = "vk-conflict"
 	p, plugin := startProvider(t, name, time.Hour)
 	// The node settles first (the first status write, the controller's
@@ -140,6 +141,7 @@ func TestConflictRetried(t *testing.T) {
 // it back at the next ping; the administrator's own taint is never
 // touched.
 func TestDriftCorrected(t *testing.T) {
+	needsControlPlane(t)
 	const name = "vk-drift"
 	startGood(t, name)
 	addAdminTaint(t.Context(), t, name)
@@ -164,6 +166,7 @@ func TestDriftCorrected(t *testing.T) {
 // the writes are bounded by the reachability transitions, and nothing is
 // lost.
 func TestFlapping(t *testing.T) {
+	needsControlPlane(t)
 	const name = "vk-flapping"
 	p, plugin := startGood(t, name, func(c *Config) { c.Grace = 5 * time.Second; c.Interval = 100 * time.Millisecond })
 	addAdminTaint(t.Context(), t, name)
@@ -226,6 +229,7 @@ func TestFlapping(t *testing.T) {
 // annotation says it was the plugin's), the administrator's, the static
 // and the protected ones stay, and the resources are the last good ones.
 func TestRestartWhileEmpty(t *testing.T) {
+	needsControlPlane(t)
 	const name = "vk-restart"
 	plugin := &fakePlugin{}
 	plugin.reply(http.StatusOK, goodReply, 0)
@@ -281,6 +285,7 @@ func TestRestartWhileEmpty(t *testing.T) {
 // the plugin's resources and taint (the administrator's taint went with
 // the node they deleted).
 func TestNodeDeleted(t *testing.T) {
+	needsControlPlane(t)
 	const name = "vk-deleted"
 	p, _ := startGood(t, name)
 	old := stored(t.Context(), t, name)
@@ -308,6 +313,7 @@ func TestNodeDeleted(t *testing.T) {
 // answering. The provider's reads and writes fail meanwhile; it carries
 // on afterwards, with nothing lost, and takes the plugin's next change.
 func TestControlPlaneRestart(t *testing.T) {
+	needsControlPlane(t)
 	const name = "vk-restart-control-plane"
 	p, plugin := startGood(t, name)
 	addAdminTaint(t.Context(), t, name)

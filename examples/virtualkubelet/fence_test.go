@@ -23,6 +23,7 @@ import (
 // not being deleted, and allows the provider's own: the delete that
 // finishes the deletion of a pod of its node.
 func TestRightsFence(t *testing.T) {
+	needsControlPlane(t)
 	const own, own2, other, foreign = "vk-fence", "vk-fence-2", "vk-fence-other", "vk-fence-foreign"
 	ctx := t.Context()
 	createNode(t, readyNode(other)) // another node, as its kubelet keeps it

@@ -27,7 +27,7 @@ func runCommand(t *testing.T, args ...string) (int, string) {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], append([]string{"-kubeconfig", filepath.Join(t.TempDir(), "none")}, args...)...)
-	cmd.Env = append(os.Environ(), providerProcessEnv+"=1")
+	cmd.Env = providerEnv()
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
@@ -108,6 +108,7 @@ func TestFlagErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // a child process each
 			code, out := runCommand(t, tt.args...)
 			if code != 2 {
 				t.Errorf("exit status %d, want 2", code)
@@ -287,6 +288,7 @@ func TestStartWithShortInterval(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // a child process each
 			code, out := runCommand(t, tt.args...)
 			if code != 1 || !strings.Contains(out, "kubeconfig") {
 				t.Errorf("%v: exit status %d, want 1 at the kubeconfig:\n%s", tt.args, code, tail(out, 10))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -26,6 +27,9 @@ const fleetScale = 10
 // fleetWindow is how long one measurement lasts: 120 ping intervals, two
 // status reports, that is 10 minutes at the default intervals.
 const fleetWindow = 120 * 5 * time.Second / fleetScale
+
+// fleetSmoke makes BenchmarkFleet a smoke run.
+var fleetSmoke = flag.Bool("fleet.smoke", false, "BenchmarkFleet as a smoke run: 10 nodes (unless $PINGNODE_FLEET_NODES says), no warm-up, a tenth of the window")
 
 // fleetPlugin answers /status/{i} for every node of a fleet: a steady
 // good reply, whose cpu figure changes for one node when asked.
@@ -69,11 +73,16 @@ func (f *fleetPlugin) change(i int) {
 //
 //	cd examples/virtualkubelet && go test -run '^$' -bench Fleet -benchtime 1x -timeout 30m .
 //
-// With -short it is a smoke run for CI: 10 nodes, no warm-up, a tenth of
-// the window; its figures are not the fleet's.
+// With -fleet.smoke it is a smoke run for CI: 10 nodes, no warm-up, a
+// tenth of the window; its figures are not the fleet's.
+//
+//	go test -run '^$' -bench Fleet -benchtime 1x . -fleet.smoke
+//
+// With -short (the unit tier: no control plane) it is skipped.
 func BenchmarkFleet(b *testing.B) {
+	needsControlPlane(b)
 	nodes := 100
-	if testing.Short() {
+	if *fleetSmoke {
 		nodes = 10
 	}
 	if s := os.Getenv("PINGNODE_FLEET_NODES"); s != "" {
@@ -129,7 +138,7 @@ func benchmarkFleet(b *testing.B, n int, mode string, changing bool) {
 		return ready == n, fmt.Sprintf("%d of %d", ready, n)
 	})
 	window := fleetWindow
-	if testing.Short() {
+	if *fleetSmoke {
 		window /= 10
 	} else {
 		// The warm-up is part of the measurement, not a wait for a

@@ -135,6 +135,7 @@ func createSelectingPod(t *testing.T, name string, selector map[string]string) {
 // Once the first plugin reports another product, a new pod that selects
 // the old one stays Pending, by the scheduler's own decision.
 func TestLabelsScheduler(t *testing.T) {
+	needsControlPlane(t)
 	const first, second = "vk-labels-a100", "vk-labels-v100"
 	pa, pluginA := startProvider(t, first, time.Hour, withNvidia)
 	pb, pluginB := startProvider(t, second, time.Hour, withNvidia)
@@ -173,6 +174,7 @@ func TestLabelsScheduler(t *testing.T) {
 // and says why: a Warning event LabelRefused on the node, and
 // pingnode_warnings_total{subject="label",action="refused"}.
 func TestLabelsBesideAdmin(t *testing.T) {
+	needsControlPlane(t)
 	const name = "vk-labels-admin"
 	clearNodeEvents(t, name)
 	reg := prometheus.NewRegistry()
@@ -255,6 +257,7 @@ func TestLabelsBesideAdmin(t *testing.T) {
 // shows it); the provider's status patch carries no label, so neither
 // comes back.
 func TestLabelsNodeControllerRace(t *testing.T) {
+	needsControlPlane(t)
 	const name = "vk-labels-race"
 	p, plugin := startProvider(t, name, time.Hour, withNvidia)
 	labels := map[string]string{gpuProduct: a100, gpuCount: "8"}
@@ -369,6 +372,7 @@ func (b *bareProvider) NotifyNodeStatus(_ context.Context, cb func(*corev1.Node)
 //     back when the node it is handed still has them, an older node; and
 //     a node without them removes them, whoever set them since.
 func TestNodeControllerLabels(t *testing.T) {
+	needsControlPlane(t)
 	const name = "vk-bare-controller"
 	deleteNode(t, name) // left by a run that was killed
 	bare := &bareProvider{}
@@ -454,6 +458,7 @@ func TestNodeControllerLabels(t *testing.T) {
 // namespace not allowed, a registration with such a label. Its static
 // labels it may set to their static values.
 func TestLabelFence(t *testing.T) {
+	needsControlPlane(t)
 	const own = "vk-label-fence"
 	ctx := t.Context()
 	cfg := testConfig(own, "http://127.0.0.1:1/status")

@@ -377,6 +377,7 @@ func stamp(t time.Time) string { return t.Format("15:04:05.000") }
 // standby leads within the takeover limit and carries on from the node as
 // stored (see takeover.finish for what is checked).
 func TestLeaderTakeover(t *testing.T) {
+	needsControlPlane(t)
 	s := startTakeover(t, "vk-takeover", testElectionLease)
 	killed := time.Now()
 	s.a.kill(t)
@@ -396,6 +397,7 @@ func TestLeaderTakeover(t *testing.T) {
 // exits at the renew deadline, before the standby can take the Lease;
 // the standby then leads and carries on (see takeover.finish).
 func TestLeaderStepsDown(t *testing.T) {
+	needsControlPlane(t)
 	s := startTakeover(t, "vk-step-down", testElectionLease)
 	cut := time.Now()
 	s.proxyA.cut.Store(true)
@@ -430,6 +432,7 @@ func TestLeaderStepsDown(t *testing.T) {
 // standby takes the Lease at its next try, without waiting for the lease
 // to run out, and writes only after the last write of the leader.
 func TestLeaderReleasesOnSIGTERM(t *testing.T) {
+	needsControlPlane(t)
 	// A long lease: were the Lease not released, the standby would wait
 	// for it to run out, at least 5s less one jittered retry period.
 	s := startTakeover(t, "vk-release", 5*time.Second)

@@ -92,6 +92,7 @@ func TestStartErrorReturns(t *testing.T) {
 	})
 
 	t.Run("registration refused", func(t *testing.T) {
+		needsControlPlane(t)
 		const name = "vk-start-refused"
 		refuseRegistration(t, name)
 		t.Cleanup(func() { deleteNode(t, name) })
@@ -117,6 +118,7 @@ func TestStartErrorReturns(t *testing.T) {
 // tried again and again, with backoff, each failure counted, and starts
 // once the policy is gone. The fleet stops when its context ends.
 func TestFleetOneNodeCannotStart(t *testing.T) {
+	needsControlPlane(t)
 	const good, refused = "vk-fleet-good", "vk-fleet-refused"
 	policy := refuseRegistration(t, refused)
 	plugin := &fakePlugin{}

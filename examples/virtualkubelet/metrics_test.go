@@ -120,6 +120,7 @@ func (s scrape) since(before scrape, name string, want ...string) float64 {
 // the test did and with the provider's own counters (each transition
 // counted once, when stored), and promlint finds no problem in it.
 func TestMetricsScrape(t *testing.T) {
+	needsControlPlane(t)
 	const name = "vk-metrics"
 	reg, metrics := NewRegistry()
 	server, addr, err := serveMetrics("127.0.0.1:0", reg, metrics, slog.New(slog.NewTextHandler(t.Output(), nil)))

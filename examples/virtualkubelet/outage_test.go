@@ -154,6 +154,7 @@ func holds(t *testing.T, until time.Time, what string, check func(ctx context.Co
 // Either way the plugin's resources and taint, and an administrator's
 // taint, stay through the outage and after it.
 func TestOutage(t *testing.T) {
+	needsControlPlane(t)
 	t.Run("NotReady", func(t *testing.T) {
 		const name, running = "vk-outage-notready", "outage-running-notready"
 		p, plugin := startOutage(t, name, running, nodeapply.UnreachableNotReady)

@@ -104,6 +104,7 @@ func (h warningLog) take() []string {
 // goes away and comes back is logged again. The metric counts the refusal
 // at every ping that has it.
 func TestRefusalLoggedWhenItAppears(t *testing.T) {
+	needsControlPlane(t)
 	const name = "vk-refusal-log"
 	const nfdKey = "feature.node.kubernetes.io/cpu-model.vendor_id" // a namespace the provider allows
 	const gpuPath, otherPath, nfdPath = "labels[" + gpuProduct + "]", "labels[example.org/x]", "labels[" + nfdKey + "]"

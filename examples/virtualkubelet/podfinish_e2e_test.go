@@ -93,6 +93,7 @@ func gone(ctx context.Context, name string, uid types.UID) (bool, string) {
 // first answer ends it. The node keeps its resources and taints
 // throughout.
 func TestPodDeleteFinished(t *testing.T) {
+	needsControlPlane(t)
 	const name = "vk-finish"
 	log := newCountLog(t, finishedLine)
 	p, plugin := startProviderLogging(t, name, time.Hour, log)

@@ -344,6 +344,7 @@ var rightsSymptoms = map[string]func(t *testing.T, c *rightsCase){
 // there without a reason. A rule with no symptom fails the test. The
 // cases run in parallel, each with a ServiceAccount and a node of its own.
 func TestRightsEachNeeded(t *testing.T) {
+	needsControlPlane(t)
 	election := func(name string) *Election {
 		return &Election{
 			Namespace: testElectionNS, Name: "pingnode-" + name, Identity: "rights",

@@ -64,6 +64,7 @@ const testGrace = 2 * time.Second
 // within the grace and one interval of the first failed ping, the plugin's
 // resources and taints stay, and one answered ping restores Ready.
 func TestUnreachablePlugin(t *testing.T) {
+	needsControlPlane(t)
 	const name = "vk-unreachable"
 	p, plugin := startProvider(t, name, time.Hour, func(c *Config) { c.Grace = testGrace; c.Timeout = 300 * time.Millisecond })
 	plugin.reply(http.StatusOK, goodReply, 0)
@@ -152,6 +153,7 @@ func TestUnreachablePlugin(t *testing.T) {
 // False and back, and Ready never leaves True: every version of the node
 // the API server stored meanwhile is watched.
 func TestOneLostPing(t *testing.T) {
+	needsControlPlane(t)
 	const name = "vk-one-lost-ping"
 	p, plugin := startProvider(t, name, time.Hour, func(c *Config) { c.Grace = testGrace })
 	eventually(t, "the node is Ready", func(ctx context.Context) (bool, string) {

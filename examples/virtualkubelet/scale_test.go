@@ -21,6 +21,7 @@ import (
 // every resulting node to the real API server with dryRun=All, as an
 // update of the node and of its status. None may be refused.
 func TestValidityAtScale(t *testing.T) {
+	needsControlPlane(t)
 	const replies = 10000
 	base := baseNode(t)
 	var sent, refused atomic.Int64

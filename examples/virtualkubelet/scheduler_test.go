@@ -152,6 +152,7 @@ func schedulable(t *testing.T, name string) {
 // reports none, and is bound once it reports 4; a pod asking for 5 stays
 // Pending.
 func TestSchedulerGPUs(t *testing.T) {
+	needsControlPlane(t)
 	const name = "vk-sched-gpus"
 	_, plugin := startProvider(t, name, time.Hour)
 	plugin.reply(http.StatusOK, `{"resources":{"cpu":"64","memory":"256Gi"}}`, 0)
@@ -168,6 +169,7 @@ func TestSchedulerGPUs(t *testing.T) {
 // TestSchedulerPluginTaint: the plugin's NoSchedule taint keeps a pod
 // without a toleration off the node; a pod with the toleration lands.
 func TestSchedulerPluginTaint(t *testing.T) {
+	needsControlPlane(t)
 	const name = "vk-sched-taint"
 	_, plugin := startProvider(t, name, time.Hour)
 	plugin.reply(http.StatusOK, `{"resources":{"cpu":"64"},"taints":[{"key":"vendor.example.com/maintenance","value":"true","effect":"NoSchedule"}]}`, 0)
@@ -186,6 +188,7 @@ func TestSchedulerPluginTaint(t *testing.T) {
 // TestSchedulerResources: the cpu and memory the plugin reports bound what
 // lands: a pod larger than either stays Pending, one that fits lands.
 func TestSchedulerResources(t *testing.T) {
+	needsControlPlane(t)
 	const name = "vk-sched-resources"
 	_, plugin := startProvider(t, name, time.Hour)
 	plugin.reply(http.StatusOK, `{"resources":{"cpu":"8","memory":"16Gi"}}`, 0)

@@ -109,6 +109,7 @@ func scratchKept(t *testing.T, p *Provider, node string, want map[string]string,
 // -ephemeral-storage: a node advertises no scratch space it was not told
 // of, and the scheduler counts what it does not advertise as zero.
 func TestScratchScheduler(t *testing.T) {
+	needsControlPlane(t)
 	const with, without = "vk-scratch-with", "vk-scratch-without"
 	withResources := map[string]string{"cpu": "64", "memory": "256Gi", "ephemeral-storage": "100Gi"}
 	withoutResources := map[string]string{"cpu": "64", "memory": "256Gi"}
@@ -207,6 +208,7 @@ func (b *scratchBackend) run(pod string, cpus, gi int) {
 // advertises what is available, the scheduler subtracts the running pods
 // again, and a second 4Gi pod stays Pending though 6Gi are free.
 func TestScratchHeld(t *testing.T) {
+	needsControlPlane(t)
 	for _, countHeld := range []bool{true, false} {
 		t.Run(fmt.Sprintf("held=%v", countHeld), func(t *testing.T) {
 			name := fmt.Sprintf("vk-scratch-held-%v", countHeld)
@@ -254,6 +256,7 @@ func TestScratchHeld(t *testing.T) {
 // 31Gi more stays Pending (100Gi - 70Gi bound), and a later reply that
 // does not name scratch space leaves the plugin's figure.
 func TestScratchStatic(t *testing.T) {
+	needsControlPlane(t)
 	const name = "vk-scratch-static"
 	p, plugin := startProvider(t, name, time.Hour, func(c *Config) {
 		parsed := configOfArgs(t, "-node", c.Static.Name, "-plugin", c.PluginURL, "-ephemeral-storage", "50Gi")

@@ -186,6 +186,7 @@ const podImage = "registry.k8s.io/pause:3.10"
 // labels and annotations stay, and so do they after the plugin's reply
 // brings its own resources and taint.
 func TestTakeoverFromInterLink(t *testing.T) {
+	needsControlPlane(t)
 	const name, podName = "vk-takeover", "takeover-interlink-pod"
 	deleteNode(t, name) // left by a run that was killed
 	// Before startProvider: what the provider left is gone whether it

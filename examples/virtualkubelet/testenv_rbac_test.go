@@ -58,6 +58,7 @@ func mustForbid(t *testing.T, what string, err error) string {
 // gives a kubelet the Secrets its Pods use and no other; NodeRestriction
 // keeps it to its own Node. Each step fails under AlwaysAllow.
 func TestTestenvRBAC(t *testing.T) {
+	needsControlPlane(t)
 	dir := filepath.Join(t.TempDir(), "env")
 	start := time.Now()
 	cmd, kubeconfig, err := startEnv(testenvBin, dir, "-rbac")
@@ -276,6 +277,7 @@ func TestTestenvRBAC(t *testing.T) {
 // limit stays. The node and a Ready neighbour have a zone of their own, so
 // that the zone is not fully disrupted whatever other tests' nodes are.
 func TestTestenvTaintEviction(t *testing.T) {
+	needsControlPlane(t)
 	const zone, name, neighbour = "testenv-eviction", "testenv-eviction", "testenv-eviction-neighbour"
 	for _, n := range []string{name, neighbour} {
 		node := readyNode(n)
@@ -373,6 +375,7 @@ func noExecuteTaints(ctx context.Context, name string) string {
 // deleted by the garbage collector; no stale Lease is left for a node of
 // the same name registered later.
 func TestTestenvGarbageCollector(t *testing.T) {
+	needsControlPlane(t)
 	const name = "testenv-gc"
 	createNode(t, readyNode(name))
 	node, err := client.CoreV1().Nodes().Get(t.Context(), name, metav1.GetOptions{})

@@ -49,6 +49,7 @@ func tree(t *testing.T, root string) map[string]string {
 // -dir that is not empty and has no marker, or is not a folder, and leaves
 // every file there as it was.
 func TestTestenvRefusesForeignDir(t *testing.T) {
+	needsControlPlane(t)
 	bin := testenvBin
 	tests := []struct {
 		name  string
@@ -104,6 +105,7 @@ func TestTestenvRefusesForeignDir(t *testing.T) {
 // run, is emptied but for the marker and used; on SIGTERM every component
 // stops and testenv exits with status 0.
 func TestTestenvReusesItsOwnDir(t *testing.T) {
+	needsControlPlane(t)
 	bin := testenvBin
 	dir := filepath.Join(t.TempDir(), "env")
 	stale := filepath.Join(dir, "etcd", "stale")
@@ -226,6 +228,7 @@ func setReady(t *testing.T, name string, status corev1.ConditionStatus) {
 // the not-ready taint that admission puts on a new node goes once the
 // node is Ready, and comes back while it is not.
 func TestTestenvNodeLifecycle(t *testing.T) {
+	needsControlPlane(t)
 	const name = "testenv-lifecycle"
 	createNode(t, readyNode(name))
 	eventually(t, "the not-ready taint is lifted from a Ready node", func(ctx context.Context) (bool, string) {
@@ -246,6 +249,7 @@ func TestTestenvNodeLifecycle(t *testing.T) {
 // TestTestenvSchedulesPod shows the scheduler at work: a Pod that asks for
 // 1 CPU is bound to a Ready node with 4.
 func TestTestenvSchedulesPod(t *testing.T) {
+	needsControlPlane(t)
 	const name = "testenv-scheduling"
 	createNode(t, readyNode(name))
 	eventually(t, "the not-ready taint is lifted from a Ready node", func(ctx context.Context) (bool, string) {

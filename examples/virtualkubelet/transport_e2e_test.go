@@ -194,6 +194,7 @@ func morePings(t *testing.T, p *Provider, n int64) {
 // the test cannot read back without editing startProvider; pingclient's
 // own tests check its log lines for tokens.
 func TestTransportRotation(t *testing.T) {
+	needsControlPlane(t)
 	const name = "vk-transport"
 	clearNodeEvents(t, name)
 	forgetNodes(t, name)
