@@ -23,8 +23,8 @@ import (
 // negative and below 8Ei.
 const capacityName corev1.ResourceName = ""
 
-// groupJudge judges one device group, g at at. d is what the decode of the
-// group found, nil for a group of a patch built by hand: what the decode
+// groupJudge judges one device group, g at at. d is what reading the
+// group found, nil for a group of a patch built by hand: what its reading
 // refused, already warned about, is not judged again, and a warning
 // quotes a count or a capacity as the plugin wrote it. Quiet, it warns
 // about nothing and stops at the first problem, allocating nothing;
@@ -34,7 +34,7 @@ type groupJudge struct {
 	p     *parser
 	g     *DeviceGroup
 	at    groupAt
-	d     *device
+	d     *entryRead
 	quiet bool
 	w     *groupWords // once a warning asks: see words
 }
@@ -49,7 +49,7 @@ type groupWords struct{ path, done string }
 // with a valid name, an attribute with exactly one value and that one
 // valid, a capacity not negative and below 8Ei; at most 16 taints, each
 // with a valid key, value and effect. Its name is the list rules'.
-func (p *parser) groupRules(g *DeviceGroup, at groupAt, d *device, quiet bool) bool {
+func (p *parser) groupRules(g *DeviceGroup, at groupAt, d *entryRead, quiet bool) bool {
 	j := groupJudge{p: p, g: g, at: at, d: d, quiet: quiet}
 	ok := j.count()
 	if !ok && quiet {
@@ -113,7 +113,7 @@ func (j *groupJudge) count() bool {
 	}
 	var spelled string
 	if j.d != nil {
-		spelled = j.d.Count.text
+		spelled = j.d.count
 	} else {
 		spelled = strconv.Itoa(j.g.Count)
 	}
@@ -148,7 +148,7 @@ func (j *groupJudge) attribute(key string, a DeviceAttribute) bool {
 	switch {
 	case !ok && j.quiet:
 		return false
-	case j.d != nil && j.d.Attributes[key].warned:
+	case j.d != nil && j.d.attributesWarned[key]:
 		return false
 	}
 	given := [...]bool{a.StringValue != nil, a.IntValue != nil, a.BoolValue != nil, a.VersionValue != nil}
@@ -198,7 +198,7 @@ func (j *groupJudge) capacity(key string, q resource.Quantity) bool {
 	switch {
 	case !ok && j.quiet:
 		return false
-	case j.d != nil && j.d.Capacity[key].warned:
+	case j.d != nil && j.d.capacityWarned[key]:
 		return false
 	}
 	problem := kuberules.QuantityProblem(capacityName, q)
@@ -211,7 +211,7 @@ func (j *groupJudge) capacity(key string, q resource.Quantity) bool {
 	if !j.quiet {
 		var spelled string
 		if j.d != nil {
-			spelled = j.d.Capacity[key].Value.text
+			spelled = j.d.capacity[key]
 		} else {
 			spelled = q.String()
 		}
@@ -235,7 +235,7 @@ func (j *groupJudge) taints() bool {
 	}
 	ok := true
 	for i := range j.g.Taints {
-		if j.d != nil && j.d.Taints[i].warned {
+		if j.d != nil && j.d.taintsWarned[i] {
 			ok = false
 			continue
 		}

@@ -9,8 +9,9 @@ import (
 )
 
 // The rules of a devices list, written once for both lists they judge:
-// a reply's, whose entries Parse reads into typed groups first
-// (devicesyntax.go), and a patch's built by hand ([Options.CheckDevices]).
+// a reply's, whose entries Parse reads from the tree into typed groups
+// first (devicesyntax.go), and a patch's built by hand
+// ([Options.CheckDevices]).
 // The rules of each group are in devicerules.go.
 
 // keptDevices is what is done with a device entry whose group is named but
@@ -53,11 +54,12 @@ func (at groupAt) repeats(name string, earlier groupAt) string {
 }
 
 // groupList is a list of device groups for the list rules to judge: the
-// entries of a reply's devices list, as the decode left them, or the
+// entries of a reply's devices list, read as far as their names, or the
 // groups of a patch built by hand.
 type groupList struct {
 	fromReply bool
-	entries   []device      // a reply's
+	tree      *tree         // a reply's
+	entries   []entry       // a reply's
 	groups    []DeviceGroup // a patch's
 }
 
@@ -76,10 +78,10 @@ func (l *groupList) path() string {
 }
 
 // name returns the name of entry i, nil when it has none, and false when
-// the decode dropped the entry, with a warning.
+// its reading dropped the entry, with a warning.
 func (l *groupList) name(i int) (*string, bool) {
 	if l.fromReply {
-		return l.entries[i].Name, !l.entries[i].dropped
+		return l.entries[i].name, !l.entries[i].dropped
 	}
 	return &l.groups[i].Name, true
 }
@@ -92,15 +94,13 @@ func (l *groupList) at(i int) groupAt {
 }
 
 // group returns entry i, whose name is valid, as a typed group; what its
-// decode found, nil for a group of a patch; and whether it read whole
+// reading found, nil for a group of a patch; and whether it read whole
 // (what did not is warned about).
-func (p *parser) group(l *groupList, i int) (DeviceGroup, *device, bool) {
+func (p *parser) group(l *groupList, i int) (DeviceGroup, *entryRead, bool) {
 	if !l.fromReply {
 		return l.groups[i], nil, true
 	}
-	d := &l.entries[i]
-	g, ok := p.typedGroup(d, groupAt{index: i})
-	return g, d, ok
+	return p.readGroup(l.tree, &l.entries[i], groupAt{index: i})
 }
 
 // lastOfEach returns the index of the last entry of each name of l, or
@@ -137,7 +137,8 @@ func lastOfEach(l *groupList) map[string]int {
 func (p *parser) devices(l *groupList) (replace bool, out []DeviceGroup, kept []string) {
 	list := l.path()
 	limit := p.opts.maxDevices()
-	if !p.withinLimit(SubjectDevice, list, "devices", l.len(), limit) {
+	if l.len() > limit { // a reply's list is within it: see deviceEntries
+		p.warn(SubjectDevice, Ignored, list, "%d entries, more than the limit of %d; devices left unchanged", l.len(), limit)
 		return false, nil, nil
 	}
 	last := lastOfEach(l)

@@ -225,7 +225,7 @@ func TestDevices(t *testing.T) {
 	}
 }
 
-func TestWholeInt64(t *testing.T) {
+func TestAttributeInt(t *testing.T) {
 	tests := []struct {
 		text    string
 		want    int64
@@ -242,12 +242,12 @@ func TestWholeInt64(t *testing.T) {
 		{"18446744073709551616", 0, "is too large for an int64"}, {"99999999999999999999", 0, "is too large for an int64"},
 	}
 	for _, tt := range tests {
-		got, problem := wholeInt64(tt.text)
+		got, problem := attributeInt(tt.text)
 		if got != tt.want || problem != tt.problem {
-			t.Errorf("wholeInt64(%s) = %d, %q; want %d, %q", tt.text, got, problem, tt.want, tt.problem)
+			t.Errorf("attributeInt(%s) = %d, %q; want %d, %q", tt.text, got, problem, tt.want, tt.problem)
 		}
 	}
-	if allocs := testing.AllocsPerRun(100, func() { _, _ = wholeInt64("-8.0E+1") }); allocs != 0 {
-		t.Errorf("wholeInt64 allocates %v times, want 0", allocs)
+	if allocs := testing.AllocsPerRun(100, func() { _, _ = attributeInt("-8.0E+1") }); allocs != 0 {
+		t.Errorf("attributeInt allocates %v times, want 0", allocs)
 	}
 }

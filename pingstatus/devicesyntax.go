@@ -2,7 +2,6 @@ package pingstatus
 
 import (
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -12,101 +11,303 @@ import (
 	"github.com/pingnode/pingnode/internal/text"
 )
 
-// The reading of a reply's device entry, as the decode left it, into a
-// typed group for the rules (devicerules.go): its count and capacities
-// parsed as quantities, its attributes' ints read from their text. It is
-// what a group built by hand does not need.
+// The reading of a reply's device entry from the tree into a typed group
+// for the rules (devicerules.go): each field of the wrong JSON type
+// refused with a warning, its count and capacities parsed as quantities,
+// its attributes' ints read from their text. It is what a group built by
+// hand does not need.
 
 // maxCountMagnitude bounds a count as a typed group holds it: a count
 // beyond it either way reads as the bound, which the rules refuse as too
 // large or negative, quoting the plugin's text.
 const maxCountMagnitude = math.MaxInt32
 
-// typedGroup reads the device entry d, at at, whose name is valid, into a
-// typed group, and reports whether all of it read. What does not read (a
-// count missing or no whole number, an int that is no whole number in an
-// int64, a capacity missing or no quantity) is warned about, and stands
-// in the group as 0; d marks a capacity so, for the rules to pass it over.
-func (p *parser) typedGroup(d *device, at groupAt) (DeviceGroup, bool) {
-	g := DeviceGroup{Name: *d.Name}
-	ok := !d.countWarned && !d.refused
-	var path, done string // the group's, and what is done with it, once a warning asks
-	refuse := func(sub, problem string) {
-		if path == "" {
-			path, done = at.String(), keptDevices(g.Name)
+// An entry is an entry of a reply's devices list: its fields, and its
+// name, nil when it has none; dropped, with a warning, when it is no
+// object or its name no string.
+type entry struct {
+	fields  [maxLevelFields]int
+	name    *string
+	dropped bool
+}
+
+// An entryRead is what reading a device entry found, for the rules of its
+// group: what they must not judge again, already warned about, and how
+// the plugin wrote what they quote.
+type entryRead struct {
+	count            string          // as written
+	attributesWarned map[string]bool // of the wrong JSON type, or an int that does not read
+	capacityWarned   map[string]bool // of the wrong JSON type, or a value missing or no quantity
+	capacity         map[string]string
+	taintsWarned     []bool // of the wrong JSON type
+	overLimit        int    // this many attributes and capacities, counted, not read
+	taintsOver       int    // this many taints, more than a device may have, counted, not read
+}
+
+// deviceEntries reads the devices list l, each entry on its own, as far
+// as its name: an entry that is not an object, or whose name is not a
+// string, is dropped. It returns false, with a warning, when l is over
+// the limit or no list.
+func (p *parser) deviceEntries(t *tree, l int) (*groupList, bool) {
+	list := fieldPath(replyLevel, devicesField)
+	if !p.withinLimit(SubjectDevice, list, "devices", t.count(l), p.opts.maxDevices()) ||
+		!p.expect(t, l, SubjectDevice, Refused, list, arrayKinds, "devices left unchanged") {
+		return nil, false
+	}
+	entries := make([]entry, 0, t.len(l))
+	i := -1
+	for item := t.first(l); item != none; item = t.next(item) {
+		i++
+		path := indexPath(list, i)
+		e := entry{fields: t.objectFields(item, deviceLevel)}
+		name := e.fields[nameField]
+		switch {
+		case t.present(item) && !p.expect(t, item, SubjectDevice, Refused, path, objectKinds, "entry dropped"):
+			e.dropped = true
+		case t.present(name) && !p.expect(t, name, SubjectDevice, Refused, path+fieldPath(deviceLevel, nameField), stringKinds, "entry dropped"):
+			e.dropped = true
+		case t.present(name):
+			s := t.str(name)
+			e.name = &s
 		}
+		entries = append(entries, e)
+	}
+	return &groupList{fromReply: true, tree: t, entries: entries}, true
+}
+
+// An attributeRead is an attribute of a device entry as read: its value,
+// its int's text, and whether a field was of the wrong JSON type.
+type attributeRead struct {
+	key    string
+	value  DeviceAttribute
+	int    string
+	hasInt bool
+	warned bool
+}
+
+// readGroup reads the device entry e, at at, whose name is valid, into a
+// typed group, and reports whether all of it read. A field of the wrong
+// JSON type is warned about first; then what does not read (a count
+// missing or no whole number, an int that is no whole number in an int64,
+// a capacity missing or no quantity) is warned about, and stands in the
+// group as 0. More attributes and capacities, or taints, than a device
+// may have are counted, not read.
+func (p *parser) readGroup(t *tree, e *entry, at groupAt) (DeviceGroup, *entryRead, bool) {
+	g := DeviceGroup{Name: *e.name}
+	d := &entryRead{}
+	path, done := at.String(), keptDevices(g.Name)
+	f := &e.fields
+	count := f[countField]
+	countWarned := t.present(count) && !p.expect(t, count, SubjectDevice, Refused, path+fieldPath(deviceLevel, countField), quantityKinds, done)
+	refused := false
+	var attributes, capacity []keyedEntry
+	if n := t.objectCount(f[attributesField]) + t.objectCount(f[capacityField]); n > kuberules.MaxDeviceAttributesAndCapacities {
+		d.overLimit = n
+	} else {
+		var ok bool
+		attributes, ok = p.objectEntries(t, f[attributesField], path+fieldPath(deviceLevel, attributesField), done)
+		refused = !ok
+		capacity, ok = p.objectEntries(t, f[capacityField], path+fieldPath(deviceLevel, capacityField), done)
+		refused = refused || !ok
+	}
+	attrs := make([]attributeRead, len(attributes))
+	for i, a := range attributes {
+		attrs[i] = p.readAttribute(t, a, deviceKeyPath(path, attributesField, a.key), done)
+	}
+	caps := make([]attributeRead, len(capacity)) // int is the value's text, hasInt whether it has one
+	for i, c := range capacity {
+		caps[i] = p.readCapacity(t, c, deviceKeyPath(path, capacityField, c.key), done)
+	}
+	refused = p.readTaints(t, &g, d, f[deviceTaintsField], path+fieldPath(deviceLevel, deviceTaintsField), done) || refused
+
+	ok := !countWarned && !refused
+	refuse := func(sub, problem string) {
 		p.warn(SubjectDevice, Refused, path+sub, "%s; %s", problem, done)
 		ok = false
 	}
 	switch {
-	case d.countWarned:
-	case !d.Count.set:
+	case countWarned:
+	case !t.present(count):
 		refuse(fieldPath(deviceLevel, countField), "missing")
 	default:
 		var problem string
-		if g.Count, problem = p.deviceCount(d.Count.text); problem != "" {
+		d.count = t.quantityText(count)
+		if g.Count, problem = p.deviceCount(d.count); problem != "" {
 			refuse(fieldPath(deviceLevel, countField), problem)
 		}
 	}
-	// Each map is read in any order, and what does not read is warned
-	// about in the order of the names.
-	var failed []string
-	if len(d.Attributes) > 0 {
-		g.Attributes = make(map[string]DeviceAttribute, len(d.Attributes))
+	if len(attrs) > 0 {
+		g.Attributes = make(map[string]DeviceAttribute, len(attrs))
 	}
-	for key, a := range d.Attributes {
-		v := DeviceAttribute{BoolValue: a.Bool, StringValue: a.String, VersionValue: a.Version}
-		if a.Int.set {
-			n, problem := wholeInt64(a.Int.text)
+	for _, a := range attrs {
+		if a.hasInt {
+			n, problem := attributeInt(a.int)
 			if problem != "" {
-				failed = append(failed, key)
+				refuse(deviceKeyPath("", attributesField, a.key)+fieldPath(attributeLevel, intField), text.Clean(a.int, quoteBytes)+" "+problem)
 			}
-			v.IntValue = &n
+			a.value.IntValue = &n
 		}
-		g.Attributes[key] = v
+		if a.warned {
+			d.attributesWarned = mark(d.attributesWarned, a.key)
+		}
+		g.Attributes[a.key] = a.value
 	}
-	slices.Sort(failed)
-	for _, key := range failed {
-		number := d.Attributes[key].Int.text
-		_, problem := wholeInt64(number)
-		refuse(deviceKeyPath("", attributesField, key)+fieldPath(attributeLevel, intField), text.Clean(number, quoteBytes)+" "+problem)
+	if len(caps) > 0 {
+		g.Capacity = make(map[string]resource.Quantity, len(caps))
 	}
-	failed = failed[:0]
-	if len(d.Capacity) > 0 {
-		g.Capacity = make(map[string]resource.Quantity, len(d.Capacity))
-	}
-	for key, c := range d.Capacity {
-		if !c.warned && c.Value.set {
-			var problem string
-			if g.Capacity[key], problem = readQuantity(c.Value.text, capacityLimit); problem == "" {
+	for _, c := range caps {
+		if !c.warned && c.hasInt {
+			q, problem := readQuantity(c.int, capacityLimit)
+			if problem == "" {
+				g.Capacity[c.key] = q
+				if d.capacity == nil {
+					d.capacity = make(map[string]string, len(caps))
+				}
+				d.capacity[c.key] = c.int
 				continue
 			}
+			refuse(deviceKeyPath("", capacityField, c.key)+fieldPath(capacityLevel, capacityValueField), problem)
+		} else if !c.warned {
+			refuse(deviceKeyPath("", capacityField, c.key)+fieldPath(capacityLevel, capacityValueField), "missing")
 		}
-		g.Capacity[key] = resource.Quantity{}
-		if !c.warned {
-			failed = append(failed, key)
-		}
+		g.Capacity[c.key] = resource.Quantity{}
+		d.capacityWarned = mark(d.capacityWarned, c.key)
 		ok = false
 	}
-	slices.Sort(failed)
-	for _, key := range failed {
-		c := d.Capacity[key]
-		problem := "missing"
-		if c.Value.set {
-			_, problem = readQuantity(c.Value.text, capacityLimit)
-		}
-		refuse(deviceKeyPath("", capacityField, key)+fieldPath(capacityLevel, capacityValueField), problem)
-		c.warned = true
-		d.Capacity[key] = c
+	for _, warned := range d.taintsWarned {
+		ok = ok && !warned
 	}
-	if len(d.Taints) > 0 {
-		g.Taints = make([]DeviceTaint, len(d.Taints))
-		for i, t := range d.Taints {
-			g.Taints[i] = DeviceTaint{Key: t.Key, Value: t.Value, Effect: DeviceTaintEffect(t.Effect)}
-			ok = ok && !t.warned
+	return g, d, ok
+}
+
+// mark returns set with key in it.
+func mark(set map[string]bool, key string) map[string]bool {
+	if set == nil {
+		set = make(map[string]bool)
+	}
+	set[key] = true
+	return set
+}
+
+// objectEntries returns the entries of the value n, an object whose keys
+// are its entries' own, sorted, each with its last value; none for n
+// absent or null. For n of another JSON type it warns, at path, saying
+// what was done (done), and returns false.
+func (p *parser) objectEntries(t *tree, n int, path, done string) ([]keyedEntry, bool) {
+	switch {
+	case !t.present(n):
+		return nil, true
+	case !p.expect(t, n, SubjectDevice, Refused, path, objectKinds, done):
+		return nil, false
+	}
+	return t.entries(n), true
+}
+
+// readAttribute reads the attribute a, at path: an object whose int is a
+// number, bool a boolean, and string and version strings, each null or
+// absent for none.
+func (p *parser) readAttribute(t *tree, a keyedEntry, path, done string) attributeRead {
+	r := attributeRead{key: a.key}
+	if t.present(a.value) && !p.expect(t, a.value, SubjectDevice, Refused, path, objectKinds, done) {
+		r.warned = true
+		return r
+	}
+	f := t.objectFields(a.value, attributeLevel)
+	if v := f[intField]; t.present(v) {
+		if p.expect(t, v, SubjectDevice, Refused, path+fieldPath(attributeLevel, intField), numberKinds, done) {
+			r.int, r.hasInt = string(t.token(v)), true
+		} else {
+			r.warned = true
 		}
 	}
-	return g, ok
+	if v := f[boolField]; t.present(v) {
+		if p.expect(t, v, SubjectDevice, Refused, path+fieldPath(attributeLevel, boolField), boolKinds, done) {
+			b := t.nodes[v].kind == trueKind
+			r.value.BoolValue = &b
+		} else {
+			r.warned = true
+		}
+	}
+	for _, k := range [...]int{stringField, versionField} {
+		v := f[k]
+		if !t.present(v) {
+			continue
+		}
+		if !p.expect(t, v, SubjectDevice, Refused, path+fieldPath(attributeLevel, k), stringKinds, done) {
+			r.warned = true
+			continue
+		}
+		s := t.str(v)
+		if k == stringField {
+			r.value.StringValue = &s
+		} else {
+			r.value.VersionValue = &s
+		}
+	}
+	return r
+}
+
+// readCapacity reads the capacity c, at path: an object whose value is a
+// quantity. The read's int is the value's text, and hasInt says there is
+// one.
+func (p *parser) readCapacity(t *tree, c keyedEntry, path, done string) attributeRead {
+	r := attributeRead{key: c.key}
+	if t.present(c.value) && !p.expect(t, c.value, SubjectDevice, Refused, path, objectKinds, done) {
+		r.warned = true
+		return r
+	}
+	if v := t.objectFields(c.value, capacityLevel)[capacityValueField]; t.present(v) {
+		if p.expect(t, v, SubjectDevice, Refused, path+fieldPath(capacityLevel, capacityValueField), quantityKinds, done) {
+			r.int, r.hasInt = t.quantityText(v), true
+		} else {
+			r.warned = true
+		}
+	}
+	return r
+}
+
+// readTaints reads the taints of a device entry, the value n at path,
+// into g, each on its own: an entry that is no object, or a key, value
+// or effect that is no string, is warned about and marked in d. More
+// taints than a device may have are counted, not read. It reports
+// whether n is of the wrong JSON type.
+func (p *parser) readTaints(t *tree, g *DeviceGroup, d *entryRead, n int, path, done string) bool {
+	switch {
+	case !t.present(n):
+		return false
+	case !p.expect(t, n, SubjectDevice, Refused, path, arrayKinds, done):
+		return true
+	case t.len(n) > kuberules.MaxDeviceTaints:
+		d.taintsOver = t.len(n)
+		return false
+	case t.len(n) == 0:
+		return false
+	}
+	g.Taints = make([]DeviceTaint, 0, t.len(n))
+	i := -1
+	for item := t.first(n); item != none; item = t.next(item) {
+		i++
+		at := indexPath(path, i)
+		var taint DeviceTaint
+		warned := t.present(item) && !p.expect(t, item, SubjectDevice, Refused, at, objectKinds, done)
+		if !warned {
+			f := t.objectFields(item, deviceTaintLevel)
+			var s [3]string
+			for k := range s {
+				if v := f[k]; t.present(v) {
+					if p.expect(t, v, SubjectDevice, Refused, at+fieldPath(deviceTaintLevel, k), stringKinds, done) {
+						s[k] = t.str(v)
+					} else {
+						warned = true
+					}
+				}
+			}
+			taint = DeviceTaint{Key: s[keyField], Value: s[valueField], Effect: DeviceTaintEffect(s[effectField])}
+		}
+		g.Taints = append(g.Taints, taint)
+		d.taintsWarned = append(d.taintsWarned, warned)
+	}
+	return false
 }
 
 // capacityLimit says what a capacity may be at most.
@@ -130,14 +331,23 @@ func (p *parser) deviceCount(s string) (int, string) {
 	return int(v.Value()), ""
 }
 
-// wholeInt64 reads s, the text of a JSON number, exactly, never through
-// a float64 (so 80, 80.0 and 8e1 are all 80): its value if it is a whole
-// number that fits an int64, or why it is not. It does not allocate on
-// the valid path, and its work is linear in the text.
-func wholeInt64(s string) (int64, string) {
+// attributeInt reads s, the text of a JSON number, exactly, never
+// through a float64 (so 80, 80.0 and 8e1 are all 80): its value if it is
+// a whole number that fits an int64, or why it is not. An integer is
+// strconv's to read; a fraction or an exponent is first written as
+// digits times a power of ten, with the zeros at their ends trimmed, so
+// that the work is linear in the text and never big arithmetic. It
+// allocates only for the digits of a fraction.
+func attributeInt(s string) (int64, string) {
 	const notWhole, tooLarge = "must be a whole number", "is too large for an int64"
-	neg := strings.HasPrefix(s, "-")
-	mantissa := strings.TrimPrefix(s, "-")
+	if !strings.ContainsAny(s, ".eE") { // a JSON integer
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil { // out of range: it is the text of an integer
+			return 0, tooLarge
+		}
+		return n, ""
+	}
+	mantissa, neg := strings.CutPrefix(s, "-")
 	exp := 0
 	if e := strings.IndexAny(mantissa, "eE"); e >= 0 {
 		n, err := strconv.Atoi(mantissa[e+1:])
@@ -149,48 +359,23 @@ func wholeInt64(s string) (int64, string) {
 		}
 		exp, mantissa = n, mantissa[:e]
 	}
-	// The value is the digits of the mantissa from its first to its last
-	// one that is not zero, times 10^exp, exp counting the zeros after
-	// them and the digits after the point.
-	first, last := -1, -1
-	for i := range len(mantissa) {
-		if c := mantissa[i]; c != '0' && c != '.' {
-			if first < 0 {
-				first = i
-			}
-			last = i
-		}
-	}
-	if first < 0 {
-		return 0, "" // zero, whatever the exponent
-	}
-	dot := strings.IndexByte(mantissa, '.')
-	if dot < 0 {
-		dot = len(mantissa)
-	}
-	if dot > last {
-		exp += dot - last - 1
-	} else {
-		exp -= last - dot
-	}
-	digits := last - first + 1
-	if first < dot && dot < last {
-		digits--
-	}
+	whole, fraction, _ := strings.Cut(mantissa, ".")
+	fraction = strings.TrimRight(fraction, "0")
+	digits := strings.TrimLeft(whole+fraction, "0") // the value is digits times 10^exp
+	exp -= len(fraction)
+	trimmed := strings.TrimRight(digits, "0")
+	exp += len(digits) - len(trimmed)
 	switch {
+	case trimmed == "":
+		return 0, "" // zero, whatever the exponent
 	case exp < 0:
 		return 0, notWhole
-	case digits+exp > 19:
+	case len(trimmed)+exp > 19:
 		return 0, tooLarge
 	}
-	var u uint64 // at most 19 digits: below 2^64
-	for i := first; i <= last; i++ {
-		if c := mantissa[i]; c != '.' {
-			u = u*10 + uint64(c-'0')
-		}
-	}
+	u, _ := strconv.ParseUint(trimmed, 10, 64) // at most 19 digits: below 2^64
 	for range exp {
-		u *= 10
+		u *= 10 // at most 19 digits in all: no overflow
 	}
 	switch {
 	case !neg && u > math.MaxInt64, neg && u > 1<<63:

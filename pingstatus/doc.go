@@ -85,9 +85,35 @@
 // "What serializers write" below, or is larger than [Options.MaxBodyBytes],
 // is [Unusable]: an empty patch and a warning.
 //
+// # How a reply is read
+//
+// [Parse] reads a reply in three stages, syntax then rules:
+//
+//   - The text: a body over [Options.MaxBodyBytes] is ignored; a byte
+//     order mark is dropped and UTF-16 or UTF-32 text decoded (see "What
+//     serializers write"); a body that is not a JSON object is [Legacy].
+//   - The tree: the text is read once, in one pass, into a syntax tree of
+//     its values: objects with their members, each key as spelled and a
+//     key given twice given twice; arrays; and each string, number,
+//     boolean and null as its token, written as sent. It takes what
+//     encoding/json takes, and NaN and the infinities where a value may
+//     stand; a body it does not take is [Unusable]. Keys given more than
+//     once, and unknown keys that look like known fields (rule 19), are
+//     judged on the tree, in the values Parse reads.
+//   - The rules: one pass over the tree, along the fields of the wire
+//     types ([PingResponse] and its parts, the one description of the
+//     reply's shape, which [JSONSchema] follows, field names matched as
+//     encoding/json matches them), reads each value from its token and
+//     judges it by the rules below. A value of the wrong JSON type is
+//     refused first, with a warning, and a list over its limit is
+//     counted, not read.
+//
+// Warnings come in that order: the text's, the keys', those about values
+// of the wrong JSON type and lists over their limits, then the rules'.
+//
 // # The rules
 //
-// Each field is decoded and judged on its own, so a reply with a wrong
+// Each field is read and judged on its own, so a reply with a wrong
 // "memory" still updates "cpu" and "taints". What is refused is left
 // unchanged on the node, and a warning names its JSON path
 // ("taints[2].effect") and what was done. A caller that counts or sorts
@@ -252,6 +278,10 @@
 // No reply within [Options.MaxBodyBytes] costs more than a small multiple
 // of decoding it with encoding/json:
 //
+//   - The text is read once, in one pass and without recursion, into the
+//     tree, with objects and arrays nested at most 10000 deep, as
+//     encoding/json nests them; the keys and the rules each walk the
+//     tree once, and only the values Parse reads.
 //   - A quantity, string or JSON number, longer than 64 bytes is refused
 //     without being parsed: the quantity parser's work grows faster than
 //     its text. Every value that rule 1 accepts is far shorter: it is below
@@ -270,7 +300,7 @@
 //     length alone; a warning names a
 //     label whose key is no qualified name by its key quoted and cut.
 //   - A list over its limit (rules 9 and 17), and a device's attributes
-//     and capacity, or its taints, over theirs, are counted, not decoded.
+//     and capacity, or its taints, over theirs, are counted, not read.
 //   - A device attribute's int is read from its text in one pass, however
 //     long, never through big arithmetic; a string or version longer than
 //     64 bytes and a group name longer than 56 are refused by their

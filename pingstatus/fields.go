@@ -1,17 +1,21 @@
 package pingstatus
 
 import (
+	"bytes"
+	"reflect"
 	"strings"
 
 	"github.com/pingnode/pingnode/internal/kuberules"
 	"github.com/pingnode/pingnode/internal/text"
 )
 
-// The reply's field names, as JSON spells them, live in one table,
-// levelFields: the walker matches keys against it, warnings name their
-// paths from it, and a test holds it to the json tags of the wire types
-// and of the decode mirrors (a struct tag cannot name a constant) and to
-// the properties of the JSON Schema.
+// The reply's shape is described once, by the wire types (wire.go) and
+// their json tags: levelFields, the table of the field names of each
+// level that the rules read and warnings name their paths from, is
+// derived from them, field by field in their order, and the constants
+// below index it. fieldIndex is the one place where a key is matched to
+// a field, as encoding/json matches it. One test holds the table, the
+// constants and fieldIndex to the wire types and to the JSON Schema.
 
 // level is an object of the reply that Parse reads.
 type level int
@@ -27,7 +31,8 @@ const (
 	deviceTaintLevel // an entry of a device's taints
 )
 
-// The fields of each level, as indexes into levelFields[level].
+// The fields of each level, as indexes into levelFields[level]: the
+// order of the fields of its wire type.
 const (
 	statusField = iota
 	resourcesField
@@ -77,21 +82,53 @@ const (
 	capacityValueField = iota
 )
 
-// levelFields are the JSON names of the fields of each level.
+// levelFields are the JSON names of the fields of each level, taken from
+// the json tags of its wire type.
 var levelFields = [...][]string{
-	replyLevel: {statusField: "status", resourcesField: "resources", taintsField: "taints", labelsField: "labels", devicesField: "devices"},
-	resourcesLevel: {
-		cpuField: "cpu", memoryField: "memory", podsField: "pods", acceleratorsField: "accelerators", basisField: "basis",
-		ephemeralStorageField: "ephemeralStorage", hugepagesField: "hugepages",
-	},
-	acceleratorLevel: {resourceTypeField: "resourceType", availableField: "available"},
-	taintLevel:       {keyField: "key", valueField: "value", effectField: "effect"},
-	deviceLevel: {
-		nameField: "name", countField: "count", attributesField: "attributes", capacityField: "capacity", deviceTaintsField: "taints",
-	},
-	attributeLevel:   {intField: "int", boolField: "bool", stringField: "string", versionField: "version"},
-	capacityLevel:    {capacityValueField: "value"},
-	deviceTaintLevel: {keyField: "key", valueField: "value", effectField: "effect"},
+	replyLevel:       tagNames(reflect.TypeFor[PingResponse]()),
+	resourcesLevel:   tagNames(reflect.TypeFor[ResourcesResponse]()),
+	acceleratorLevel: tagNames(reflect.TypeFor[AcceleratorResponse]()),
+	taintLevel:       tagNames(reflect.TypeFor[TaintResponse]()),
+	deviceLevel:      tagNames(reflect.TypeFor[DeviceResponse]()),
+	attributeLevel:   tagNames(reflect.TypeFor[DeviceAttribute]()),
+	capacityLevel:    tagNames(reflect.TypeFor[DeviceCapacity]()),
+	deviceTaintLevel: tagNames(reflect.TypeFor[TaintResponse]()),
+}
+
+// tagNames returns the JSON names of the fields of the struct type t, in
+// their order, as their json tags give them.
+func tagNames(t reflect.Type) []string {
+	var names []string
+	for f := range t.Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		names = append(names, name)
+	}
+	return names
+}
+
+// fieldIndex returns the index in names of the field that the quoted key,
+// a string token of the tree, names, matched as encoding/json matches it
+// (exactly, or else without regard to case by Unicode's simple folding,
+// after unescaping), or -1.
+func fieldIndex(quoted []byte, names []string) int {
+	if len(quoted) < 2 || len(quoted) > maxKeyBytes {
+		return -1
+	}
+	key := quoted[1 : len(quoted)-1]
+	for k, name := range names {
+		if string(key) == name {
+			return k
+		}
+	}
+	if bytes.IndexByte(key, '\\') >= 0 {
+		key = []byte(unquote(quoted))
+	}
+	for k, name := range names {
+		if bytes.EqualFold(key, []byte(name)) {
+			return k
+		}
+	}
+	return -1
 }
 
 // maxKeyBytes is the longest quoted key that may name a field, every

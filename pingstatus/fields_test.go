@@ -14,34 +14,19 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// The field-by-field decode of devices splits a device entry, an
-// attribute, a capacity and a taint itself, matching their field names with
-// fieldIndex (devicedecode.go), where the other levels have raw mirrors
-// that encoding/json decodes into. These mirrors stand for it in the
-// tests, which hold both ways of matching a name to encoding/json's.
-type (
-	rawDevice struct {
-		Name       json.RawMessage `json:"name"`
-		Count      json.RawMessage `json:"count"`
-		Attributes json.RawMessage `json:"attributes"`
-		Capacity   json.RawMessage `json:"capacity"`
-		Taints     json.RawMessage `json:"taints"`
+// rawMirror returns a struct type with a json.RawMessage for each field
+// of level lv, tagged with its name from the table: what encoding/json
+// decodes a key of that level into, for the tests to ask it which field a
+// key names.
+func rawMirror(lv level) reflect.Type {
+	var fields []reflect.StructField
+	for k, name := range levelFields[lv] {
+		fields = append(fields, reflect.StructField{
+			Name: fmt.Sprintf("F%d", k), Type: reflect.TypeFor[json.RawMessage](), Tag: reflect.StructTag(`json:"` + name + `"`),
+		})
 	}
-	rawDeviceAttribute struct {
-		Int     json.RawMessage `json:"int"`
-		Bool    json.RawMessage `json:"bool"`
-		String  json.RawMessage `json:"string"`
-		Version json.RawMessage `json:"version"`
-	}
-	rawDeviceCapacity struct {
-		Value json.RawMessage `json:"value"`
-	}
-	rawDeviceTaint struct {
-		Key    json.RawMessage `json:"key"`
-		Value  json.RawMessage `json:"value"`
-		Effect json.RawMessage `json:"effect"`
-	}
-)
+	return reflect.StructOf(fields)
+}
 
 // jsonNames returns the JSON names of the fields of v's type that
 // encoding/json reads, sorted.
@@ -138,12 +123,15 @@ func requiredPatterns(schema map[string]any) []string {
 	return patterns
 }
 
-// TestFieldTableAgrees holds the table of the reply's field names, which
-// the walker and the warnings use, to the JSON names of the wire types, of
-// the two decode mirrors and of the JSON Schema, level by level: the
-// schema's properties, the patternProperties that give every spelling of
-// a name that Parse reads the same schema, and the fields an entry
-// requires, in any spelling.
+// TestFieldTableAgrees is the one check of the reply's shape, which the
+// wire types describe: the table of field names that the rules and the
+// warnings use is theirs (the json tags, in order, level by level, with
+// the constants that index it naming the fields they mean), and the JSON
+// Schema has the same fields, level by level: its properties, the
+// patternProperties that give every spelling of a name that Parse reads
+// the same schema, and the fields an entry requires, in any spelling.
+// TestFoldPatternsMatchAsParse and TestPropertyFieldIndexMatchesEncodingJSON
+// hold the matching of keys to fields, fieldIndex, to encoding/json's.
 func TestFieldTableAgrees(t *testing.T) {
 	var schema map[string]any
 	if err := json.Unmarshal([]byte(JSONSchema()), &schema); err != nil {
@@ -151,21 +139,29 @@ func TestFieldTableAgrees(t *testing.T) {
 	}
 	defs := schema["$defs"].(map[string]any)
 	levels := []struct {
-		level        level
-		wire, mirror any
-		raw          any
-		schema       map[string]any
-		pointer      string // to schema, for a $ref
-		required     []int  // the fields that Parse warns about when they are missing
+		level    level
+		wire     any
+		schema   map[string]any
+		pointer  string         // to schema, for a $ref
+		required []int          // the fields that Parse warns about when they are missing
+		indexes  map[string]int // the constants that index the level's fields
 	}{
-		{replyLevel, PingResponse{}, reply{}, rawReply{}, schema, "#", nil},
-		{resourcesLevel, ResourcesResponse{}, resources{}, rawResources{}, schema["properties"].(map[string]any)["resources"].(map[string]any), "#/properties/resources", nil},
-		{acceleratorLevel, AcceleratorResponse{}, accelerator{}, rawAccelerator{}, defs["accelerator"].(map[string]any), "#/$defs/accelerator", []int{resourceTypeField, availableField}},
-		{taintLevel, TaintResponse{}, taint{}, rawTaint{}, defs["taint"].(map[string]any), "#/$defs/taint", []int{keyField, effectField}},
-		{deviceLevel, DeviceResponse{}, device{}, rawDevice{}, defs["deviceGroup"].(map[string]any), "#/$defs/deviceGroup", []int{nameField, countField}},
-		{attributeLevel, DeviceAttribute{}, deviceAttribute{}, rawDeviceAttribute{}, defs["deviceAttribute"].(map[string]any), "#/$defs/deviceAttribute", nil},
-		{capacityLevel, DeviceCapacity{}, deviceCapacity{}, rawDeviceCapacity{}, defs["deviceCapacity"].(map[string]any), "#/$defs/deviceCapacity", []int{capacityValueField}},
-		{deviceTaintLevel, TaintResponse{}, deviceTaint{}, rawDeviceTaint{}, defs["deviceTaint"].(map[string]any), "#/$defs/deviceTaint", []int{keyField, effectField}},
+		{replyLevel, PingResponse{}, schema, "#", nil,
+			map[string]int{"status": statusField, "resources": resourcesField, "taints": taintsField, "labels": labelsField, "devices": devicesField}},
+		{resourcesLevel, ResourcesResponse{}, schema["properties"].(map[string]any)["resources"].(map[string]any), "#/properties/resources", nil,
+			map[string]int{"cpu": cpuField, "memory": memoryField, "pods": podsField, "accelerators": acceleratorsField, "basis": basisField, "ephemeralStorage": ephemeralStorageField, "hugepages": hugepagesField}},
+		{acceleratorLevel, AcceleratorResponse{}, defs["accelerator"].(map[string]any), "#/$defs/accelerator", []int{resourceTypeField, availableField},
+			map[string]int{"resourceType": resourceTypeField, "available": availableField}},
+		{taintLevel, TaintResponse{}, defs["taint"].(map[string]any), "#/$defs/taint", []int{keyField, effectField},
+			map[string]int{"key": keyField, "value": valueField, "effect": effectField}},
+		{deviceLevel, DeviceResponse{}, defs["deviceGroup"].(map[string]any), "#/$defs/deviceGroup", []int{nameField, countField},
+			map[string]int{"name": nameField, "count": countField, "attributes": attributesField, "capacity": capacityField, "taints": deviceTaintsField}},
+		{attributeLevel, DeviceAttribute{}, defs["deviceAttribute"].(map[string]any), "#/$defs/deviceAttribute", nil,
+			map[string]int{"int": intField, "bool": boolField, "string": stringField, "version": versionField}},
+		{capacityLevel, DeviceCapacity{}, defs["deviceCapacity"].(map[string]any), "#/$defs/deviceCapacity", []int{capacityValueField},
+			map[string]int{"value": capacityValueField}},
+		{deviceTaintLevel, TaintResponse{}, defs["deviceTaint"].(map[string]any), "#/$defs/deviceTaint", []int{keyField, effectField},
+			map[string]int{"key": keyField, "value": valueField, "effect": effectField}},
 	}
 	if len(levels) != len(levelFields) {
 		t.Fatalf("the test knows %d levels, the table has %d", len(levels), len(levelFields))
@@ -178,13 +174,18 @@ func TestFieldTableAgrees(t *testing.T) {
 			names []string
 		}{
 			{reflect.TypeOf(lv.wire).Name(), jsonNames(lv.wire)},
-			{reflect.TypeOf(lv.mirror).Name(), jsonNames(lv.mirror)},
-			{reflect.TypeOf(lv.raw).Name(), jsonNames(lv.raw)},
 			{"the schema", schemaNames(t, lv.schema)},
 		} {
 			if diff := cmp.Diff(want, got.names); diff != "" {
 				t.Errorf("level %d: the names of %s (-table +got):\n%s", lv.level, got.what, diff)
 			}
+		}
+		gotIndexes := make(map[string]int)
+		for k, name := range levelFields[lv.level] {
+			gotIndexes[name] = k
+		}
+		if diff := cmp.Diff(lv.indexes, gotIndexes); diff != "" {
+			t.Errorf("level %d: the constants that index its fields (-want +table):\n%s", lv.level, diff)
 		}
 		wantRefs := make(map[string]string)
 		for _, name := range levelFields[lv.level] {
@@ -211,6 +212,9 @@ func TestFieldTableAgrees(t *testing.T) {
 	if want := 2 + 6*longest; maxKeyBytes != want {
 		t.Errorf("maxKeyBytes is %d; the longest name escaped and quoted takes %d", maxKeyBytes, want)
 	}
+	if want := len("ephemeralStorage"); longest != want || maxMissRunes != longest+2 {
+		t.Errorf("the longest field has %d characters, maxMissRunes is %d; want %d and it with 2 more", longest, maxMissRunes, want)
+	}
 }
 
 // TestFieldPaths pins the paths that warnings name.
@@ -236,16 +240,12 @@ func TestFieldPaths(t *testing.T) {
 
 // TestFoldPatternsMatchAsParse holds foldPattern, which the schema's
 // patternProperties follow, to what Parse reads: every spelling of every
-// field name, written plainly or \u-escaped, is the field for the walker
+// field name, written plainly or \u-escaped, is the field for Parse
 // (fieldIndex) and for encoding/json, and matches the pattern; a name with
 // one rune changed to one that only looks or folds alike in other
 // languages (dotless i, dotted I, sharp s, ring a) or with a rune more or
 // less is none of them.
 func TestFoldPatternsMatchAsParse(t *testing.T) {
-	mirrors := [...]any{
-		replyLevel: rawReply{}, resourcesLevel: rawResources{}, acceleratorLevel: rawAccelerator{}, taintLevel: rawTaint{},
-		deviceLevel: rawDevice{}, attributeLevel: rawDeviceAttribute{}, capacityLevel: rawDeviceCapacity{}, deviceTaintLevel: rawDeviceTaint{},
-	}
 	near := []rune{'\u0131', '\u0130', '\u00DF', '\u1E9E', '\u00E5', '\u212B', '_', '-'}
 	for lv, names := range levelFields {
 		for k, name := range names {
@@ -253,7 +253,7 @@ func TestFoldPatternsMatchAsParse(t *testing.T) {
 			// decodes reports whether encoding/json reads the key as the field.
 			decodes := func(key string) bool {
 				quoted, _ := json.Marshal(key)
-				m := reflect.New(reflect.TypeOf(mirrors[lv]))
+				m := reflect.New(rawMirror(level(lv)))
 				if err := json.Unmarshal([]byte(`{`+string(quoted)+`:"x"}`), m.Interface()); err != nil {
 					t.Fatal(err)
 				}
@@ -262,7 +262,7 @@ func TestFoldPatternsMatchAsParse(t *testing.T) {
 						return len(m.Elem().FieldByIndex(f.Index).Bytes()) > 0
 					}
 				}
-				t.Fatalf("%T has no field %s", mirrors[lv], name)
+				t.Fatalf("level %d has no field %s", lv, name)
 				return false
 			}
 			for _, key := range allSpellings(name) {

@@ -1,7 +1,6 @@
 package pingstatus
 
 import (
-	"maps"
 	"slices"
 	"strings"
 
@@ -9,19 +8,33 @@ import (
 	"github.com/pingnode/pingnode/internal/text"
 )
 
-// labels judges the plugin's labels, key by key in sorted order. Over the
-// limit, the whole field is no news. Otherwise the result is the plugin's
-// whole set (possibly empty) and the keys of entries refused for their
-// value, sorted.
-func (p *parser) labels(in map[string]string) (replace bool, out map[string]string, kept []string) {
-	if !p.withinLimit(SubjectLabel, fieldPath(replyLevel, labelsField), "labels", len(in), p.opts.maxLabels()) {
+// labels reads and judges the plugin's labels, the value in, key by key
+// in sorted order. Over the limit, the whole field is no news. Otherwise
+// the result is the plugin's whole set (possibly empty) and the keys of
+// entries refused for their value, sorted. A value that is not a string
+// (nor null, read as "") drops its entry, and the plugin's current label
+// with its key is kept (if the key is valid: no label has an invalid one).
+func (p *parser) labels(t *tree, in int) (replace bool, out map[string]string, kept []string) {
+	list := fieldPath(replyLevel, labelsField)
+	if !p.withinLimit(SubjectLabel, list, "labels", t.count(in), p.opts.maxLabels()) ||
+		!p.expect(t, in, SubjectLabel, Refused, list, objectKinds, "labels left unchanged") {
 		return false, nil, nil
 	}
-	kept = p.keptOnBadLabel
 	check := p.opts.labelCheck()
-	out = make(map[string]string, len(in))
-	for _, key := range slices.Sorted(maps.Keys(in)) {
-		value := in[key]
+	entries := t.entries(in)
+	out = make(map[string]string, len(entries))
+	for _, e := range entries {
+		key := e.key
+		if t.present(e.value) && t.nodes[e.value].kind != stringKind {
+			done := "entry dropped"
+			if check.Check(key, "").Mine() {
+				done += ", the plugin's current " + key + " label kept"
+				kept = append(kept, key)
+			}
+			p.shapeWarn(SubjectLabel, Refused, labelPath(key), "must be a string, got %s; %s", t.describe(e.value), done)
+			continue
+		}
+		value := t.strOr(e.value, "")
 		path := labelPath(key)
 		switch problems := check.Check(key, value); {
 		case problems.Key != "":

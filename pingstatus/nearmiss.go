@@ -2,8 +2,6 @@ package pingstatus
 
 import (
 	"bytes"
-	"slices"
-	"sort"
 	"unicode"
 	"unicode/utf8"
 
@@ -11,29 +9,16 @@ import (
 )
 
 // Near misses (rule 19): an unknown key that looks like a known field
-// misspelled, or like a known field of another level. The walker asks
-// only of keys that name no field of their level, so a clean reply pays
-// nothing; each question compares the key with the few fields of one or
-// two levels, on at most maxMissRunes characters, and allocates nothing
-// unless it finds one.
-
-// A miss is an unknown key of an object that Parse reads which looks like
-// a known field: misspelled at its own level (near), or one of another
-// level (misplaced).
-type miss struct {
-	at        where // the object that holds the key
-	reply     bool  // the object is the reply itself
-	off       int   // where the key starts in the body
-	key       string
-	meantLv   level // the level and index of the field meant
-	meantK    int
-	misplaced bool
-}
+// misspelled, or like a known field of another level. The key judge
+// (keys.go) asks only of keys that name no field of their level, so a
+// clean reply pays nothing; each question compares the key with the few
+// fields of one or two levels, on at most maxMissRunes characters, and
+// allocates nothing unless it finds one.
 
 const (
 	// maxNearMisses is the most near-miss warnings one reply gets; one
-	// more says how many were left out. The walk keeps only these, and
-	// of the others where they are.
+	// more says how many were left out. The key judge keeps only these,
+	// and counts the others.
 	maxNearMisses = 16
 	// minEditLen is the length a field must have for a key one edit
 	// away from it to be a near miss; shorter fields have too many
@@ -196,10 +181,11 @@ func oneEdit(a []rune, name string) bool {
 	return false
 }
 
-// unknownKey notes the key quoted, which names no field of the object at
-// level lv at path at, if it is a near miss.
-func (w *walker) unknownKey(at where, lv level, off int, quoted []byte) {
-	if len(quoted) < 2 || len(quoted) > 2+6*maxMissRunes {
+// unknownKey notes the key of the member m, which names no field of the
+// object at level lv at path at, if it is a near miss.
+func (j *keyJudge) unknownKey(m int, at where, lv level) {
+	quoted := j.t.key(m)
+	if len(quoted) > 2+6*maxMissRunes {
 		return
 	}
 	key := quoted[1 : len(quoted)-1]
@@ -209,37 +195,18 @@ func (w *walker) unknownKey(at where, lv level, off int, quoted []byte) {
 	meantLv, meantK, misplaced, ok := nearField(key, lv)
 	switch {
 	case !ok:
-	case len(w.misses) < maxNearMisses:
-		w.misses = append(w.misses, miss{
-			at: at, reply: lv == replyLevel, off: off, key: unquote(quoted),
-			meantLv: meantLv, meantK: meantK, misplaced: misplaced,
-		})
-	default: // only counted, but where, so that dropMisses can forget it
-		w.moreMisses = append(w.moreMisses, off)
+	case len(j.misses) < maxNearMisses:
+		j.misses = append(j.misses, missWarning(at, lv == replyLevel, unquote(quoted), meantLv, meantK, misplaced))
+	default:
+		j.moreMisses++
 	}
 }
 
-// dropMisses forgets the misses whose keys lie in w.b[from:to], a value
-// that Parse passes over (the earlier value of a repeated key, a list
-// over its limit).
-func (w *walker) dropMisses(from, to int) {
-	lo := sort.Search(len(w.misses), func(i int) bool { return w.misses[i].off >= from })
-	hi := lo + sort.Search(len(w.misses)-lo, func(i int) bool { return w.misses[lo+i].off >= to })
-	if lo < hi {
-		w.misses = append(w.misses[:lo], w.misses[hi:]...)
-	}
-	lo, _ = slices.BinarySearch(w.moreMisses, from)
-	hi, _ = slices.BinarySearch(w.moreMisses, to)
-	if lo < hi {
-		w.moreMisses = append(w.moreMisses[:lo], w.moreMisses[hi:]...)
-	}
-}
-
-// path returns the path of the key, as a warning names it: "device",
+// missPath returns the path of the unknown key in the object at at (the
+// reply itself, if reply), as a warning names it: "device",
 // "resources.devices", "devices[0].attribute", the key quoted and cut
 // when it is not plain printable text.
-func (m miss) path() string {
-	key := m.key
+func missPath(at where, reply bool, key string) string {
 	for i := range len(key) {
 		if c := key[i]; c <= ' ' || c > '~' || c == '.' || c == '[' || c == ']' || c == '"' || c == '\\' {
 			key = text.Quote(key, quoteBytes)
@@ -249,23 +216,24 @@ func (m miss) path() string {
 	if key == "" {
 		key = `""`
 	}
-	if m.reply {
+	if reply {
 		return key
 	}
-	return m.at.String() + "." + key
+	return at.String() + "." + key
 }
 
-// warning returns the warning about m.
-func (m miss) warning() Warning {
-	name := levelFields[m.meantLv][m.meantK]
+// missWarning returns the warning about the unknown key in the object at
+// at, which looks like the field meantK of level meantLv.
+func missWarning(at where, reply bool, key string, meantLv level, meantK int, misplaced bool) Warning {
+	name := levelFields[meantLv][meantK]
 	msg := "unknown field; did you mean \"" + name + "\"? ignored"
 	switch {
-	case m.misplaced && m.meantLv == replyLevel:
+	case misplaced && meantLv == replyLevel:
 		msg = "\"" + name + "\" belongs at the top level of the reply; ignored"
-	case m.misplaced:
+	case misplaced:
 		msg = "\"" + name + "\" belongs in \"resources\"; ignored"
 	}
-	return Warning{Path: m.path(), Message: msg, Subject: fieldSubject(m.meantLv, m.meantK), Action: Ignored}
+	return Warning{Path: missPath(at, reply, key), Message: msg, Subject: fieldSubject(meantLv, meantK), Action: Ignored}
 }
 
 // fieldSubject returns what part of the node the k-th field of level lv
@@ -280,15 +248,4 @@ func fieldSubject(lv level, k int) Subject {
 		return SubjectTaint
 	}
 	return SubjectDevice
-}
-
-// nearMisses warns of the misses of a walk, and of how many more it
-// counted.
-func (p *parser) nearMisses(w *walker) {
-	for _, m := range w.misses {
-		p.warnings = append(p.warnings, m.warning())
-	}
-	if n := len(w.moreMisses); n > 0 {
-		p.warn(SubjectReply, Ignored, "", "%d more unknown fields look like misspelled or misplaced known fields; ignored", n)
-	}
 }

@@ -3,6 +3,9 @@ package pingstatus
 import (
 	"bytes"
 	"fmt"
+	"strconv"
+
+	"github.com/pingnode/pingnode/internal/text"
 )
 
 // Parse turns a reply body into a [NodePatch] and the warnings for
@@ -16,48 +19,66 @@ import (
 //  1. the text (encoding.go): within the size limit, a byte order mark
 //     dropped, UTF-16 and UTF-32 decoded; a body that is not a JSON
 //     object is a legacy reply;
-//  2. the walk (walk.go, scan.go, nonfinite.go, nearmiss.go): one light
-//     pass over the fields Parse reads (fields.go) that finds what
-//     encoding/json cannot tell, keys given twice, lists over their
-//     limit, NaN and the infinities, and unknown keys that look like
-//     known fields;
-//  3. the decode (decode.go, devicedecode.go): one json.Unmarshal into
-//     mirrors of the wire types (mirror.go), or, when the walk or the
-//     decoder found a problem, field by field, so that each bad field has
-//     its own warning and the good ones are kept;
-//  4. the rules (rules.go, labels.go, devices.go): each quantity,
-//     accelerator, taint, label and device group judged by Kubernetes'
-//     rules (internal/kuberules); a device entry is read into a typed
-//     group first (devicesyntax.go), and judged by the rules that
+//  2. the tree (read.go): the text read once, in one pass, into a light
+//     syntax tree of its values, each scalar's token as written and
+//     each key as spelled, accepting what encoding/json accepts and NaN
+//     and the infinities where a value may stand; a body that is no
+//     JSON object is unusable. Its keys are judged on it (keys.go,
+//     nearmiss.go): keys given twice, and unknown keys that look like
+//     known fields (fields.go, from the wire types);
+//  3. the rules (rules.go, labels.go, devices.go): one pass over the
+//     tree, along the fields of the wire types, that reads each value
+//     from its token and judges each quantity, accelerator, taint, label
+//     and device group by Kubernetes' rules (internal/kuberules); a
+//     value of the wrong JSON type is refused first, and what is over its
+//     limit is counted, not read. A device entry is read into a typed
+//     group (devicesyntax.go), and judged by the rules that
 //     [Options.CheckDevices] runs on a patch built by hand
 //     (devicerules.go).
+//
+// The warnings come in the order of the stages: the text's, the keys',
+// those about values of the wrong JSON type, then the rules'.
 func Parse(body []byte, opts Options) (NodePatch, []Warning) {
 	p := parser{opts: opts}
 	patch := p.parse(body)
-	return patch, p.warnings
+	return patch, p.result()
 }
 
 type parser struct {
-	opts     Options
+	opts Options
+	// warnings are the text's and the keys', then those of the rules.
 	warnings []Warning
-	// keptOnBadValue are keys of taint entries that the field-by-field
-	// decode dropped because their value was not a string.
-	keptOnBadValue []string
-	// keptOnBadLabel are keys of label entries that the field-by-field
-	// decode dropped because their value was not a string.
-	keptOnBadLabel []string
-	// nonFinite maps the path of a field that held NaN, Infinity or the
-	// like to that token; the body the decoder reads has false there.
-	nonFinite map[string]string
+	// shape are the warnings about values of the wrong JSON type and
+	// lists over their limits, which come before the rules'.
+	shape []Warning
+	// rulesFrom is where the rules' warnings start in warnings.
+	rulesFrom int
 	// listsDevices says that the reply lists devices, so that its
 	// accelerators may not count them again (rule 18).
 	listsDevices bool
+}
+
+// result returns the warnings in order.
+func (p *parser) result() []Warning {
+	if len(p.shape) == 0 {
+		return p.warnings
+	}
+	out := make([]Warning, 0, len(p.warnings)+len(p.shape))
+	out = append(out, p.warnings[:p.rulesFrom]...)
+	out = append(out, p.shape...)
+	return append(out, p.warnings[p.rulesFrom:]...)
 }
 
 // warn adds a warning about the part s of the node, at path, saying what
 // was done (a).
 func (p *parser) warn(s Subject, a Action, path, format string, args ...any) {
 	p.warnings = append(p.warnings, Warning{Path: path, Message: fmt.Sprintf(format, args...), Subject: s, Action: a})
+}
+
+// shapeWarn adds a warning about a value of the wrong JSON type or a list
+// over its limit, as warn does.
+func (p *parser) shapeWarn(s Subject, a Action, path, format string, args ...any) {
+	p.shape = append(p.shape, Warning{Path: path, Message: fmt.Sprintf(format, args...), Subject: s, Action: a})
 }
 
 func (p *parser) parse(body []byte) NodePatch {
@@ -76,24 +97,157 @@ func (p *parser) parse(body []byte) NodePatch {
 	if encoding != "" {
 		p.warn(SubjectReply, Repaired, "", "reply is %s text, not UTF-8 as JSON must be; decoded and read", encoding)
 	}
-	r, ok := p.decode(body)
-	if !ok {
+	if len(body) > maxTextBytes { // only with a MaxBodyBytes beyond it
+		p.warn(SubjectReply, Ignored, "", "reply is %d bytes, more than the limit of %d; ignored", len(body), maxTextBytes)
 		return NodePatch{Kind: Unusable}
 	}
-	patch := NodePatch{Kind: Structured, Status: r.Status}
-	p.listsDevices = r.Devices != nil && len(*r.Devices) > 0
-	if r.Resources != nil {
-		patch.Resources = p.resources(r.Resources)
-		patch.Basis = p.basis(r.Resources.Basis)
+	t, problem := read(body)
+	if problem != nil {
+		p.warn(SubjectReply, Ignored, "", "reply looks like a JSON object but does not parse (%s); ignored", problem)
+		return NodePatch{Kind: Unusable}
 	}
-	if r.Taints != nil {
-		patch.ReplaceTaints, patch.Taints, patch.KeptTaintKeys = p.taints(*r.Taints)
+	p.keys(t)
+	p.rulesFrom = len(p.warnings)
+	return p.reply(t)
+}
+
+// reply reads and judges the reply, the tree t.
+func (p *parser) reply(t *tree) NodePatch {
+	f := t.fields(0, replyLevel)
+	patch := NodePatch{Kind: Structured}
+	if s := f[statusField]; t.present(s) && p.expect(t, s, SubjectReply, Ignored, fieldPath(replyLevel, statusField), stringKinds, "ignored") {
+		patch.Status = t.str(s)
 	}
-	if r.Labels != nil {
-		patch.ReplaceLabels, patch.Labels, patch.KeptLabelKeys = p.labels(r.Labels)
+	devices := f[devicesField]
+	p.listsDevices = t.kind(devices) == arrayKind && t.len(devices) > 0 && t.count(devices) <= p.opts.maxDevices()
+	if r := f[resourcesField]; t.present(r) && p.expect(t, r, SubjectResource, Refused, fieldPath(replyLevel, resourcesField), objectKinds, "resources left unchanged") {
+		patch.Resources, patch.Basis = p.resources(t, r)
 	}
-	if r.Devices != nil {
-		patch.ReplaceDevices, patch.Devices, patch.KeptDeviceGroups = p.devices(&groupList{fromReply: true, entries: *r.Devices})
+	if taints := f[taintsField]; t.present(taints) {
+		patch.ReplaceTaints, patch.Taints, patch.KeptTaintKeys = p.taints(t, taints)
+	}
+	if labels := f[labelsField]; t.present(labels) {
+		patch.ReplaceLabels, patch.Labels, patch.KeptLabelKeys = p.labels(t, labels)
+	}
+	if t.present(devices) {
+		if l, ok := p.deviceEntries(t, devices); ok {
+			patch.ReplaceDevices, patch.Devices, patch.KeptDeviceGroups = p.devices(l)
+		}
 	}
 	return patch
+}
+
+// The JSON types a value may be of, as kinds.
+type kinds uint16
+
+const (
+	stringKinds   = kinds(1 << stringKind)
+	quantityKinds = kinds(1<<stringKind | 1<<numberKind)
+	numberKinds   = kinds(1 << numberKind)
+	boolKinds     = kinds(1<<trueKind | 1<<falseKind)
+	objectKinds   = kinds(1 << objectKind)
+	arrayKinds    = kinds(1 << arrayKind)
+)
+
+// String returns the kinds as a warning says a value must be of them.
+func (k kinds) String() string {
+	switch k {
+	case stringKinds:
+		return "a string"
+	case quantityKinds:
+		return "a string or a number"
+	case numberKinds:
+		return "a number"
+	case boolKinds:
+		return "a boolean"
+	case objectKinds:
+		return "an object"
+	}
+	return "an array"
+}
+
+// expect reports whether the value n, present, is of one of the kinds
+// want, and warns when it is not, at path, about s, saying what was done
+// (a, and in words done).
+func (p *parser) expect(t *tree, n int, s Subject, a Action, path string, want kinds, done string) bool {
+	if want&(1<<t.nodes[n].kind) != 0 {
+		return true
+	}
+	p.shapeWarn(s, a, path, "must be %s, got %s; %s", want, t.describe(n), done)
+	return false
+}
+
+// withinLimit reports whether the list of n entries at path, of what,
+// is within limit, and warns that the list is ignored when it is not.
+func (p *parser) withinLimit(s Subject, path, what string, n, limit int) bool {
+	if n <= limit {
+		return true
+	}
+	p.shapeWarn(s, Ignored, path, "%d entries, more than the limit of %d; %s left unchanged", n, limit, what)
+	return false
+}
+
+// count returns the number of entries of n, a list or an object, or 0.
+func (t *tree) count(n int) int {
+	if k := t.kind(n); k == arrayKind || k == objectKind {
+		return t.len(n)
+	}
+	return 0
+}
+
+// objectCount returns the number of entries of n if it is an object, or 0.
+func (t *tree) objectCount(n int) int {
+	if t.kind(n) == objectKind {
+		return t.len(n)
+	}
+	return 0
+}
+
+// objectFields returns the fields of n at level lv, as [tree.fields]
+// does, or none of them when n is no object (absent or null).
+func (t *tree) objectFields(n int, lv level) [maxLevelFields]int {
+	if t.kind(n) != objectKind {
+		return [maxLevelFields]int{none, none, none, none, none, none, none}
+	}
+	return t.fields(n, lv)
+}
+
+// strOr returns the string n, or def when n is absent or null.
+func (t *tree) strOr(n int, def string) string {
+	if !t.present(n) {
+		return def
+	}
+	return t.str(n)
+}
+
+// describe names the value n for a warning: its type, with the value
+// itself (quoted, if a string) when it is short, or the non-finite
+// number that stands there.
+func (t *tree) describe(n int) string {
+	raw := t.token(n)
+	kind := "a number"
+	switch t.nodes[n].kind {
+	case objectKind:
+		return "an object"
+	case arrayKind:
+		return "an array"
+	case nonFiniteKind:
+		return string(raw) + ", a number JSON does not have"
+	case stringKind:
+		if len(raw) > 40 {
+			return "a string"
+		}
+		return "a string " + text.Quote(unquote(raw), quoteBytes)
+	case trueKind, falseKind:
+		kind = "a boolean"
+	}
+	if len(raw) > 40 {
+		return kind
+	}
+	return kind + " " + string(raw)
+}
+
+// indexPath returns list[i] without fmt.
+func indexPath(list string, i int) string {
+	return list + "[" + strconv.Itoa(i) + "]"
 }

@@ -317,9 +317,9 @@ func TestCostGuards(t *testing.T) {
 	}
 }
 
-// TestKeysMatchAsEncodingJSON holds the walker's key matching, which finds
-// repeated keys, to encoding/json's, which decodes them: both must take
-// the same key for the same field.
+// TestKeysMatchAsEncodingJSON holds Parse's key matching (fieldIndex),
+// which finds repeated keys and the fields the rules read, to
+// encoding/json's: both must take the same key for the same field.
 func TestKeysMatchAsEncodingJSON(t *testing.T) {
 	names := levelFields[taintLevel]
 	tests := []struct {

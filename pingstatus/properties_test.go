@@ -383,10 +383,12 @@ func checkDevices(p pingstatus.NodePatch, opts pingstatus.Options) error {
 	return nil
 }
 
-// TestPropertyFieldByFieldAgrees: the field-by-field decode, which Parse
-// takes when the one json.Unmarshal cannot be trusted, reads a reply as
-// that json.Unmarshal does. A status of the wrong type put first forces
-// it; the reply's own status, if any, comes later and counts.
+// TestPropertyFieldByFieldAgrees: each field is read on its own, so a
+// field of the wrong JSON type changes nothing else of the reply (once,
+// a json.Unmarshal read clean replies, and a field-by-field decode those
+// with such a field; the rules now read every reply from its tree). A
+// status of the wrong type put first is that field; the reply's own
+// status, if any, comes later and counts.
 func TestPropertyFieldByFieldAgrees(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		body := gen.ReplyBody().Draw(t, "body")

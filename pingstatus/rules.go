@@ -2,9 +2,9 @@ package pingstatus
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -31,47 +31,53 @@ const (
 	maxHugepageSizes = 16
 )
 
-// unknownBasis stands for a basis of the wrong JSON type, already warned
-// about.
-const unknownBasis = "\x00"
-
-// basis judges resources.basis: "available" or "total"; anything else is
-// read as "total", so that nothing is added to figures whose meaning is
-// unknown.
-func (p *parser) basis(b *string) Basis {
+// basis reads and judges resources.basis, the value b: "available" or
+// "total"; anything else is read as "total", so that nothing is added to
+// figures whose meaning is unknown.
+func (p *parser) basis(t *tree, b int) Basis {
+	path := fieldPath(resourcesLevel, basisField)
 	switch {
-	case b == nil:
+	case !t.present(b):
 		return ""
-	case *b == string(BasisAvailable), *b == string(BasisTotal):
-		return Basis(*b)
-	case *b != unknownBasis:
-		p.warn(SubjectResource, Repaired, fieldPath(resourcesLevel, basisField), "%s is not \"available\" or \"total\"; read as \"total\": nothing is added to the figures", text.Quote(*b, quoteBytes))
+	case !p.expect(t, b, SubjectResource, Repaired, path, stringKinds, "read as \"total\": nothing is added to the figures"):
+		return BasisTotal
+	}
+	switch s := t.str(b); s {
+	case string(BasisAvailable), string(BasisTotal):
+		return Basis(s)
+	default:
+		p.warn(SubjectResource, Repaired, path, "%s is not \"available\" or \"total\"; read as \"total\": nothing is added to the figures", text.Quote(s, quoteBytes))
 	}
 	return BasisTotal
 }
 
-// resources judges cpu, memory, pods and accelerators.
-func (p *parser) resources(r *resources) corev1.ResourceList {
-	list := make(corev1.ResourceList, 4+len(r.Accelerators)+len(r.Hugepages))
-	p.standard(list, cpuField, corev1.ResourceCPU, r.CPU)
-	p.standard(list, memoryField, corev1.ResourceMemory, r.Memory)
-	p.standard(list, podsField, corev1.ResourcePods, r.Pods)
-	p.standard(list, ephemeralStorageField, corev1.ResourceEphemeralStorage, r.EphemeralStorage)
-	p.acceleratorList(list, r.Accelerators)
-	p.hugepages(list, r.Hugepages)
+// resources reads and judges the resources object r: cpu, memory, pods,
+// ephemeralStorage, accelerators and hugepages, and the basis.
+func (p *parser) resources(t *tree, r int) (corev1.ResourceList, Basis) {
+	f := t.fields(r, resourcesLevel)
+	list := make(corev1.ResourceList, 4)
+	p.standard(list, t, f[cpuField], cpuField, corev1.ResourceCPU)
+	p.standard(list, t, f[memoryField], memoryField, corev1.ResourceMemory)
+	p.standard(list, t, f[podsField], podsField, corev1.ResourcePods)
+	p.standard(list, t, f[ephemeralStorageField], ephemeralStorageField, corev1.ResourceEphemeralStorage)
+	pages := p.hugepageSizes(t, f[hugepagesField])
+	p.acceleratorList(list, t, f[acceleratorsField])
+	p.hugepages(list, t, pages)
+	basis := p.basis(t, f[basisField])
 	if len(list) == 0 {
-		return nil
+		return nil, basis
 	}
-	return list
+	return list, basis
 }
 
-// standard judges the field k of resources, q, for the resource name.
-func (p *parser) standard(list corev1.ResourceList, k int, name corev1.ResourceName, q quantity) {
-	if !q.set {
+// standard reads and judges the field k of resources, the value q, for
+// the resource name.
+func (p *parser) standard(list corev1.ResourceList, t *tree, q int, k int, name corev1.ResourceName) {
+	path := fieldPath(resourcesLevel, k)
+	if !t.present(q) || !p.expect(t, q, SubjectResource, Refused, path, quantityKinds, string(name)+" left unchanged") {
 		return
 	}
-	path := fieldPath(resourcesLevel, k)
-	v, ok := p.quantity(path, name, q)
+	v, ok := p.quantity(path, name, t.quantityText(q))
 	if !ok {
 		return
 	}
@@ -86,38 +92,78 @@ func (p *parser) standard(list corev1.ResourceList, k int, name corev1.ResourceN
 	list[name] = v
 }
 
+// A keyedEntry is an entry of an object whose keys are its entries' own:
+// its key, decoded, and its last value.
+type keyedEntry struct {
+	key   string
+	value int
+}
+
+// entries returns the entries of the object obj, sorted by key, each with
+// its last value.
+func (t *tree) entries(obj int) []keyedEntry {
+	last := make(map[string]int, t.len(obj))
+	for e := t.first(obj); e != none; e = t.next(e) {
+		last[unquote(t.key(e))] = e
+	}
+	out := make([]keyedEntry, 0, len(last))
+	for key, e := range last {
+		out = append(out, keyedEntry{key, e})
+	}
+	slices.SortFunc(out, func(a, b keyedEntry) int { return strings.Compare(a.key, b.key) })
+	return out
+}
+
+// hugepageSizes reads resources.hugepages, the value h: its entries by
+// size, each a quantity; one of another JSON type is refused with a
+// warning, and the node keeps what it has for that size.
+func (p *parser) hugepageSizes(t *tree, h int) []keyedEntry {
+	path := fieldPath(resourcesLevel, hugepagesField)
+	if !t.present(h) || !p.withinLimit(SubjectResource, path, "hugepages", t.count(h), maxHugepageSizes) ||
+		!p.expect(t, h, SubjectResource, Refused, path, objectKinds, "hugepages left unchanged") {
+		return nil
+	}
+	pages := t.entries(h)
+	kept := pages[:0]
+	for _, e := range pages {
+		if !t.present(e.value) || p.expect(t, e.value, SubjectResource, Refused, hugepagesPath(e.key), quantityKinds, "left unchanged") {
+			kept = append(kept, e)
+		}
+	}
+	return kept
+}
+
 // hugepages judges resources.hugepages: each page size as the kubelet
 // names it, each amount a quantity of memory; zero is allowed (the pages
 // are gone).
-func (p *parser) hugepages(list corev1.ResourceList, pages map[string]quantity) {
-	for _, size := range slices.Sorted(maps.Keys(pages)) {
-		q := pages[size]
-		if !q.set {
+func (p *parser) hugepages(list corev1.ResourceList, t *tree, pages []keyedEntry) {
+	for _, e := range pages {
+		if !t.present(e.value) {
 			continue
 		}
-		path := hugepagesPath(size)
-		name, problem := kuberules.HugePageResourceName(size)
+		path := hugepagesPath(e.key)
+		name, problem := kuberules.HugePageResourceName(e.key)
 		if problem != "" {
-			p.warn(SubjectResource, Refused, path, "%s is not a page size: %s; entry dropped", text.Quote(size, quoteBytes), problem)
+			p.warn(SubjectResource, Refused, path, "%s is not a page size: %s; entry dropped", text.Quote(e.key, quoteBytes), problem)
 			continue
 		}
-		if v, ok := p.quantity(path, name, q); ok {
+		if v, ok := p.quantity(path, name, t.quantityText(e.value)); ok {
 			list[name] = v
 		}
 	}
 }
 
-// quantity parses q and judges it as a value of name: not negative, a
+// quantity parses q, a quantity's text, and judges it as a value of name: not negative, a
 // whole number for the resources that count whole, and not too large. On
 // refusal it warns and the resource is left unchanged.
-func (p *parser) quantity(path string, name corev1.ResourceName, q quantity) (resource.Quantity, bool) {
-	v, problem := readQuantity(q.text, func() string { return kuberules.LimitText(name) })
+func (p *parser) quantity(path string, name corev1.ResourceName, q string) (resource.Quantity, bool) {
+	v, problem := readQuantity(q, func() string { return kuberules.LimitText(name) })
 	switch {
 	case problem != "":
 	case kuberules.QuantityProblem(name, v) != "":
-		problem = q.text + " " + kuberules.QuantityProblem(name, v)
+		problem = q + " " + kuberules.QuantityProblem(name, v)
 	case kuberules.TooLarge(name, v):
-		problem = q.text + " is too large: " + kuberules.LimitText(name)
+		problem = q + " is too large: " + kuberules.LimitText(name)
 	default:
 		return v, true
 	}
@@ -189,32 +235,45 @@ mantissa:
 	return zero, exp, true
 }
 
-func (p *parser) acceleratorList(list corev1.ResourceList, accs []accelerator) {
+// acceleratorList reads and judges resources.accelerators, the value
+// accs: each entry an object, its resourceType a string and its available
+// a quantity, or the entry is dropped.
+func (p *parser) acceleratorList(list corev1.ResourceList, t *tree, accs int) {
 	listPath := fieldPath(resourcesLevel, acceleratorsField)
-	if !p.withinLimit(SubjectResource, listPath, "accelerators", len(accs), p.opts.maxAccelerators()) {
+	if !t.present(accs) || !p.withinLimit(SubjectResource, listPath, "accelerators", t.count(accs), p.opts.maxAccelerators()) ||
+		!p.expect(t, accs, SubjectResource, Refused, listPath, arrayKinds, "accelerators left unchanged") {
 		return
 	}
-	first := make(map[corev1.ResourceName]int, len(accs))
-	for i, a := range accs {
-		if a.dropped {
+	first := make(map[corev1.ResourceName]int, t.len(accs))
+	i := -1
+	for a := t.first(accs); a != none; a = t.next(a) {
+		i++
+		path := indexPath(listPath, i)
+		typePath, availablePath := path+fieldPath(acceleratorLevel, resourceTypeField), path+fieldPath(acceleratorLevel, availableField)
+		if t.present(a) && !p.expect(t, a, SubjectResource, Refused, path, objectKinds, "entry dropped") {
 			continue
 		}
-		path := indexPath(listPath, i)
-		name := corev1.ResourceName(a.ResourceType)
-		problem := kuberules.LengthProblem(a.ResourceType, kuberules.MaxNameBytes)
+		f := t.objectFields(a, acceleratorLevel)
+		rt, available := f[resourceTypeField], f[availableField]
+		if t.present(rt) && !p.expect(t, rt, SubjectResource, Refused, typePath, stringKinds, "entry dropped") ||
+			t.present(available) && !p.expect(t, available, SubjectResource, Refused, availablePath, quantityKinds, "entry dropped") {
+			continue
+		}
+		resourceType := t.strOr(rt, "")
+		name := corev1.ResourceName(resourceType)
+		problem := kuberules.LengthProblem(resourceType, kuberules.MaxNameBytes)
 		if problem == "" {
 			problem = kuberules.ExtendedResourceNameProblem(name)
 		}
 		if problem != "" {
-			p.warn(SubjectResource, Refused, path+fieldPath(acceleratorLevel, resourceTypeField), "%s is not an extended resource name: %s; entry dropped", text.Quote(a.ResourceType, quoteBytes), problem)
+			p.warn(SubjectResource, Refused, typePath, "%s is not an extended resource name: %s; entry dropped", text.Quote(resourceType, quoteBytes), problem)
 			continue
 		}
-		availablePath := path + fieldPath(acceleratorLevel, availableField)
-		if !a.Available.set {
+		if !t.present(available) {
 			p.warn(SubjectResource, Refused, availablePath, "missing; entry dropped")
 			continue
 		}
-		v, ok := p.quantity(availablePath, name, a.Available)
+		v, ok := p.quantity(availablePath, name, t.quantityText(available))
 		if !ok {
 			continue
 		}
@@ -239,22 +298,49 @@ func (p *parser) acceleratorList(list corev1.ResourceList, accs []accelerator) {
 	}
 }
 
-// taints judges the plugin's taint list. Over the limit, the whole field is
-// no news. Otherwise the result is the plugin's whole list (possibly empty)
-// and the keys of entries refused for their value.
-func (p *parser) taints(in []taint) (replace bool, out []corev1.Taint, kept []string) {
+// taints reads and judges the plugin's taint list, the value in. Over the
+// limit, the whole field is no news. Otherwise the result is the plugin's
+// whole list (possibly empty) and the keys of entries refused for their
+// value: first those whose value is no string, then those whose value is
+// no label value. An entry that is no object, or whose key is no string,
+// is dropped; an effect that is no string becomes NoSchedule.
+func (p *parser) taints(tr *tree, in int) (replace bool, out []corev1.Taint, kept []string) {
 	list := fieldPath(replyLevel, taintsField)
-	if !p.withinLimit(SubjectTaint, list, "taints", len(in), p.opts.maxTaints()) {
+	if !p.withinLimit(SubjectTaint, list, "taints", tr.count(in), p.opts.maxTaints()) ||
+		!p.expect(tr, in, SubjectTaint, Refused, list, arrayKinds, "taints left unchanged") {
 		return false, nil, nil
 	}
-	kept = p.keptOnBadValue
+	var keptNotString []string
 	check := p.taintCheck()
-	unique := kuberules.NewUniqueTaints(len(in))
-	for i, t := range in {
-		if t.dropped {
+	unique := kuberules.NewUniqueTaints(tr.len(in))
+	i := -1
+	for e := tr.first(in); e != none; e = tr.next(e) {
+		i++
+		path := indexPath(list, i)
+		if tr.present(e) && !p.expect(tr, e, SubjectTaint, Refused, path, objectKinds, "entry dropped") {
 			continue
 		}
-		path := indexPath(list, i)
+		f := tr.objectFields(e, taintLevel)
+		if tr.present(f[keyField]) && !p.expect(tr, f[keyField], SubjectTaint, Refused, path+fieldPath(taintLevel, keyField), stringKinds, "entry dropped") {
+			continue
+		}
+		t := TaintResponse{Key: tr.strOr(f[keyField], "")}
+		if v := f[valueField]; tr.present(v) && tr.nodes[v].kind != stringKind {
+			done := "entry dropped"
+			if p.taintCheck().Check(&corev1.Taint{Key: t.Key}).Key == "" {
+				done += ", the plugin's current " + t.Key + " taints kept"
+				keptNotString = append(keptNotString, t.Key)
+			}
+			valuePath := path + fieldPath(taintLevel, valueField)
+			p.shapeWarn(SubjectTaint, Refused, valuePath, "must be a string, got %s; %s", tr.describe(v), done)
+			continue
+		}
+		t.Value = tr.strOr(f[valueField], "")
+		if eff := f[effectField]; !tr.present(eff) || p.expect(tr, eff, SubjectTaint, Repaired, path+fieldPath(taintLevel, effectField), stringKinds, "NoSchedule used") {
+			t.Effect = tr.strOr(eff, "")
+		} else {
+			t.Effect = string(corev1.TaintEffectNoSchedule)
+		}
 		taint := corev1.Taint{Key: t.Key, Value: t.Value, Effect: corev1.TaintEffect(t.Effect)}
 		problems := check.Check(&taint)
 		switch {
@@ -288,7 +374,7 @@ func (p *parser) taints(in []taint) (replace bool, out []corev1.Taint, kept []st
 			p.warn(SubjectTaint, Repaired, path, "repeats %s of %s; the last one is kept", kuberules.IDOf(&taint), indexPath(list, earlier))
 		}
 	}
-	return true, unique.List, kept
+	return true, unique.List, append(keptNotString, kept...)
 }
 
 // taintCheck is the check of a plugin's taint: bounded, since the reply's

@@ -7,14 +7,10 @@ import (
 	"go/parser"
 	"go/token"
 	"maps"
-	"reflect"
-	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 
 	"github.com/pingnode/pingnode/internal/golden"
@@ -148,68 +144,9 @@ func TestSchemaAgreesOnSamples(t *testing.T) {
 	golden.Check(t, "testdata/schema-verdicts.golden", []byte(strings.Join(verdicts, "\n")+"\n"))
 }
 
-// TestSchemaNamesTheWireFields holds the schema's property names to the
-// JSON names of the wire types, both ways, and its patternProperties to
-// its properties: each pattern matches one property name and has that
-// property's schema, and each name has one pattern.
-func TestSchemaNamesTheWireFields(t *testing.T) {
-	c := newChecker(t)
-	props := func(s map[string]any) []string {
-		return slices.Sorted(maps.Keys(s["properties"].(map[string]any)))
-	}
-	tests := []struct {
-		typ    any
-		schema string // a pointer to it
-	}{
-		{pingstatus.PingResponse{}, "#"},
-		{pingstatus.ResourcesResponse{}, "#/properties/resources"},
-		{pingstatus.AcceleratorResponse{}, "#/$defs/accelerator"},
-		{pingstatus.TaintResponse{}, "#/$defs/taint"},
-		{pingstatus.DeviceResponse{}, "#/$defs/deviceGroup"},
-		{pingstatus.DeviceAttribute{}, "#/$defs/deviceAttribute"},
-		{pingstatus.DeviceCapacity{}, "#/$defs/deviceCapacity"},
-		{pingstatus.TaintResponse{}, "#/$defs/deviceTaint"},
-	}
-	for _, tt := range tests {
-		typ := reflect.TypeOf(tt.typ)
-		t.Run(typ.Name(), func(t *testing.T) {
-			var names []string
-			for f := range typ.Fields() {
-				name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-				names = append(names, name)
-			}
-			sort.Strings(names)
-			schema := c.resolve(tt.schema)
-			if diff := cmp.Diff(names, props(schema)); diff != "" {
-				t.Errorf("JSON names (-Go +schema):\n%s", diff)
-			}
-			patterns, _ := schema["patternProperties"].(map[string]any)
-			matched := make(map[string]int)
-			for pattern, sub := range patterns {
-				var matches []string
-				for _, name := range names {
-					if regexp.MustCompile(pattern).MatchString(name) {
-						matches = append(matches, name)
-					}
-				}
-				if len(matches) != 1 {
-					t.Errorf("pattern %s matches %q, want one name", pattern, matches)
-					continue
-				}
-				matched[matches[0]]++
-				ref, _ := sub.(map[string]any)["$ref"].(string)
-				if want := tt.schema + "/properties/" + matches[0]; ref != want {
-					t.Errorf("pattern %s has $ref %q, want %q", pattern, ref, want)
-				}
-			}
-			for _, name := range names {
-				if matched[name] != 1 {
-					t.Errorf("%s has %d patterns, want 1", name, matched[name])
-				}
-			}
-		})
-	}
-}
+// The schema's property names and patternProperties are held to the wire
+// types, the one description of the reply's shape, by TestFieldTableAgrees
+// (fields_test.go), level by level.
 
 // TestPropertySchemaAgreesOnDevices: for device lists with good and bad
 // names, counts, attributes, capacities and taints, field names in any

@@ -1,0 +1,256 @@
+package pingstatus
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/pingnode/pingnode/internal/kuberules"
+)
+
+// The keys of a reply, judged on its tree before the rules read it: keys
+// given more than once (the last value counts), and unknown keys that
+// look like known fields (rule 19, nearmiss.go). They are judged along
+// the fields Parse reads, in the order of the text, and only in the
+// values that Parse reads: the last of a repeated key, a list or an
+// object within its limit.
+
+// where is the JSON path of a field that Parse reads, as indexes into
+// levelFields, so that judging keys builds no string unless it finds
+// something; only an entry of an object whose keys are its entries' own
+// (the labels, the hugepages, a device's attributes and capacity) carries
+// its key.
+type where struct {
+	top, sub, field int8  // field of the reply, of resources, of a list entry; -1 for none
+	inner           int8  // field of a device's attribute, capacity or taint; -1 for none
+	index           int32 // of an entry in a list, or -1
+	item            int32 // of an entry in a device's taints, or -1
+	keyed           bool  // at the entry key of such an object, or under it
+	key             string
+}
+
+var nowhere = where{top: -1, sub: -1, field: -1, inner: -1, index: -1, item: -1}
+
+func (w where) String() string {
+	switch {
+	case w.keyed && w.top == labelsField:
+		return labelPath(w.key)
+	case w.keyed && w.sub == hugepagesField:
+		return hugepagesPath(w.key)
+	case w.keyed: // a device's attribute or capacity
+		s := deviceKeyPath(indexPath(fieldPath(replyLevel, devicesField), int(w.index)), int(w.field), w.key)
+		if w.inner >= 0 {
+			lv := attributeLevel
+			if w.field == capacityField {
+				lv = capacityLevel
+			}
+			s += fieldPath(lv, int(w.inner))
+		}
+		return s
+	}
+	s := levelFields[replyLevel][w.top]
+	entry := taintLevel
+	switch {
+	case w.sub >= 0:
+		s += "." + levelFields[resourcesLevel][w.sub]
+		entry = acceleratorLevel
+	case w.top == devicesField:
+		entry = deviceLevel
+	}
+	if w.index >= 0 {
+		s = indexPath(s, int(w.index))
+	}
+	if w.field >= 0 {
+		s += "." + levelFields[entry][w.field]
+	}
+	if w.item >= 0 { // a device's taint
+		s = indexPath(s, int(w.item))
+		if w.inner >= 0 {
+			s += fieldPath(deviceTaintLevel, int(w.inner))
+		}
+	}
+	return s
+}
+
+// subject returns what part of the node the field at w is about.
+func (w where) subject() Subject {
+	switch w.top {
+	case resourcesField:
+		return SubjectResource
+	case taintsField:
+		return SubjectTaint
+	case labelsField:
+		return SubjectLabel
+	case devicesField:
+		return SubjectDevice
+	}
+	return SubjectReply
+}
+
+// child returns the path of the k-th field of an object at level lv, at
+// path at.
+func (at where) child(lv level, k int) where {
+	switch lv {
+	case replyLevel:
+		at.top = int8(k)
+	case resourcesLevel:
+		at.sub = int8(k)
+	case attributeLevel, capacityLevel, deviceTaintLevel:
+		at.inner = int8(k)
+	default:
+		at.field = int8(k)
+	}
+	return at
+}
+
+// A keyJudge judges the keys of a tree: the warnings about repeated
+// keys, then those about near misses, in the order of the text.
+type keyJudge struct {
+	t          *tree
+	opts       Options
+	repeats    []Warning
+	misses     []Warning // the first maxNearMisses
+	moreMisses int       // how many more
+}
+
+// keys judges the keys of the reply t and adds the warnings.
+func (p *parser) keys(t *tree) {
+	j := keyJudge{t: t, opts: p.opts}
+	j.object(0, nowhere, replyLevel)
+	p.warnings = append(p.warnings, j.repeats...)
+	p.warnings = append(p.warnings, j.misses...)
+	if j.moreMisses > 0 {
+		p.warn(SubjectReply, Ignored, "", "%d more unknown fields look like misspelled or misplaced known fields; ignored", j.moreMisses)
+	}
+}
+
+// object judges the keys of the object obj at level lv, at path at: a
+// field given more than once is warned of where it is met the second
+// time, with how many times, and only its last value is judged further.
+func (j *keyJudge) object(obj int, at where, lv level) {
+	t := j.t
+	var count [maxLevelFields]int
+	var last [maxLevelFields]int
+	for m := t.first(obj); m != none; m = t.next(m) {
+		if k := t.field(m, lv); k >= 0 {
+			count[k]++
+			last[k] = m
+		}
+	}
+	var seen [maxLevelFields]int
+	for m := t.first(obj); m != none; m = t.next(m) {
+		k := t.field(m, lv)
+		if k < 0 {
+			j.unknownKey(m, at, lv)
+			continue
+		}
+		child := at.child(lv, k)
+		if seen[k]++; seen[k] == 2 {
+			j.repeats = append(j.repeats, repeated(child, count[k]))
+		}
+		if m == last[k] {
+			j.value(m, child, lv, k)
+		}
+	}
+}
+
+// repeated returns the warning that the key of the field at was given n
+// times.
+func repeated(at where, n int) Warning {
+	return Warning{Path: at.String(), Message: "given " + strconv.Itoa(n) + " times; the last one is used", Subject: at.subject(), Action: Repaired}
+}
+
+// value judges the keys in v, the value of the k-th field of an object at
+// level lv.
+func (j *keyJudge) value(v int, at where, lv level, k int) {
+	c := j.t.kind(v)
+	switch {
+	case lv == replyLevel && k == resourcesField && c == objectKind:
+		j.object(v, at, resourcesLevel)
+	case lv == replyLevel && k == taintsField && c == arrayKind:
+		j.list(v, at, taintLevel, j.opts.maxTaints())
+	case lv == replyLevel && k == labelsField && c == objectKind:
+		j.keyed(v, at, j.opts.maxLabels(), -1)
+	case lv == replyLevel && k == devicesField && c == arrayKind:
+		j.list(v, at, deviceLevel, j.opts.maxDevices())
+	case lv == resourcesLevel && k == hugepagesField && c == objectKind:
+		j.keyed(v, at, maxHugepageSizes, -1)
+	case lv == resourcesLevel && k == acceleratorsField && c == arrayKind:
+		j.list(v, at, acceleratorLevel, j.opts.maxAccelerators())
+	case lv == deviceLevel && k == attributesField && c == objectKind:
+		j.keyed(v, at, kuberules.MaxDeviceAttributesAndCapacities, attributeLevel)
+	case lv == deviceLevel && k == capacityField && c == objectKind:
+		j.keyed(v, at, kuberules.MaxDeviceAttributesAndCapacities, capacityLevel)
+	case lv == deviceLevel && k == deviceTaintsField && c == arrayKind:
+		j.list(v, at, deviceTaintLevel, kuberules.MaxDeviceTaints)
+	}
+}
+
+// list judges the keys of the entries of the list v, objects at level lv,
+// unless it has more than limit.
+func (j *keyJudge) list(v int, at where, lv level, limit int) {
+	t := j.t
+	if t.len(v) > limit {
+		return
+	}
+	i := 0
+	for e := t.first(v); e != none; e, i = t.next(e), i+1 {
+		if t.nodes[e].kind != objectKind {
+			continue
+		}
+		entry := at
+		if index := int32(min(i, math.MaxInt32)); at.index < 0 {
+			entry.index = index
+		} else {
+			entry.item = index
+		}
+		j.object(e, entry, lv)
+	}
+}
+
+// keyed judges the keys of the object v, whose keys are its entries' own
+// (the labels, the hugepages by size, a device's attributes and
+// capacity), unless it has more than limit entries: a key given more than
+// once is warned of after the entries, in the order of the keys first
+// met, with how many times. Each entry's last value is an object at level
+// lv, whose keys are judged, or, for lv < 0, a value they are not.
+func (j *keyJudge) keyed(v int, at where, limit int, lv level) {
+	t := j.t
+	if n := t.len(v); n > limit || n < 2 && lv < 0 {
+		return
+	}
+	var last map[string]int
+	var order []string // the keys met, in order
+	count := make(map[string]int)
+	for e := t.first(v); e != none; e = t.next(e) {
+		key := unquote(t.key(e))
+		if count[key]++; count[key] == 1 {
+			order = append(order, key)
+		} else if last == nil {
+			last = make(map[string]int)
+		}
+		if last != nil {
+			last[key] = e
+		}
+	}
+	if lv >= 0 {
+		for e := t.first(v); e != none; e = t.next(e) {
+			if t.nodes[e].kind != objectKind {
+				continue
+			}
+			key := unquote(t.key(e))
+			if l, repeated := last[key]; repeated && l != e {
+				continue
+			}
+			entry := at
+			entry.keyed, entry.key = true, key
+			j.object(e, entry, lv)
+		}
+	}
+	for _, key := range order {
+		if c := count[key]; c > 1 {
+			entry := at
+			entry.keyed, entry.key = true, key
+			j.repeats = append(j.repeats, repeated(entry, c))
+		}
+	}
+}
