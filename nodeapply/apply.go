@@ -81,10 +81,17 @@ type checker struct {
 // what was done (do).
 type warnFunc func(s pingstatus.Subject, do pingstatus.Action, path, message string)
 
+// warnings collects what Apply refused or repaired; add is its warnFunc.
+type warnings []pingstatus.Warning
+
+func (w *warnings) add(s pingstatus.Subject, do pingstatus.Action, path, message string) {
+	*w = append(*w, pingstatus.Warning{Path: path, Message: message, Subject: s, Action: do})
+}
+
 // applier builds the new node when the checker cannot say it is unchanged.
 type applier struct {
 	checker
-	warnings []pingstatus.Warning
+	warnings warnings
 	// touched says which parts apply may have changed, so that only those
 	// are compared with the input.
 	touchedResources, touchedTaints, touchedLabels, touchedConditions, touchedAnnotation bool
@@ -95,7 +102,7 @@ type applier struct {
 // warn adds a warning about the part s of the node, at path, saying what
 // was done (do).
 func (a *applier) warn(s pingstatus.Subject, do pingstatus.Action, path, message string) {
-	a.warnings = append(a.warnings, pingstatus.Warning{Path: path, Message: message, Subject: s, Action: do})
+	a.warnings.add(s, do, path, message)
 }
 
 // unchanged reports whether the patch leaves a valid node as it is. False

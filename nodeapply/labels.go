@@ -50,7 +50,7 @@ func labelEntries(annotation string, yield func(string) bool) {
 type labelMerge struct {
 	remove, put []string // keys
 	owned       string
-	warnings    []pingstatus.Warning
+	warnings    warnings
 }
 
 // mergeLabels merges the patch's labels into node's, reading node only:
@@ -60,9 +60,7 @@ type labelMerge struct {
 // someone else's is refused when its value differs.
 func (a *checker) mergeLabels(node *corev1.Node) labelMerge {
 	var m labelMerge
-	warn := func(s pingstatus.Subject, do pingstatus.Action, path, message string) {
-		m.warnings = append(m.warnings, pingstatus.Warning{Path: path, Message: message, Subject: s, Action: do})
-	}
+	warn := m.warnings.add
 	check := a.opts.labelCheck()
 	key := a.opts.labelOwnership()
 	var owned map[string]bool // nil while the annotation lists none

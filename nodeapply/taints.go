@@ -19,7 +19,7 @@ import (
 type taintMerge struct {
 	taints   []corev1.Taint // read-only: their TimeAdded are the node's
 	owned    string
-	warnings []pingstatus.Warning
+	warnings warnings
 }
 
 // mergeTaints merges the patch's taints into node's, reading node only:
@@ -29,9 +29,7 @@ type taintMerge struct {
 // refused (KeptTaintKeys); everyone else's stay.
 func (a *checker) mergeTaints(node *corev1.Node) taintMerge {
 	var m taintMerge
-	warn := func(s pingstatus.Subject, do pingstatus.Action, path, message string) {
-		m.warnings = append(m.warnings, pingstatus.Warning{Path: path, Message: message, Subject: s, Action: do})
-	}
+	warn := m.warnings.add
 	unique := a.pluginTaints(warn)
 	want := unique.List
 	owned := a.previouslyOwned(node, warn)
