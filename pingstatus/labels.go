@@ -35,8 +35,13 @@ func (p *parser) labels(t *tree, in int) (replace bool, out map[string]string, k
 			continue
 		}
 		value := t.strOr(e.value, "")
+		problems := check.Check(key, value)
+		if problems.Mine() {
+			out[key] = value
+			continue // the common case: no path to build
+		}
 		path := labelPath(key)
-		switch problems := check.Check(key, value); {
+		switch {
 		case problems.Key != "":
 			p.warn(SubjectLabel, Refused, path, "%s is not a valid label key: %s; entry dropped", text.Quote(key, quoteBytes), problems.Key)
 		case problems.Forbidden != "":
@@ -48,8 +53,6 @@ func (p *parser) labels(t *tree, in int) (replace bool, out map[string]string, k
 		case problems.Value != "":
 			p.warn(SubjectLabel, Refused, path, "%s is not a valid label value: %s; entry dropped, the plugin's current %s label kept", text.Quote(value, quoteBytes), problems.Value, key)
 			kept = append(kept, key)
-		default:
-			out[key] = value
 		}
 	}
 	slices.Sort(kept)

@@ -135,10 +135,15 @@ type emitter struct {
 	n      int // how many of in were written, when not copying
 	out    []Device
 	copied bool
+	// alike are the descriptions of an input's device and a written one
+	// last found the same: the devices of a group share their group's,
+	// so the next of them is compared by its name alone.
+	alike [2]description
+	known bool
 }
 
 func (e *emitter) emit(d Device) {
-	if !e.copied && e.n < len(e.in) && same(&e.in[e.n], &d) {
+	if !e.copied && e.n < len(e.in) && e.same(&e.in[e.n], &d) {
 		e.n++
 		return
 	}
@@ -146,6 +151,23 @@ func (e *emitter) emit(d Device) {
 		e.out, e.copied = slices.Clone(e.in[:e.n]), true
 	}
 	e.out = append(e.out, d)
+}
+
+// same reports whether in is published as d is, as [same] does, and
+// remembers their descriptions when it is.
+func (e *emitter) same(in, d *Device) bool {
+	if in.Name != d.Name {
+		return false
+	}
+	pair := [2]description{describe(in), describe(d)}
+	if e.known && pair == e.alike {
+		return true
+	}
+	if !sameDescription(in, d) {
+		return false
+	}
+	e.alike, e.known = pair, true
+	return true
 }
 
 // result returns what was written, and whether it is the input itself.

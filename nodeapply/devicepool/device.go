@@ -2,6 +2,7 @@ package devicepool
 
 import (
 	"maps"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -66,10 +67,35 @@ func Equal(a, b []Device) bool {
 
 // same reports whether two devices are published the same: the same
 // name, attributes, capacity by value, and taints in the same order.
-func same(a, b *Device) bool {
-	return a.Name == b.Name && maps.EqualFunc(a.Attributes, b.Attributes, sameAttribute) &&
+func same(a, b *Device) bool { return a.Name == b.Name && sameDescription(a, b) }
+
+// sameDescription reports whether two devices are described the same:
+// the same attributes, capacity by value, and taints in the same order.
+func sameDescription(a, b *Device) bool {
+	return maps.EqualFunc(a.Attributes, b.Attributes, sameAttribute) &&
 		maps.EqualFunc(a.Capacity, b.Capacity, func(x, y resource.Quantity) bool { return x.Cmp(y) == 0 }) &&
 		slices.Equal(a.Taints, b.Taints)
+}
+
+// A description is what a device shares with the other devices of its
+// group: the group's maps and taints, one of each for all of them.
+// Two descriptions are one when they are at the same places.
+type description struct {
+	attributes, capacity uintptr // where the maps are
+	taints               *pingstatus.DeviceTaint
+	ntaints              int
+}
+
+func describe(d *Device) description {
+	desc := description{
+		attributes: reflect.ValueOf(d.Attributes).Pointer(),
+		capacity:   reflect.ValueOf(d.Capacity).Pointer(),
+		ntaints:    len(d.Taints),
+	}
+	if len(d.Taints) > 0 {
+		desc.taints = &d.Taints[0]
+	}
+	return desc
 }
 
 func sameAttribute(x, y pingstatus.DeviceAttribute) bool {
