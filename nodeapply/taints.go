@@ -17,7 +17,7 @@ import (
 // whose merge is the input's taints and annotation, with no warning, so
 // the node is not copied; the build writes it into the copy.
 type taintMerge struct {
-	taints   []corev1.Taint // read-only: their TimeAdded are the node's
+	taints   []corev1.Taint // read-only: their TimeAdded are the node's or the patch's; write copies them
 	owned    string
 	warnings warnings
 }
@@ -144,7 +144,6 @@ func (a *checker) pluginTaints(warn warnFunc) kuberules.UniqueTaints {
 			warn(pingstatus.SubjectTaint, pingstatus.Refused, path(), t.Key+" is not the plugin's to set; not applied")
 			continue
 		}
-		t.TimeAdded = t.TimeAdded.DeepCopy()
 		if _, repeated := unique.Add(t, i); repeated {
 			warn(pingstatus.SubjectTaint, pingstatus.Repaired, path(), "repeats "+kuberules.IDOf(&t).String()+"; the last one is kept")
 		}
