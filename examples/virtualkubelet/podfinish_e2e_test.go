@@ -104,6 +104,9 @@ func TestPodDeleteFinished(t *testing.T) {
 	createTestPod(t, terminatingPod(first, name))
 	uid := deleteGracefully(t, first)
 	eventually(t, first+" is deleted", func(ctx context.Context) (bool, string) { return gone(ctx, first, uid) })
+	eventually(t, "the delete logged", func(context.Context) (bool, string) {
+		return log.n.Load() >= 1, fmt.Sprintf("%q logged %d times", finishedLine, log.n.Load())
+	})
 	morePings(t, p, 3)
 	if n := log.n.Load(); n != 1 {
 		t.Errorf("%q logged %d times, want once", finishedLine, n)
@@ -123,6 +126,12 @@ func TestPodDeleteFinished(t *testing.T) {
 	}
 	plugin.reply(http.StatusOK, goodReply, 0)
 	eventually(t, second+" is deleted once the plugin answers", func(ctx context.Context) (bool, string) { return gone(ctx, second, uid) })
+	// The provider logs the delete after the API server has done it: the
+	// line may come a moment after the pod is gone, and once.
+	eventually(t, "the second delete logged", func(context.Context) (bool, string) {
+		return log.n.Load() >= 2, fmt.Sprintf("%q logged %d times", finishedLine, log.n.Load())
+	})
+	morePings(t, p, 3)
 	if n := log.n.Load(); n != 2 {
 		t.Errorf("%q logged %d times, want twice", finishedLine, n)
 	}
