@@ -78,6 +78,23 @@
 // now; with "total", all that the backend gives the node, those its pods
 // hold included.
 //
+// A backend of many machines may list them as its parts instead, each
+// a node of its own that the scheduler can fit a pod on, for a provider
+// that serves parts (rules 20 to 22):
+//
+//	{
+//	  "status": "ok",
+//	  "labels": { "feature.node.kubernetes.io/slurm-cluster": "hpc1" },
+//	  "nodes": [
+//	    { "name": "cn001", "resources": { "cpu": "1", "memory": "4000Mi" } },
+//	    { "name": "cn002", "resources": { "cpu": "12", "memory": "48000Mi" },
+//	      "taints": [ { "key": "slurm.example.com/drain", "effect": "NoSchedule" } ] }
+//	  ]
+//	}
+//
+// A sum over machines takes a pod that no machine can run: 24 free cpus,
+// one on each of 24 machines, take a 4-cpu pod that then never starts.
+//
 // A body that is not a JSON object (plain text such as "ok" or "0", an
 // array, a string, a number, null, nothing) is a [Legacy] reply, the kind
 // plugins sent before resources existed: an empty patch and no warning. A
@@ -240,8 +257,43 @@
 //     near misses ("state", "stats"), so "message", "timestamp", "error",
 //     "time" and "name" beside the reply's fields stay silent. A reply
 //     gets at most 16 such warnings and one more saying how many were
-//     left out; those in a part Parse passes over (the earlier value of a
-//     repeated key, a list over its limit) are not warned.
+//     left out; those in a value Parse passes over (the earlier value of
+//     a repeated key, a list over its limit) are not warned. In a part
+//     (rule 20), a resource's field is warned as belonging in
+//     "resources", and "nodes" as belonging at the top of the reply;
+//     "nodes" has "node" for its one near miss ("notes", "codes" and
+//     "modes" are words of other replies).
+//  20. "nodes" lists the backend's parts, its machines or its partitions
+//     of identical machines, each a node of its own ([NodePatch.Parts],
+//     sorted by name). An entry is an object whose "name" is a DNS label
+//     (lowercase letters, digits and '-', starting and ending with a
+//     letter or digit) of at most 63 characters: the provider names the
+//     part's node after it and labels the node with it. An entry that is
+//     no object, or has no valid name, is dropped with a warning, and the
+//     list is then incomplete ([NodePatch.PartsIncomplete]): the part it
+//     meant may be one the provider serves, so no part leaves with this
+//     reply. Of entries with the same name the last counts, with a
+//     warning: the earlier ones are passed over unread. "nodes" absent
+//     or null is no news of the parts; [] says the backend has none; over
+//     [Options.MaxParts] entries, or not a list, it is ignored whole, and
+//     is no news either.
+//  21. A part's resources, taints, labels and devices are read by the
+//     rules of a reply's (1 to 18), each part on its own, and the paths
+//     of their warnings start with its entry's ("nodes[3].resources.cpu").
+//     The reply's taints and labels beside "nodes" are every part's,
+//     before its own: a part's taints are the reply's, then its own,
+//     unique by key and effect with the part's counting, as the last of a
+//     repeated pair does (rule 7); its labels are the reply's, with its
+//     own over them. A part without a list of its own has the reply's,
+//     shared, read-only. The reply's list refused whole (of the wrong
+//     type, or over its limit) leaves every part's list of that field
+//     unchanged, and so does a part's own refused whole; each list is
+//     judged by its own limit.
+//  22. Beside "nodes" (not null), the reply's "resources" and "devices"
+//     are ignored with a warning: a sum is what the parts replace. The
+//     patch itself then carries none of the four fields of a node, only
+//     its parts, so a provider that serves no parts leaves its node as it
+//     is with such a reply.
 //
 // # What serializers write
 //
@@ -307,6 +359,9 @@
 //     length alone.
 //   - Warnings quote a plugin's text escaped as a Go string and cut after
 //     64 bytes, so a field of a megabyte never makes a warning of one.
+//   - A reply of parts is read as one reply of each part: the work is
+//     the same for 5,000 parts in one body as for the body's size in
+//     one node's fields, and the parts are sorted once, by name.
 //   - Only keys that name no field are compared with the fields (rule
 //     19), and only those of at most 18 characters, with the few fields of
 //     their object and of one other level.

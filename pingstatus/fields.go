@@ -29,6 +29,7 @@ const (
 	attributeLevel   // the value of a device's attribute
 	capacityLevel    // the value of a device's capacity
 	deviceTaintLevel // an entry of a device's taints
+	partLevel        // an entry of the parts list, "nodes"
 )
 
 // The fields of each level, as indexes into levelFields[level]: the
@@ -39,6 +40,14 @@ const (
 	taintsField
 	labelsField
 	devicesField
+	nodesField
+)
+
+// The fields of a part are the reply's, but for its name in the place of
+// the status: a part's resources, taints, labels and devices are read by
+// the reply's own rules, by the reply's constants.
+const (
+	partNameField = statusField
 )
 
 const (
@@ -93,6 +102,7 @@ var levelFields = [...][]string{
 	attributeLevel:   tagNames(reflect.TypeFor[DeviceAttribute]()),
 	capacityLevel:    tagNames(reflect.TypeFor[DeviceCapacity]()),
 	deviceTaintLevel: tagNames(reflect.TypeFor[TaintResponse]()),
+	partLevel:        tagNames(reflect.TypeFor[PartResponse]()),
 }
 
 // tagNames returns the JSON names of the fields of the struct type t, in

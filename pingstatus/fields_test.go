@@ -147,7 +147,7 @@ func TestFieldTableAgrees(t *testing.T) {
 		indexes  map[string]int // the constants that index the level's fields
 	}{
 		{replyLevel, PingResponse{}, schema, "#", nil,
-			map[string]int{"status": statusField, "resources": resourcesField, "taints": taintsField, "labels": labelsField, "devices": devicesField}},
+			map[string]int{"status": statusField, "resources": resourcesField, "taints": taintsField, "labels": labelsField, "devices": devicesField, "nodes": nodesField}},
 		{resourcesLevel, ResourcesResponse{}, schema["properties"].(map[string]any)["resources"].(map[string]any), "#/properties/resources", nil,
 			map[string]int{"cpu": cpuField, "memory": memoryField, "pods": podsField, "accelerators": acceleratorsField, "basis": basisField, "ephemeralStorage": ephemeralStorageField, "hugepages": hugepagesField}},
 		{acceleratorLevel, AcceleratorResponse{}, defs["accelerator"].(map[string]any), "#/$defs/accelerator", []int{resourceTypeField, availableField},
@@ -162,6 +162,8 @@ func TestFieldTableAgrees(t *testing.T) {
 			map[string]int{"value": capacityValueField}},
 		{deviceTaintLevel, TaintResponse{}, defs["deviceTaint"].(map[string]any), "#/$defs/deviceTaint", []int{keyField, effectField},
 			map[string]int{"key": keyField, "value": valueField, "effect": effectField}},
+		{partLevel, PartResponse{}, defs["part"].(map[string]any), "#/$defs/part", []int{partNameField},
+			map[string]int{"name": partNameField, "resources": resourcesField, "taints": taintsField, "labels": labelsField, "devices": devicesField}},
 	}
 	if len(levels) != len(levelFields) {
 		t.Fatalf("the test knows %d levels, the table has %d", len(levels), len(levelFields))
@@ -310,4 +312,27 @@ func allSpellings(name string) []string {
 		out = next
 	}
 	return out
+}
+
+// TestPartFieldsAreTheReplys holds a part's wire type to the reply's: after
+// its name, a part has the reply's fields of a node, in their order, with
+// the same types and json tags, so that one set of rules, indexed by the
+// same constants, reads both.
+func TestPartFieldsAreTheReplys(t *testing.T) {
+	reply, part := reflect.TypeFor[PingResponse](), reflect.TypeFor[PartResponse]()
+	if part.NumField() != nodesField {
+		t.Fatalf("PartResponse has %d fields, want %d: its name and the reply's fields of a node", part.NumField(), nodesField)
+	}
+	for k := resourcesField; k < nodesField; k++ {
+		r, p := reply.Field(k), part.Field(k)
+		if r.Name != p.Name || r.Type != p.Type || r.Tag != p.Tag {
+			t.Errorf("field %d: the reply's is %s %s `%s`, the part's %s %s `%s`", k, r.Name, r.Type, r.Tag, p.Name, p.Type, p.Tag)
+		}
+	}
+	if got := levelFields[partLevel][partNameField]; got != "name" {
+		t.Errorf("a part's first field is %q, want name", got)
+	}
+	if got := levelFields[replyLevel][nodesField]; got != "nodes" {
+		t.Errorf("the reply's field %d is %q, want nodes", nodesField, got)
+	}
 }

@@ -20,17 +20,31 @@ import (
 // (the labels, the hugepages, a device's attributes and capacity) carries
 // its key.
 type where struct {
-	top, sub, field int8  // field of the reply, of resources, of a list entry; -1 for none
+	top, sub, field int8  // field of the reply or part, of resources, of a list entry; -1 for none
 	inner           int8  // field of a device's attribute, capacity or taint; -1 for none
+	part            int32 // of an entry in the parts list, or -1: then top is the part's field
 	index           int32 // of an entry in a list, or -1
 	item            int32 // of an entry in a device's taints, or -1
 	keyed           bool  // at the entry key of such an object, or under it
 	key             string
 }
 
-var nowhere = where{top: -1, sub: -1, field: -1, inner: -1, index: -1, item: -1}
+var nowhere = where{top: -1, sub: -1, field: -1, inner: -1, part: -1, index: -1, item: -1}
 
 func (w where) String() string {
+	if w.part < 0 {
+		return w.within(replyLevel)
+	}
+	entry := indexPath(levelFields[replyLevel][nodesField], int(w.part))
+	if w.top < 0 {
+		return entry
+	}
+	return entry + "." + w.within(partLevel)
+}
+
+// within returns the path of w within the object at level lv, the reply
+// or a part.
+func (w where) within(lv level) string {
 	switch {
 	case w.keyed && w.top == labelsField:
 		return labelPath(w.key)
@@ -47,7 +61,7 @@ func (w where) String() string {
 		}
 		return s
 	}
-	s := levelFields[replyLevel][w.top]
+	s := levelFields[lv][w.top]
 	entry := taintLevel
 	switch {
 	case w.sub >= 0:
@@ -73,6 +87,9 @@ func (w where) String() string {
 
 // subject returns what part of the node the field at w is about.
 func (w where) subject() Subject {
+	if w.part >= 0 && w.top == partNameField {
+		return SubjectPart
+	}
 	switch w.top {
 	case resourcesField:
 		return SubjectResource
@@ -82,6 +99,8 @@ func (w where) subject() Subject {
 		return SubjectLabel
 	case devicesField:
 		return SubjectDevice
+	case nodesField:
+		return SubjectPart
 	}
 	return SubjectReply
 }
@@ -90,7 +109,7 @@ func (w where) subject() Subject {
 // path at.
 func (at where) child(lv level, k int) where {
 	switch lv {
-	case replyLevel:
+	case replyLevel, partLevel:
 		at.top = int8(k)
 	case resourcesLevel:
 		at.sub = int8(k)
@@ -163,15 +182,18 @@ func repeated(at where, n int) Warning {
 // level lv.
 func (j *keyJudge) value(v int, at where, lv level, k int) {
 	c := j.t.kind(v)
+	node := lv == replyLevel || lv == partLevel // the fields of a node, the reply's or a part's
 	switch {
-	case lv == replyLevel && k == resourcesField && c == objectKind:
+	case node && k == resourcesField && c == objectKind:
 		j.object(v, at, resourcesLevel)
-	case lv == replyLevel && k == taintsField && c == arrayKind:
+	case node && k == taintsField && c == arrayKind:
 		j.list(v, at, taintLevel, j.opts.maxTaints())
-	case lv == replyLevel && k == labelsField && c == objectKind:
+	case node && k == labelsField && c == objectKind:
 		j.keyed(v, at, j.opts.maxLabels(), -1)
-	case lv == replyLevel && k == devicesField && c == arrayKind:
+	case node && k == devicesField && c == arrayKind:
 		j.list(v, at, deviceLevel, j.opts.maxDevices())
+	case lv == replyLevel && k == nodesField && c == arrayKind:
+		j.list(v, at, partLevel, j.opts.maxParts())
 	case lv == resourcesLevel && k == hugepagesField && c == objectKind:
 		j.keyed(v, at, maxHugepageSizes, -1)
 	case lv == resourcesLevel && k == acceleratorsField && c == arrayKind:
@@ -198,9 +220,12 @@ func (j *keyJudge) list(v int, at where, lv level, limit int) {
 			continue
 		}
 		entry := at
-		if index := int32(min(i, math.MaxInt32)); at.index < 0 {
+		switch index := int32(min(i, math.MaxInt32)); {
+		case lv == partLevel:
+			entry.part, entry.top = index, -1
+		case at.index < 0:
 			entry.index = index
-		} else {
+		default:
 			entry.item = index
 		}
 		j.object(e, entry, lv)

@@ -54,6 +54,7 @@ var misplacedAt = [len(levelFields)][]level{
 	replyLevel:     {resourcesLevel},
 	resourcesLevel: {replyLevel},
 	deviceLevel:    {replyLevel},
+	partLevel:      {resourcesLevel, replyLevel},
 }
 
 // nearField returns the field that the unknown key at level lv looks
@@ -76,7 +77,10 @@ func nearField(key []byte, lv level) (meantLv level, meantK int, misplaced, ok b
 		if lv == replyLevel && k == statusField {
 			continue // for logs only; "state" and "stats" are common unrelated keys
 		}
-		if isPlural(a, name) || len(name) >= minEditLen && oneEdit(a, name) {
+		// "nodes" is one edit from words of many replies ("notes",
+		// "codes", "modes"); its near miss is "node" alone.
+		edits := len(name) >= minEditLen && (lv != replyLevel || k != nodesField)
+		if isPlural(a, name) || edits && oneEdit(a, name) {
 			return lv, k, false, true
 		}
 	}
@@ -228,6 +232,8 @@ func missWarning(at where, reply bool, key string, meantLv level, meantK int, mi
 	name := levelFields[meantLv][meantK]
 	msg := "unknown field; did you mean \"" + name + "\"? ignored"
 	switch {
+	case misplaced && meantLv == replyLevel && at.part >= 0 && meantK != nodesField:
+		msg = "\"" + name + "\" belongs in the part's entry, beside \"resources\"; ignored"
 	case misplaced && meantLv == replyLevel:
 		msg = "\"" + name + "\" belongs at the top level of the reply; ignored"
 	case misplaced:
@@ -240,8 +246,12 @@ func missWarning(at where, reply bool, key string, meantLv level, meantK int, mi
 // is about.
 func fieldSubject(lv level, k int) Subject {
 	switch lv {
-	case replyLevel:
-		return nowhere.child(replyLevel, k).subject()
+	case replyLevel, partLevel:
+		at := nowhere
+		if lv == partLevel {
+			at.part = 0
+		}
+		return at.child(lv, k).subject()
 	case resourcesLevel, acceleratorLevel:
 		return SubjectResource
 	case taintLevel:

@@ -17,6 +17,8 @@ const (
 	DefaultMaxTaints       = 256
 	DefaultMaxLabels       = 256
 	DefaultMaxDevices      = 1024
+	// DefaultMaxParts is Kubernetes' own limit of nodes in a cluster.
+	DefaultMaxParts = 5000
 )
 
 // DefaultLabelNamespaces returns the namespaces in which a plugin may set
@@ -64,6 +66,11 @@ type Options struct {
 	// devices their counts may add up to; more are ignored whole. Zero or
 	// less means [DefaultMaxDevices]; more than 100000 counts as 100000.
 	MaxDevices int
+	// MaxParts is the most parts a reply may list; more are ignored
+	// whole. Zero or less means [DefaultMaxParts]. A provider that serves
+	// parts may need a larger MaxBodyBytes: a part of a few resources and
+	// labels is about 100 bytes.
+	MaxParts int
 }
 
 // ReadLimit is how many bytes of a reply a provider reads: one more than
@@ -76,6 +83,7 @@ func (o Options) maxBodyBytes() int    { return orDefault(o.MaxBodyBytes, Defaul
 func (o Options) maxAccelerators() int { return orDefault(o.MaxAccelerators, DefaultMaxAccelerators) }
 func (o Options) maxTaints() int       { return orDefault(o.MaxTaints, DefaultMaxTaints) }
 func (o Options) maxLabels() int       { return orDefault(o.MaxLabels, DefaultMaxLabels) }
+func (o Options) maxParts() int        { return orDefault(o.MaxParts, DefaultMaxParts) }
 func (o Options) maxDevices() int      { return min(orDefault(o.MaxDevices, DefaultMaxDevices), 100000) }
 
 // labelCheck is the check of a plugin's label by these options:

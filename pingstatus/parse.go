@@ -53,9 +53,13 @@ type parser struct {
 	shape []Warning
 	// rulesFrom is where the rules' warnings start in warnings.
 	rulesFrom int
-	// listsDevices says that the reply lists devices, so that its
-	// accelerators may not count them again (rule 18).
+	// listsDevices says that the reply, or the part being read, lists
+	// devices, so that its accelerators may not count them again (rule
+	// 18).
 	listsDevices bool
+	// at is the path of the part being read ("nodes[3]"), which every
+	// warning's path then starts with, or "".
+	at string
 }
 
 // result returns the warnings in order.
@@ -72,13 +76,24 @@ func (p *parser) result() []Warning {
 // warn adds a warning about the part s of the node, at path, saying what
 // was done (a).
 func (p *parser) warn(s Subject, a Action, path, format string, args ...any) {
-	p.warnings = append(p.warnings, Warning{Path: path, Message: fmt.Sprintf(format, args...), Subject: s, Action: a})
+	p.warnings = append(p.warnings, Warning{Path: p.path(path), Message: fmt.Sprintf(format, args...), Subject: s, Action: a})
+}
+
+// path returns path within the part being read, if any.
+func (p *parser) path(path string) string {
+	switch {
+	case p.at == "":
+		return path
+	case path == "":
+		return p.at
+	}
+	return p.at + "." + path
 }
 
 // shapeWarn adds a warning about a value of the wrong JSON type or a list
 // over its limit, as warn does.
 func (p *parser) shapeWarn(s Subject, a Action, path, format string, args ...any) {
-	p.shape = append(p.shape, Warning{Path: path, Message: fmt.Sprintf(format, args...), Subject: s, Action: a})
+	p.shape = append(p.shape, Warning{Path: p.path(path), Message: fmt.Sprintf(format, args...), Subject: s, Action: a})
 }
 
 func (p *parser) parse(body []byte) NodePatch {
@@ -118,6 +133,17 @@ func (p *parser) reply(t *tree) NodePatch {
 	if s := f[statusField]; t.present(s) && p.expect(t, s, SubjectReply, Ignored, fieldPath(replyLevel, statusField), stringKinds, "ignored") {
 		patch.Status = t.str(s)
 	}
+	if t.present(f[nodesField]) {
+		p.parts(t, f, &patch)
+	} else {
+		p.node(t, f, &patch)
+	}
+	return patch
+}
+
+// node reads and judges the fields of a node, f, the reply's or a part's,
+// into patch.
+func (p *parser) node(t *tree, f [maxLevelFields]int, patch *NodePatch) {
 	devices := f[devicesField]
 	p.listsDevices = t.kind(devices) == arrayKind && t.len(devices) > 0 && t.count(devices) <= p.opts.maxDevices()
 	if r := f[resourcesField]; t.present(r) && p.expect(t, r, SubjectResource, Refused, fieldPath(replyLevel, resourcesField), objectKinds, "resources left unchanged") {
@@ -134,7 +160,6 @@ func (p *parser) reply(t *tree) NodePatch {
 			patch.ReplaceDevices, patch.Devices, patch.KeptDeviceGroups = p.devices(l)
 		}
 	}
-	return patch
 }
 
 // The JSON types a value may be of, as kinds.

@@ -83,6 +83,29 @@ type NodePatch struct {
 	// means that group, so nodeapply keeps its published devices as they
 	// are instead of removing them.
 	KeptDeviceGroups []string `json:"keptDeviceGroups,omitempty"`
+	// ReplaceParts reports whether the reply listed its parts ("nodes").
+	// When true, Parts (possibly empty) are the backend's parts, and
+	// everything the reply says of resources, taints, labels and devices
+	// is in them: this patch's own fields of those are empty.
+	ReplaceParts bool `json:"replaceParts"`
+	// Parts are the backend's parts, sorted by name, each the patch of
+	// its own node.
+	Parts []Part `json:"parts,omitempty"`
+	// PartsIncomplete reports that an entry of the parts list was refused
+	// before its name could be read (no object, no valid name), so that a
+	// part served now and missing from Parts may still be there: no part
+	// leaves with this reply.
+	PartsIncomplete bool `json:"partsIncomplete,omitempty"`
+}
+
+// Part is one part of the backend, as a reply lists it: its name and what
+// the reply asks of its node.
+type Part struct {
+	// Name is a DNS label of at most 63 characters.
+	Name string `json:"name"`
+	// Patch is what the reply asks of the part's node: its Kind is
+	// Structured, and it lists no parts of its own.
+	Patch NodePatch `json:"patch"`
 }
 
 // DeviceGroup is a group of identical devices that a reply describes,
@@ -146,5 +169,5 @@ const (
 
 // IsEmpty reports whether p asks for no change at all.
 func (p *NodePatch) IsEmpty() bool {
-	return len(p.Resources) == 0 && !p.ReplaceTaints && !p.ReplaceLabels && !p.ReplaceDevices
+	return len(p.Resources) == 0 && !p.ReplaceTaints && !p.ReplaceLabels && !p.ReplaceDevices && !p.ReplaceParts
 }

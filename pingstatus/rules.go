@@ -350,6 +350,9 @@ func (p *parser) taints(tr *tree, in int) (replace bool, out []corev1.Taint, kep
 		case problems.Reserved && t.Key == kuberules.UnreachableTaintKey:
 			p.warn(SubjectTaint, Refused, path+fieldPath(taintLevel, keyField), "%s is pingnode's own, for a plugin that does not answer; entry dropped", t.Key)
 			continue
+		case problems.Reserved && t.Key == kuberules.PartGoneTaintKey:
+			p.warn(SubjectTaint, Refused, path+fieldPath(taintLevel, keyField), "%s is pingnode's own, for a part the reply no longer lists; entry dropped", t.Key)
+			continue
 		case problems.Reserved:
 			p.warn(SubjectTaint, Refused, path+fieldPath(taintLevel, keyField), "%s belongs to Kubernetes controllers; entry dropped", t.Key)
 			continue

@@ -20,6 +20,7 @@ var schema string
 //     schema sees a number's value, not its text)
 //   - device groups named more than once (the schema sees each entry on
 //     its own)
+//   - parts named more than once (the schema sees each entry on its own)
 //   - device counts that add up to more than 1024 (a schema cannot add)
 //   - devices with more than 32 attributes and capacities together (it
 //     bounds each of the two)

@@ -34,6 +34,7 @@ var beyondSchema = map[string]string{
 	"whole-numbers-other-spellings.json": "whole numbers in spellings other than the plain ones",
 	"labels-gpu.json":                    "label keys in namespaces a provider may allow but the default options do not",
 	"devices-repeated.json":              "device groups named more than once",
+	"parts-repeated.json":                "parts named more than once",
 	"devices-over-limit.json":            "device counts that add up to more than 1024",
 	"devices-attributes-over-limit.json": "devices with more than 32 attributes and capacities together",
 	"devices-string-bytes.json":          "attribute strings of at most 64 characters but more than 64 bytes",
@@ -270,6 +271,70 @@ func TestPropertySchemaAgreesOnDevices(t *testing.T) {
 			entries = append(entries, object(t, members))
 		}
 		body := []byte(`{"` + spell(t, "devices") + `":[` + strings.Join(entries, ",") + `]}`)
+		_, warnings := pingstatus.Parse(body, pingstatus.Options{})
+		problems := c.validate(body)
+		if (len(problems) == 0) != (len(warnings) == 0) {
+			t.Fatalf("%s\nschema: %v\nParse: %v", body, problems, warnings)
+		}
+	})
+}
+
+// TestPropertySchemaAgreesOnParts: for parts lists with good and bad
+// entries and names, each part with good and bad fields, the reply's
+// taints and labels beside them and its sum beside them or not, field
+// names in any letter case, the schema accepts the reply exactly when
+// Parse takes it without a warning. Names are unique, as JSONSchema's
+// doc comment says the two judge apart.
+func TestPropertySchemaAgreesOnParts(t *testing.T) {
+	c := newChecker(t)
+	spell := func(t *rapid.T, name string) string {
+		return rapid.SampledFrom([]string{name, strings.ToUpper(name), strings.ToUpper(name[:1]) + name[1:]}).Draw(t, name+" spelling")
+	}
+	good := func(t *rapid.T, label string, good, bad []string) string {
+		if rapid.IntRange(0, 4).Draw(t, label+" bad") == 0 {
+			return rapid.SampledFrom(bad).Draw(t, label)
+		}
+		return rapid.SampledFrom(good).Draw(t, label)
+	}
+	fields := func(t *rapid.T, members []string) []string {
+		if rapid.Bool().Draw(t, "has resources") {
+			members = append(members, `"`+spell(t, "resources")+`":`+good(t, "resources", []string{`{"cpu":"1","memory":"4000Mi"}`, `{}`, `null`, `{"pods":"110"}`}, []string{`{"cpu":"-1"}`, `{"cpu":"0"}`, `"24"`}))
+		}
+		if rapid.Bool().Draw(t, "has taints") {
+			members = append(members, `"`+spell(t, "taints")+`":`+good(t, "taints", []string{`[]`, `null`, `[{"key":"slurm.io/drain","effect":"NoSchedule"}]`}, []string{`{}`, `[{"key":"pingnode.io/part-gone","effect":"NoSchedule"}]`, `[{"key":"a b","effect":"NoSchedule"}]`}))
+		}
+		if rapid.Bool().Draw(t, "has labels") {
+			members = append(members, `"`+spell(t, "labels")+`":`+good(t, "labels", []string{`{}`, `null`, `{"feature.node.kubernetes.io/slurm-partition":"cpu"}`}, []string{`[]`, `{"dedicated":"x"}`, `{"feature.node.kubernetes.io/x":"a b"}`}))
+		}
+		if rapid.IntRange(0, 4).Draw(t, "has devices") == 0 {
+			members = append(members, `"`+spell(t, "devices")+`":`+good(t, "devices", []string{`[]`, `null`, `[{"name":"a100","count":4}]`}, []string{`[{"name":"A100","count":4}]`, `{}`}))
+		}
+		return members
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		names := rapid.Permutation([]string{`"cn001"`, `"cn002"`, `"gpu-a100"`, `"` + strings.Repeat("n", 63) + `"`, `"CN_003"`, `""`, `"cn-"`, `"` + strings.Repeat("n", 64) + `"`, `7`, `null`}).Draw(t, "names")
+		var entries []string
+		for i := range rapid.IntRange(0, 3).Draw(t, "entries") {
+			if rapid.IntRange(0, 9).Draw(t, "no object") == 0 {
+				entries = append(entries, rapid.SampledFrom([]string{`null`, `"cn001"`, `[]`}).Draw(t, "entry"))
+				continue
+			}
+			var members []string
+			if rapid.IntRange(0, 9).Draw(t, "has name") > 0 {
+				members = append(members, `"`+spell(t, "name")+`":`+names[i])
+			}
+			if rapid.IntRange(0, 4).Draw(t, "unknown field") == 0 {
+				members = append(members, `"state":"idle"`)
+			}
+			members = fields(t, members)
+			entries = append(entries, "{"+strings.Join(rapid.Permutation(members).Draw(t, "order"), ",")+"}")
+		}
+		nodes := `[` + strings.Join(entries, ",") + `]`
+		if rapid.IntRange(0, 9).Draw(t, "nodes no list") == 0 {
+			nodes = rapid.SampledFrom([]string{`null`, `{}`, `"cn001"`}).Draw(t, "nodes")
+		}
+		members := fields(t, []string{`"status":"ok"`, `"` + spell(t, "nodes") + `":` + nodes})
+		body := []byte("{" + strings.Join(rapid.Permutation(members).Draw(t, "order"), ",") + "}")
 		_, warnings := pingstatus.Parse(body, pingstatus.Options{})
 		problems := c.validate(body)
 		if (len(problems) == 0) != (len(warnings) == 0) {

@@ -48,22 +48,25 @@ const (
 	// SubjectDevice is a device: the reply's devices, or the devices a
 	// provider publishes for the node (nodeapply's Result.Devices).
 	SubjectDevice
+	// SubjectPart is a part of the backend as a whole: the reply's parts
+	// list ("nodes"), an entry of it, or its name.
+	SubjectPart
 )
 
-var subjectNames = [...]string{"reply", "resource", "taint", "condition", "annotation", "label", "device"}
+var subjectNames = [...]string{"reply", "resource", "taint", "condition", "annotation", "label", "device", "part"}
 
 // String returns "reply", "resource", "taint", "condition", "annotation",
-// "label" or "device".
+// "label", "device" or "part".
 func (s Subject) String() string { return enum.Name(subjectNames[:], int(s), "Subject") }
 
 // MarshalText returns the subject as [Subject.String] writes it.
 func (s Subject) MarshalText() ([]byte, error) {
-	return enum.Marshal(s, s >= SubjectReply && s <= SubjectDevice)
+	return enum.Marshal(s, s >= SubjectReply && s <= SubjectPart)
 }
 
 // UnmarshalText reads what MarshalText writes.
 func (s *Subject) UnmarshalText(b []byte) error {
-	return enum.Unmarshal(s, b, SubjectReply, SubjectDevice)
+	return enum.Unmarshal(s, b, SubjectReply, SubjectPart)
 }
 
 // Action is what was done about what a [Warning] reports.
@@ -77,7 +80,7 @@ const (
 	// like an unknown effect read as NoSchedule, UTF-16 text decoded, or
 	// of a repeated key the last value taken.
 	Repaired
-	// Ignored: a whole part was passed over with no effect on the node,
+	// Ignored: a whole value was passed over with no effect on the node,
 	// like a reply that does not parse, a list over its limit, or the
 	// reply of a failed ping.
 	Ignored

@@ -17,7 +17,17 @@ import (
 // the top of the reply, or a field at the wrong level, is about the
 // field meant (rule 19).
 func subjectOf(path, message string) pingstatus.Subject {
+	if rest, ok := strings.CutPrefix(path, "nodes["); ok { // in a part
+		_, inPart, _ := strings.Cut(rest, "].")
+		if inPart == "" || inPart == "name" || strings.HasSuffix(message, `did you mean "name"? ignored`) && !strings.ContainsAny(inPart, ".[") {
+			return pingstatus.SubjectPart
+		}
+		return subjectOf(inPart, message)
+	}
 	switch {
+	case strings.Contains(message, `belongs in the part's entry`):
+		meant, _, _ := strings.Cut(message[strings.Index(message, `"`)+1:], `"`)
+		return subjectOf(meant, "")
 	case strings.Contains(message, `belongs in "resources"`):
 		return pingstatus.SubjectResource
 	case strings.Contains(message, "belongs at the top level"),
@@ -34,6 +44,8 @@ func subjectOf(path, message string) pingstatus.Subject {
 		return pingstatus.SubjectLabel
 	case strings.HasPrefix(path, "devices"):
 		return pingstatus.SubjectDevice
+	case strings.HasPrefix(path, "nodes"):
+		return pingstatus.SubjectPart
 	}
 	return pingstatus.SubjectReply // "" and "status"
 }

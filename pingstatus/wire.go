@@ -33,6 +33,44 @@ type PingResponse struct {
 	// published devices are left alone. A pointer to an empty list
 	// means the backend has no devices. Build it with [DeviceList].
 	Devices *[]DeviceResponse `json:"devices,omitempty"`
+	// Nodes lists the backend's parts (its machines, or its partitions of
+	// identical machines), each a node of its own that the scheduler can
+	// fit a pod on, for a provider that serves parts. nil means "no
+	// news": the parts stay as they are. A pointer to an empty list means
+	// the backend has no parts. Beside Nodes, Resources and Devices must
+	// be nil (a sum is what the parts replace), and Taints and Labels are
+	// every part's, before its own. Build it with [PartList].
+	Nodes *[]PartResponse `json:"nodes,omitempty"`
+}
+
+// PartResponse is one part of the backend: a machine, or a partition of
+// identical machines, that the provider serves as a node of its own.
+// After Name, its fields are a reply's, with a reply's meaning and rules.
+type PartResponse struct {
+	// Name is a DNS label (lowercase letters, digits and '-') of at most
+	// 63 characters, unique in the reply: "cn001", "gpu-a100". The
+	// provider names the part's node after it, and labels the node with
+	// it.
+	Name string `json:"name"`
+	// Resources are what the part can take right now, as in a reply.
+	Resources *ResourcesResponse `json:"resources,omitempty"`
+	// Taints are the part's own taints, after the reply's.
+	Taints *[]TaintResponse `json:"taints,omitempty"`
+	// Labels are the part's own labels; a key the reply's labels have too
+	// takes the part's value.
+	Labels map[string]string `json:"labels,omitzero"`
+	// Devices are the part's devices, published as the pool of the
+	// part's node.
+	Devices *[]DeviceResponse `json:"devices,omitempty"`
+}
+
+// PartList returns a value for [PingResponse.Nodes] holding parts: the
+// backend's whole list, which marshals as a JSON array even when it is
+// empty.
+func PartList(parts ...PartResponse) *[]PartResponse {
+	list := make([]PartResponse, len(parts))
+	copy(list, parts)
+	return &list
 }
 
 // DeviceResponse is a group of identical devices of the backend. The

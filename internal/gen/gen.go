@@ -161,10 +161,35 @@ func ReplyBody() *rapid.Generator[[]byte] {
 }
 
 func replyObject(t *rapid.T) []byte {
-	reply := map[string]any{}
+	reply := nodeFields(t)
 	if rapid.Bool().Draw(t, "has status") {
 		reply["status"] = rapid.SampledFrom([]any{"ok", "healthy", 3, nil}).Draw(t, "status")
 	}
+	if rapid.IntRange(0, 3).Draw(t, "has nodes") == 0 {
+		reply["nodes"] = partsValue(t)
+	}
+	b, err := json.Marshal(reply)
+	if err != nil {
+		t.Fatalf("marshal: %v", err)
+	}
+	return b
+}
+
+// NodeFields draws an adversarial JSON object of a node's fields, as a
+// reply or a part has them: resources, taints, labels and devices, valid
+// or not, and an unknown field; no status, no name and no parts.
+func NodeFields() *rapid.Generator[[]byte] {
+	return rapid.Custom(func(t *rapid.T) []byte {
+		b, err := json.Marshal(nodeFields(t))
+		if err != nil {
+			t.Fatalf("marshal: %v", err)
+		}
+		return b
+	})
+}
+
+func nodeFields(t *rapid.T) map[string]any {
+	reply := map[string]any{}
 	if rapid.IntRange(0, 3).Draw(t, "has resources") > 0 {
 		reply["resources"] = resourcesValue(t)
 	}
@@ -180,11 +205,37 @@ func replyObject(t *rapid.T) []byte {
 	if rapid.IntRange(0, 3).Draw(t, "has devices") > 0 {
 		reply["devices"] = devicesValue(t)
 	}
-	b, err := json.Marshal(reply)
-	if err != nil {
-		t.Fatalf("marshal: %v", err)
+	return reply
+}
+
+// partsValue draws a JSON value for a reply's parts: a list of entries
+// with the fields of a reply, valid or not, names repeated, missing or
+// invalid, fields at the wrong level; or a value that is no list.
+func partsValue(t *rapid.T) any {
+	switch rapid.IntRange(0, 9).Draw(t, "parts shape") {
+	case 0:
+		return nil
+	case 1:
+		return []any{}
+	case 2:
+		return "cn001"
 	}
-	return b
+	parts := make([]any, rapid.IntRange(0, 4).Draw(t, "parts"))
+	for i := range parts {
+		if rapid.IntRange(0, 9).Draw(t, "part wrong type") == 0 {
+			parts[i] = "cn001"
+			continue
+		}
+		part := nodeFields(t)
+		if rapid.IntRange(0, 9).Draw(t, "has name") > 0 {
+			part["name"] = rapid.SampledFrom([]any{"cn001", "cn002", "gpu-a100", "CN_001", "", "-a", strings.Repeat("n", 64), 7, nil}).Draw(t, "name")
+		}
+		if rapid.IntRange(0, 5).Draw(t, "part has misplaced") == 0 {
+			part[rapid.SampledFrom([]string{"cpu", "nodes", "names", "status", "state"}).Draw(t, "misplaced")] = "4"
+		}
+		parts[i] = part
+	}
+	return parts
 }
 
 // quantityValue draws a JSON value for a quantity: valid or not.

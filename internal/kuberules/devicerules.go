@@ -38,7 +38,7 @@ const (
 	problemAttributeNoDomain = "must have a domain before '/', like gpu.example.com/"
 	problemAttributeDomain   = "domain must be a lowercase DNS subdomain, like gpu.example.com"
 	problemAttributeID       = "name must be a C identifier: letters, digits and '_', not starting with a digit"
-	problemGroupName         = "must be a lowercase DNS label: letters a-z, digits and '-', starting and ending with a letter or digit"
+	problemDNSLabel          = "must be a lowercase DNS label: letters a-z, digits and '-', starting and ending with a letter or digit"
 	problemVersion           = "must be a semantic version 2.0.0, like 8.0.0 or 12.4.1-rc.1"
 )
 
@@ -52,7 +52,7 @@ func DeviceGroupNameProblem(name string) string {
 	case len(name) > MaxDeviceGroupNameBytes:
 		return "must be at most " + strconv.Itoa(MaxDeviceGroupNameBytes) + " characters"
 	case !isDNS1123Label(name):
-		return problemGroupName
+		return problemDNSLabel
 	}
 	return ""
 }

@@ -17,6 +17,12 @@ const DefaultProtectedKey = "virtual-node.interlink/no-schedule"
 // no plugin may set it.
 const UnreachableTaintKey = "pingnode.io/plugin-unreachable"
 
+// PartGoneTaintKey is the key of the NoSchedule taint that nodeapply puts
+// on a part's node once the plugin's reply no longer lists the part, the
+// time it was added saying since when. It is pingnode's: no plugin may
+// set it.
+const PartGoneTaintKey = "pingnode.io/part-gone"
+
 // Bounds on names and values, for input whose length nothing else bounds.
 const (
 	// MaxNameBytes is the longest qualified name: a 253-byte DNS
@@ -45,9 +51,9 @@ var reservedPrefixes = [...]string{
 // IsReservedKey reports whether key belongs to a Kubernetes controller
 // (node.kubernetes.io/*, node.cloudprovider.kubernetes.io/*,
 // node-role.kubernetes.io/*) or to pingnode itself
-// ([UnreachableTaintKey]).
+// ([UnreachableTaintKey], [PartGoneTaintKey]).
 func IsReservedKey(key string) bool {
-	if key == UnreachableTaintKey {
+	if key == UnreachableTaintKey || key == PartGoneTaintKey {
 		return true
 	}
 	for _, p := range reservedPrefixes {

@@ -1,0 +1,193 @@
+package pingstatus
+
+import (
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/pingnode/pingnode/internal/kuberules"
+	"github.com/pingnode/pingnode/internal/text"
+)
+
+// shared are the reply's taints and labels beside its parts, which every
+// part has before its own (rule 21).
+type shared struct {
+	taintsGiven, taintsRefused bool
+	taints                     []corev1.Taint
+	keptTaints                 []string
+	labelsGiven, labelsRefused bool
+	labels                     map[string]string
+	keptLabels                 []string
+}
+
+// partRef is an entry of the parts list with a valid name.
+type partRef struct {
+	name string
+	i    int // its index in the list
+	e    int // its value in the tree
+}
+
+// parts reads and judges the reply's parts, in f, the reply's fields,
+// into patch (rules 20 to 22).
+func (p *parser) parts(t *tree, f [maxLevelFields]int, patch *NodePatch) {
+	for _, k := range [...]int{resourcesField, devicesField} {
+		if t.present(f[k]) {
+			p.warn(nowhere.child(replyLevel, k).subject(), Ignored, fieldPath(replyLevel, k), "beside %q, whose parts replace a sum; ignored", fieldPath(replyLevel, nodesField))
+		}
+	}
+	list := fieldPath(replyLevel, nodesField)
+	nodes := f[nodesField]
+	if !p.withinLimit(SubjectPart, list, "parts", t.count(nodes), p.opts.maxParts()) ||
+		!p.expect(t, nodes, SubjectPart, Refused, list, arrayKinds, "parts left unchanged") {
+		return
+	}
+	var s shared
+	if taints := f[taintsField]; t.present(taints) {
+		s.taintsGiven = true
+		s.taintsRefused = true
+		if replace, out, kept := p.taints(t, taints); replace {
+			s.taintsRefused, s.taints, s.keptTaints = false, out, kept
+		}
+	}
+	if labels := f[labelsField]; t.present(labels) {
+		s.labelsGiven = true
+		s.labelsRefused = true
+		if replace, out, kept := p.labels(t, labels); replace {
+			s.labelsRefused, s.labels, s.keptLabels = false, out, kept
+		}
+	}
+	refs := p.partNames(t, nodes, patch)
+	patch.ReplaceParts = true
+	patch.Parts = make([]Part, 0, len(refs))
+	for _, r := range p.lastOfEachPart(refs) {
+		p.at = indexPath(list, r.i)
+		pf := t.fields(r.e, partLevel)
+		part := Part{Name: r.name, Patch: NodePatch{Kind: Structured}}
+		p.node(t, pf, &part.Patch)
+		p.at = ""
+		s.into(&part.Patch, t.present(pf[taintsField]), t.present(pf[labelsField]))
+		patch.Parts = append(patch.Parts, part)
+	}
+	slices.SortFunc(patch.Parts, func(a, b Part) int { return strings.Compare(a.Name, b.Name) })
+}
+
+// partNames returns the entries of the parts list nodes that are objects
+// with a valid name, in order, and warns of the others, which make the
+// list incomplete.
+func (p *parser) partNames(t *tree, nodes int, patch *NodePatch) []partRef {
+	list := fieldPath(replyLevel, nodesField)
+	refs := make([]partRef, 0, t.len(nodes))
+	i := -1
+	for e := t.first(nodes); e != none; e = t.next(e) {
+		i++
+		path := indexPath(list, i)
+		if !p.expect(t, e, SubjectPart, Refused, path, objectKinds, "entry dropped, and no part leaves") {
+			patch.PartsIncomplete = true
+			continue
+		}
+		n := t.fields(e, partLevel)[partNameField]
+		namePath := path + "." + levelFields[partLevel][partNameField]
+		switch {
+		case !t.present(n):
+			p.warn(SubjectPart, Refused, namePath, "missing; entry dropped, and no part leaves")
+			patch.PartsIncomplete = true
+			continue
+		case !p.expect(t, n, SubjectPart, Refused, namePath, stringKinds, "entry dropped, and no part leaves"):
+			patch.PartsIncomplete = true
+			continue
+		}
+		name := t.str(n)
+		if problem := kuberules.PartNameProblem(name); problem != "" {
+			p.warn(SubjectPart, Refused, namePath, "%s is not a valid part name: %s; entry dropped, and no part leaves", text.Quote(name, quoteBytes), problem)
+			patch.PartsIncomplete = true
+			continue
+		}
+		refs = append(refs, partRef{name: name, i: i, e: e})
+	}
+	return refs
+}
+
+// lastOfEachPart returns the entries refs but, of entries with the same
+// name, the last alone, and warns at each later one of the one before,
+// which is passed over unread (rule 20), as of device groups.
+func (p *parser) lastOfEachPart(refs []partRef) []partRef {
+	byName := slices.Clone(refs)
+	slices.SortStableFunc(byName, func(a, b partRef) int { return strings.Compare(a.name, b.name) })
+	var before map[int]int // the index of an entry to that of the one before it of its name
+	for k := 1; k < len(byName); k++ {
+		if byName[k].name == byName[k-1].name {
+			if before == nil {
+				before = make(map[int]int)
+			}
+			before[byName[k].i] = byName[k-1].i
+		}
+	}
+	if before == nil {
+		return refs
+	}
+	list := fieldPath(replyLevel, nodesField)
+	last := make(map[string]int, len(before))
+	for _, r := range refs {
+		if j, repeats := before[r.i]; repeats {
+			p.warn(SubjectPart, Repaired, indexPath(list, r.i), "%s repeats %s; the last one is used", r.name, indexPath(list, j))
+		}
+		last[r.name] = r.i
+	}
+	out := refs[:0:0]
+	for _, r := range refs {
+		if last[r.name] == r.i {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// into gives part, a part's patch, the reply's taints and labels before
+// its own (its own given, or not, as ownTaints and ownLabels say): of a
+// taint's key and effect, or a label's key, in both, the part's counts,
+// as of a pair or key given twice the last does. A list of the reply's
+// that was refused leaves every part's list of that field unchanged.
+// The parts share the reply's lists when they have none of their own:
+// read-only.
+func (s *shared) into(part *NodePatch, ownTaints, ownLabels bool) {
+	switch {
+	case s.taintsRefused || ownTaints && !part.ReplaceTaints:
+		part.ReplaceTaints, part.Taints, part.KeptTaintKeys = false, nil, nil
+	case s.taintsGiven && !ownTaints:
+		part.ReplaceTaints, part.Taints, part.KeptTaintKeys = true, s.taints, s.keptTaints
+	case s.taintsGiven:
+		unique := kuberules.NewUniqueTaints(len(s.taints) + len(part.Taints))
+		for i, taint := range slices.Concat(s.taints, part.Taints) {
+			unique.Add(taint, i)
+		}
+		part.Taints = unique.List
+		part.KeptTaintKeys = union(s.keptTaints, part.KeptTaintKeys)
+	}
+	switch {
+	case s.labelsRefused || ownLabels && !part.ReplaceLabels:
+		part.ReplaceLabels, part.Labels, part.KeptLabelKeys = false, nil, nil
+	case s.labelsGiven && !ownLabels:
+		part.ReplaceLabels, part.Labels, part.KeptLabelKeys = true, s.labels, s.keptLabels
+	case s.labelsGiven:
+		labels := make(map[string]string, len(s.labels)+len(part.Labels))
+		for k, v := range s.labels {
+			labels[k] = v
+		}
+		for k, v := range part.Labels {
+			labels[k] = v
+		}
+		part.Labels = labels
+		part.KeptLabelKeys = union(s.keptLabels, part.KeptLabelKeys)
+	}
+}
+
+// union returns the keys in a or b, sorted, each once; nil for none.
+func union(a, b []string) []string {
+	if len(a)+len(b) == 0 {
+		return nil
+	}
+	out := slices.Concat(a, b)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
