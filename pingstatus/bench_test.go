@@ -36,6 +36,22 @@ func devicesBody(n int) []byte {
 		n/2, n-n/2)
 }
 
+// partsBody returns a reply of n parts, machine by machine, as a Slurm
+// backend of n machines lists them: each its free cpus and memory and its
+// partition's label, with a site label for all.
+func partsBody(n int) []byte {
+	var b strings.Builder
+	b.WriteString(`{"status":"ok","labels":{"feature.node.kubernetes.io/slurm-cluster":"hpc1"},"nodes":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"name":"cn%05d","resources":{"cpu":"%d","memory":"%dMi"},"labels":{"feature.node.kubernetes.io/slurm-partition":"cpu"}}`, i, 1+i%48, 4000*(1+i%48))
+	}
+	b.WriteString("]}")
+	return []byte(b.String())
+}
+
 // BenchmarkParse measures Parse beside a bare json.Unmarshal of the same
 // body into the wire types, in the same run. For the ratios:
 //
@@ -55,6 +71,7 @@ func BenchmarkParse(b *testing.B) {
 		{"taints100", taintsBody(100)},
 		{"taints1000", taintsBody(1000)},
 		{"devices64", devicesBody(64)},
+		{"parts5000", partsBody(5000)},
 		{"devices64-tainted", bytes.Replace(devicesBody(64), []byte(`"capacity":{"memory":{"value":"80Gi"}}`),
 			[]byte(`"capacity":{"memory":{"value":"80Gi"}},"taints":[{"key":"gpu.nvidia.com/xid","value":"79","effect":"NoSchedule"}]`), 1)},
 	}
