@@ -41,6 +41,13 @@
 //
 //	pingcheck -dra-driver gpu.nvidia.com testdata/replies/devices-gpus.json
 //
+// A reply that lists its parts (the backend's machines, "nodes") is shown
+// part by part: each part's patch applied to the node, as a provider that
+// serves parts applies it to the part's own node; with -o json, the node
+// after the reply for each part, by name:
+//
+//	pingcheck -node node.json testdata/replies/slurm-parts-taints.json
+//
 // With -url, pingcheck pings a live plugin exactly as the Virtual Kubelet
 // example does (the same client: timeout, body limit, status handling,
 // failure names) and shows the outcome; with -watch it pings every
@@ -205,8 +212,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		p, warnings := outcome(client.Ping(context.Background()), opts.Reply)
 		res, pool := apply(node, nil, p, opts)
-		warnings = slices.Concat(warnings, res.Warnings, pool.Warnings)
+		parts, partWarnings := applyParts(node, p, opts)
+		warnings = slices.Concat(warnings, res.Warnings, pool.Warnings, partWarnings)
 		report(stdout, *pluginURL, len(p.Body), &p, warnings, res, nil, pool, *driver)
+		if p.Reached() && p.Reply.ReplaceParts {
+			reportParts(stdout, p.Reply, parts, nodeName(*nodeFile), *driver)
+		}
 		if *strict && (len(warnings) > 0 || !p.Reached()) {
 			return exitWarnings
 		}
@@ -219,10 +230,17 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		ping.Reply, ping.Body = &patch, body
 	}
 	res, pool := apply(node, nil, ping, opts)
-	warnings = slices.Concat(warnings, res.Warnings, pool.Warnings)
+	parts, partWarnings := applyParts(node, ping, opts)
+	warnings = slices.Concat(warnings, res.Warnings, pool.Warnings, partWarnings)
 
 	if *output == "json" {
-		out, err := json.MarshalIndent(res.Node, "", "  ")
+		var out []byte
+		var err error
+		if ping.Reached() && patch.ReplaceParts {
+			out, err = json.MarshalIndent(partNodes(parts), "", "  ")
+		} else {
+			out, err = json.MarshalIndent(res.Node, "", "  ")
+		}
 		if err != nil {
 			fmt.Fprintln(stderr, "pingcheck:", err)
 			return exitUsage
@@ -233,6 +251,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	} else {
 		report(stdout, name, len(body), &ping, warnings, res, nil, pool, *driver)
+		if ping.Reached() && patch.ReplaceParts {
+			reportParts(stdout, &patch, parts, nodeName(*nodeFile), *driver)
+		}
 	}
 	if *strict && len(warnings) > 0 {
 		return exitWarnings
@@ -357,7 +378,22 @@ func report(w io.Writer, name string, size int, ping *nodeapply.Ping, warnings [
 	}
 	tw.Flush()
 
-	fmt.Fprintf(w, "\nchanges (%d)\n", len(changes))
+	if ping.Reached() && ping.Reply.ReplaceParts {
+		return // the changes are the parts' (reportParts)
+	}
+	fmt.Fprintln(w)
+	writeChanges(w, changes, devices)
+	if ping.Reply != nil && ping.Reply.ReplaceDevices {
+		fmt.Fprintln(w)
+		reportDevices(w, ping.Reply, before, pool, driver)
+	}
+}
+
+// writeChanges writes the changes section: the node's changes, aligned,
+// or why there are none (devices is how many the pool's are).
+func writeChanges(w io.Writer, changes []nodeapply.Change, devices int) {
+	fmt.Fprintf(w, "changes (%d)\n", len(changes))
+	tw := tabwriter.NewWriter(w, 0, 0, 3, ' ', 0)
 	for _, c := range changes {
 		switch c.Op {
 		case nodeapply.Added:
@@ -374,9 +410,5 @@ func report(w io.Writer, name string, size int, ping *nodeapply.Ping, warnings [
 		fmt.Fprintln(w, "  none: the provider sends nothing")
 	case len(changes) == 0:
 		fmt.Fprintln(w, "  none of the node")
-	}
-	if ping.Reply != nil && ping.Reply.ReplaceDevices {
-		fmt.Fprintln(w)
-		reportDevices(w, ping.Reply, before, pool, driver)
 	}
 }

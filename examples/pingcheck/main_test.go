@@ -68,6 +68,12 @@ func TestGolden(t *testing.T) {
 			`{"name":"t4","count":2,"attributes":{"productName":{"string":"Tesla T4"}}},{"name":"l4","count":0}]}`},
 		{"devices-refused-total", []string{"-"}, `{"resources":{"basis":"total"},"devices":[{"name":"l4","count":0}]}`},
 		{"devices-taints", []string{"-dra-driver", "gpu.nvidia.com", "testdata/devices-taints.json"}, ""},
+		{"parts", []string{"-node", "../../testdata/nodes/interlink-node.json", "../../testdata/replies/slurm-parts-taints.json"}, ""},
+		{"parts-mistakes", []string{"-strict", "../../testdata/replies/slurm-parts-mistakes.json"}, ""},
+		{"slurm-sum-24", []string{"-strict", "../../testdata/replies/slurm-sum-24.json"}, ""},
+		{"slurm-full", []string{"-strict", "../../testdata/replies/slurm-full.json"}, ""},
+		{"parts-none", []string{"-"}, `{"status":"ok","nodes":[]}`},
+		{"parts-json", []string{"-o", "json", "-"}, `{"nodes":[{"name":"cn001","resources":{"cpu":"1"}},{"name":"cn002","resources":{"cpu":"2"}}]}`},
 		{"dra-driver-bad", []string{"-dra-driver", "GPU_nvidia.com", "../../testdata/replies/devices-gpus.json"}, ""},
 	}
 	for _, tt := range tests {
