@@ -22,6 +22,7 @@ type config struct {
 	tokenFile         string // -token-file
 	backend           Backend
 	opts              pingstatus.Options // the provider's: -label-namespaces
+	fleet             *FleetConfig       // -parts-generate and its flags; nil without it
 }
 
 // errUsage is what parseFlags returns for a flag it refused, once it has
@@ -95,6 +96,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		c.opts.LabelNamespaces = strings.Split(s, ",")
 		return nil
 	})
+	fleet := partsFlags(fs, b)
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 		return c, err
 	} else if err != nil {
@@ -109,6 +111,20 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	}
 	problems = append(problems, devicesProblems(c.backend)...)
 	problems = append(problems, labelsProblems(c.backend.Labels, c.opts)...)
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	problems = append(problems, partsFlagsProblems(set)...)
+	if set["parts"] {
+		problems = append(problems, partsProblems("-parts", c.backend.Parts, c.opts)...)
+	}
+	if set["parts-generate"] {
+		c.fleet = fleet
+		if fp := fleetProblems(*fleet); fp != nil {
+			problems = append(problems, fp...)
+		} else { // only a fleet of a size that can work is made
+			problems = append(problems, partsProblems("-parts-generate", NewFleet(*fleet).Parts(), c.opts)...)
+		}
+	}
 	for _, p := range problems {
 		fmt.Fprintln(stderr, "plugin:", p)
 	}
@@ -152,6 +168,97 @@ func devicesProblems(b Backend) []string {
 	reply := Reply(b)
 	for _, w := range (pingstatus.PingResponse{Resources: reply.Resources, Devices: reply.Devices}).Validate(pingstatus.Options{}) {
 		problems = append(problems, "-devices: "+w.String())
+	}
+	return problems
+}
+
+// partsFlags defines the flags of a backend served as parts on fs: -parts,
+// which reads its file into b.Parts, and -parts-generate with its own,
+// which fill the fleet returned.
+func partsFlags(fs *flag.FlagSet, b *Backend) *FleetConfig {
+	fleet := &FleetConfig{CPUs: 48, MemoryMi: 192000, Churn: 0.02, Seed: 1}
+	fs.Func("parts", "a JSON file holding the backend's parts, a JSON array of objects each with a name (a DNS label) and a reply's resources, taints, labels and devices (see testdata/parts.json), served as the reply's nodes; not with -parts-generate nor the flags of the backend's resources and devices", func(file string) error {
+		var err error
+		b.Parts, err = readParts(file)
+		return err
+	})
+	fs.Func("parts-generate", "serve N generated machines as parts, cn001 and on, whose free cpus change as jobs start and end: a fleet for a benchmark (at most 5000, the provider's default limit)", func(s string) error {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 {
+			return errors.New("want a number of machines, 0 or more")
+		}
+		fleet.Machines = n
+		return nil
+	})
+	fs.Func("parts-cpus", "with -parts-generate: the cpus of each machine (default 48)", func(s string) error {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > maxMachineCPUs {
+			return fmt.Errorf("want 1 to %d cpus", maxMachineCPUs)
+		}
+		fleet.CPUs = n
+		return nil
+	})
+	fs.Func("parts-memory", "with -parts-generate: the memory of each machine, in Mi or Gi, like 192000Mi (the default) or 256Gi; a machine's free memory is in proportion of its free cpus", func(s string) error {
+		mi, ok := mebibytes(s)
+		if !ok {
+			return errors.New("want a whole number of Mi or Gi, like 192000Mi")
+		}
+		fleet.MemoryMi = mi
+		return nil
+	})
+	fs.Func("parts-churn", "with -parts-generate: the chance that a machine starts or ends a job at each reply, from 0 to 1 (default 0.02)", func(s string) error {
+		p, err := strconv.ParseFloat(s, 64)
+		if err != nil || !(p >= 0 && p <= 1) {
+			return errors.New("want a fraction from 0 to 1")
+		}
+		fleet.Churn = p
+		return nil
+	})
+	fs.Uint64Var(&fleet.Seed, "parts-seed", fleet.Seed, "with -parts-generate: the seed of its random source; the same seed gives the same replies")
+	return fleet
+}
+
+// mebibytes reads s, a whole number of Mi or Gi, as MiB; it reports
+// false for anything else, or a number over maxMachineMemoryMi.
+func mebibytes(s string) (int64, bool) {
+	scale := int64(1)
+	digits, ok := strings.CutSuffix(s, "Mi")
+	if !ok {
+		digits, ok = strings.CutSuffix(s, "Gi")
+		scale = 1024
+	}
+	n, err := strconv.ParseInt(digits, 10, 64)
+	if !ok || err != nil || n < 0 || n > maxMachineMemoryMi/scale {
+		return 0, false
+	}
+	return n * scale, true
+}
+
+// partsFlagsProblems returns what is wrong with the flags set (by name)
+// for parts, each a line: -parts and -parts-generate are one or the
+// other, the flags of a generated fleet need it, and beside parts,
+// which carry their own, no flag may say what the backend as a whole has
+// (only -drain and -label apply to every part).
+func partsFlagsProblems(set map[string]bool) []string {
+	var problems []string
+	source := ""
+	switch {
+	case set["parts"] && set["parts-generate"]:
+		problems = append(problems, "-parts and -parts-generate: one or the other")
+	case set["parts"]:
+		source = "-parts"
+	case set["parts-generate"]:
+		source = "-parts-generate"
+	}
+	for _, name := range []string{"parts-cpus", "parts-memory", "parts-churn", "parts-seed"} {
+		if set[name] && !set["parts-generate"] {
+			problems = append(problems, "-"+name+": only with -parts-generate")
+		}
+	}
+	for _, name := range []string{"cpu", "memory", "pods", "ephemeral-storage", "hugepages", "gpu", "devices", "basis"} {
+		if set[name] && source != "" {
+			problems = append(problems, "-"+name+": not with "+source+": each part has its own resources and devices")
+		}
 	}
 	return problems
 }

@@ -25,6 +25,14 @@
 // free now, the provider's default; with -basis total they are all the
 // backend gives the node, its pods' share in them.
 //
+// It serves its backend as parts, each a node of its own (machines, or
+// partitions of identical machines), with -parts, a JSON file holding
+// them, or with -parts-generate, a fleet of machines whose jobs start and
+// end at random between replies, for a benchmark of a provider:
+//
+//	go run ./examples/plugin -parts examples/plugin/testdata/parts.json
+//	go run ./examples/plugin -parts-generate 5000 -parts-churn 0.02 -parts-seed 7
+//
 // It serves as plugins are deployed, too: HTTPS with -cert-file and
 // -key-file, requiring client certificates signed by -client-ca-file
 // (mutual TLS, TLS 1.2 at least), requiring the bearer token of
@@ -79,6 +87,12 @@ type Backend struct {
 	// backend gives the node), or "", not sent, which the provider reads
 	// as available.
 	Basis string
+	// Parts are the backend's parts, served as the reply's nodes: nil
+	// serves the backend as one node, with the figures and devices
+	// above; otherwise the plugin's whole list, each part with its own
+	// resources and devices (the figures and devices above are not
+	// sent), and Draining and Labels every part's.
+	Parts []pingstatus.PartResponse
 }
 
 // DrainKey is the taint this plugin sets while its backend drains.
@@ -109,6 +123,10 @@ func Reply(b Backend) pingstatus.PingResponse {
 	}
 	if b.Draining {
 		reply.Taints = pingstatus.TaintList(pingstatus.TaintResponse{Key: DrainKey, Value: "true", Effect: "NoSchedule"})
+	}
+	if b.Parts != nil { // the parts carry the resources and devices: a sum beside them is refused
+		reply.Resources, reply.Devices = nil, nil
+		reply.Nodes = pingstatus.PartList(b.Parts...)
 	}
 	return reply
 }
@@ -184,7 +202,16 @@ func main() {
 		os.Exit(2)
 	}
 	b := c.backend
-	handler := Handler(func() Backend { return b }, c.opts)
+	current := func() Backend { return b }
+	if c.fleet != nil {
+		fleet := NewFleet(*c.fleet)
+		current = func() Backend {
+			b := b
+			b.Parts = fleet.Next() // the fleet moves on at each reply
+			return b
+		}
+	}
+	handler := Handler(current, c.opts)
 	if c.tokenFile != "" {
 		handler = RequireToken(c.tokenFile, handler)
 	}
