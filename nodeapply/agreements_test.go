@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"pgregory.net/rapid"
 
 	"github.com/pingnode/pingnode/internal/gen"
@@ -40,6 +41,7 @@ func agreementOptions(t *rapid.T) Options {
 		NoGrace:               rapid.IntRange(0, 3).Draw(t, "no grace") == 0,
 		VirtualNodeConditions: rapid.Bool().Draw(t, "pressure"),
 		KeepPingResponse:      rapid.Bool().Draw(t, "ping-response annotation"),
+		PartGrace:             rapid.SampledFrom([]time.Duration{0, 30 * time.Second}).Draw(t, "part grace"),
 	}
 	if rapid.Bool().Draw(t, "heartbeats") {
 		opts.HeartbeatInterval = time.Minute
@@ -52,6 +54,14 @@ func agreementOptions(t *rapid.T) Options {
 func agreementNode(t *rapid.T, opts Options) *corev1.Node {
 	node := gen.Node().Draw(t, "node")
 	node.Status.Conditions = gen.Conditions(opts.connectivity(), agreementT0).Draw(t, "conditions")
+	if rapid.IntRange(0, 2).Draw(t, "part gone") == 0 { // as a ping left it, or someone, without a time
+		gone := corev1.Taint{Key: PartGoneTaintKey, Effect: corev1.TaintEffectNoSchedule}
+		if rapid.Bool().Draw(t, "time added") {
+			added := metav1.NewTime(agreementT0.Add(time.Duration(rapid.IntRange(-120, 60).Draw(t, "left")) * time.Second))
+			gone.TimeAdded = &added
+		}
+		node.Spec.Taints = append(slices.Clone(node.Spec.Taints), gone)
+	}
 	if rapid.Bool().Draw(t, "ownership annotation") { // perhaps stale, empty or hand-edited
 		entries := rapid.SliceOfN(rapid.SampledFrom([]string{
 			"vendor.io/maintenance:NoSchedule", "example.com/drain:NoExecute", "", "not-an-entry", "a.io/x:Evict",
@@ -84,6 +94,7 @@ func agreementPing(t *rapid.T, node *corev1.Node) Ping {
 	if rapid.IntRange(0, 3).Draw(t, "failed") == 0 {
 		ping.Failure = rapid.SampledFrom([]string{"HTTP 500", "timeout after 3s"}).Draw(t, "failure")
 	}
+	ping.Unlisted = rapid.IntRange(0, 3).Draw(t, "unlisted") == 0
 	ping.Body = []byte(rapid.SampledFrom([]string{"ok", `{"status":"ok"}`}).Draw(t, "body"))
 	switch rapid.IntRange(0, 2).Draw(t, "reply") {
 	case 0:

@@ -38,7 +38,7 @@ func Apply(node *corev1.Node, ping Ping, opts Options) Result {
 // news.
 func newChecker(node *corev1.Node, ping Ping, opts Options) checker {
 	check := checker{in: node, ping: ping, opts: opts, patch: ping.Reply}
-	if check.patch == nil || !ping.Reached() {
+	if check.patch == nil || !ping.Reached() || ping.Unlisted {
 		check.patch = &noNews
 	}
 	return check
@@ -60,13 +60,14 @@ type checker struct {
 	// alone; wants are what the ping asks of Ready and the connectivity
 	// condition, and virtual whether it asks for the virtual node's
 	// conditions too (see wantCount and want). pastGrace says that the
-	// plugin has failed for the grace, and fence what the ping asks of
-	// the unreachable taint.
+	// plugin has failed for the grace, fence what the ping asks of the
+	// unreachable taint, and partGone what it asks of the part-gone taint.
 	at        time.Time
 	wants     [2]conditionWant
 	virtual   bool
 	pastGrace bool
 	fence     fence
+	partGone  fence
 	// What unchanged found, for apply.
 	valid, sameResources, sameTaints, sameLabels, sameConditions, sameAnnotation bool
 	// The merges of the patch's taints and labels into the input, when
@@ -115,26 +116,32 @@ func (a *checker) unchanged() bool {
 	a.sameConditions = a.conditionsUnchanged()
 	a.sameAnnotation = a.pingResponseUnchanged()
 	a.fence = a.fenceWant()
+	a.partGone = a.partGoneWant()
 	a.valid = kuberules.NodeProblems(a.in) == nil // if not, apply repairs it
 	a.sameResources = a.resourcesUnchanged()
 	if a.patch.ReplaceTaints && a.valid { // an invalid node's taints are merged once repaired
 		a.taintMerge = a.mergeTaints(a.in)
 		a.merged = true
 	}
-	a.sameTaints = (!a.patch.ReplaceTaints || a.merged && a.taintMerge.holds(a.in, a.opts.ownership())) && a.fenceUnchanged()
+	a.sameTaints = (!a.patch.ReplaceTaints || a.merged && a.taintMerge.holds(a.in, a.opts.ownership())) &&
+		a.fenceUnchanged() && a.partGoneUnchanged()
 	if a.patch.ReplaceLabels {
 		a.labelMerge = a.mergeLabels(a.in)
 	}
 	a.sameLabels = !a.patch.ReplaceLabels || a.labelMerge.holds(a.in, a.opts.labelOwnership())
 	return a.valid && a.sameResources && a.sameTaints && a.sameLabels && a.sameConditions && a.sameAnnotation &&
-		!a.ignoredReply() && !a.failedWithoutTime()
+		!a.ignoredReply() && !a.failedWithoutTime() && !a.ignoredUnlisted()
 }
 
-// ignoredReply reports whether the ping failed but carries a reply, which
-// Apply ignores.
+// ignoredReply reports whether the ping failed, or is Unlisted, but
+// carries a reply, which Apply ignores.
 func (a *checker) ignoredReply() bool {
-	return !a.ping.Reached() && a.ping.Reply != nil && !a.ping.Reply.IsEmpty()
+	return (!a.ping.Reached() || a.ping.Unlisted) && a.ping.Reply != nil && !a.ping.Reply.IsEmpty()
 }
+
+// ignoredUnlisted reports whether the ping failed but says Unlisted,
+// which Apply ignores: a failed ping changes no part.
+func (a *checker) ignoredUnlisted() bool { return !a.ping.Reached() && a.ping.Unlisted }
 
 // failedWithoutTime reports whether the ping failed but has no time, so
 // that its conditions cannot be written.
@@ -214,8 +221,14 @@ func (a *applier) build(everything bool) *corev1.Node {
 	a.touchedLabels = everything || !a.sameLabels
 	a.touchedConditions = everything || !a.sameConditions
 	a.touchedAnnotation = everything && a.opts.KeepPingResponse || !a.sameAnnotation
-	if a.ignoredReply() {
+	switch {
+	case a.ignoredReply() && !a.ping.Reached():
 		a.warn(pingstatus.SubjectReply, pingstatus.Ignored, "ping.reply", "the ping failed; its reply is ignored")
+	case a.ignoredReply():
+		a.warn(pingstatus.SubjectReply, pingstatus.Ignored, "ping.reply", "the ping is Unlisted (the reply does not list this node's part); its reply is ignored")
+	}
+	if a.ignoredUnlisted() {
+		a.warn(pingstatus.SubjectReply, pingstatus.Ignored, "ping.unlisted", "the ping failed, and a failed ping changes no part; Unlisted is ignored")
 	}
 	if a.failedWithoutTime() {
 		a.warn(pingstatus.SubjectCondition, pingstatus.Ignored, "ping.at", "a failed ping without a time; conditions left as they are")
@@ -241,6 +254,7 @@ func (a *applier) build(everything bool) *corev1.Node {
 	}
 	if a.touchedTaints {
 		a.setFence(out)
+		a.setPartGone(out)
 	}
 	if a.touchedLabels && a.patch.ReplaceLabels {
 		a.warnings = append(a.warnings, a.labelMerge.warnings...)

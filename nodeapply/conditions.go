@@ -20,17 +20,20 @@ type conditionWant struct {
 	status corev1.ConditionStatus
 	reason string
 	// The message is prefix+detail, or, with since set, prefix, since and
-	// detail. With keepMessage, a condition that has the status and reason
-	// already keeps its message: Ready False and Unknown say how the run
-	// of failures began, once.
+	// detail (if any). With keepMessage, a condition that has the status
+	// and reason already keeps its message: Ready False and Unknown say
+	// how the run of failures began, or since when the part is gone, once.
 	prefix, detail string
 	since          time.Time
 	keepMessage    bool
 }
 
 func (w *conditionWant) message() string {
-	if w.since.IsZero() {
+	switch {
+	case w.since.IsZero():
 		return w.prefix + w.detail
+	case w.detail == "":
+		return w.prefix + w.since.UTC().Format(time.RFC3339)
 	}
 	return w.prefix + w.since.UTC().Format(time.RFC3339) + ": " + w.detail
 }
@@ -84,6 +87,9 @@ func (a *checker) reachabilityWants() (ready, conn conditionWant) {
 	conn = conditionWant{typ: a.opts.connectivity()}
 	if a.ping.Reached() {
 		conn.status, conn.reason, conn.prefix = corev1.ConditionTrue, ReasonPingSuccessful, messagePingSuccessful
+		if a.ping.Unlisted { // rule 20
+			return a.partGoneReady(), conn
+		}
 		ready.status, ready.reason, ready.prefix = corev1.ConditionTrue, ReasonPluginReachable, messagePluginReachable
 		return ready, conn
 	}

@@ -29,6 +29,9 @@ type step struct {
 	body    string        // the body itself, when reply is ""
 	restart bool          // the node is read back from JSON first, as a restarted provider reads it from the API server
 	held    corev1.ResourceList
+	// unlisted: the plugin's reply lists parts, not this node's
+	// (Ping.Unlisted); with no reply file, the ping has no reply.
+	unlisted bool
 }
 
 // held builds a ResourceList from name=value pairs.
@@ -265,11 +268,11 @@ func runSequence(t *testing.T, tc sequenceCase, dir string, taints bool) {
 		if s.restart {
 			node = roundTrip(t, node)
 		}
-		ping := nodeapply.Ping{At: t0.Add(s.at), Failure: s.failure, Body: []byte(s.body), Held: s.held}
+		ping := nodeapply.Ping{At: t0.Add(s.at), Failure: s.failure, Body: []byte(s.body), Held: s.held, Unlisted: s.unlisted}
 		if s.reply != "" {
 			ping.Body = readReply(t, s.reply)
 		}
-		if s.reply != "" || s.failure == "" {
+		if s.reply != "" || s.failure == "" && !s.unlisted {
 			patch, _ := pingstatus.Parse(ping.Body, pingstatus.Options{})
 			ping.Reply = &patch
 		}
@@ -280,11 +283,18 @@ func runSequence(t *testing.T, tc sequenceCase, dir string, taints bool) {
 		if s.restart {
 			b.WriteString(", after a restart")
 		}
-		if s.failure != "" {
-			fmt.Fprintf(&b, ", failed: %q\n", s.failure)
-		} else {
-			fmt.Fprintf(&b, ", answered %q\n", limit(string(ping.Body), 60))
+		switch {
+		case s.failure != "":
+			fmt.Fprintf(&b, ", failed: %q", s.failure)
+		case s.unlisted && ping.Reply == nil:
+			b.WriteString(", answered")
+		default:
+			fmt.Fprintf(&b, ", answered %q", limit(string(ping.Body), 60))
 		}
+		if s.unlisted {
+			b.WriteString(" (Unlisted)")
+		}
+		b.WriteString("\n")
 		if s.held != nil {
 			fmt.Fprintf(&b, "held: %s\n", listText(s.held))
 		}

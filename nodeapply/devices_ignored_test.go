@@ -29,9 +29,9 @@ func withoutDevices(patch *pingstatus.NodePatch) *pingstatus.NodePatch {
 // reply has devices gives the Result that the same ping gives without
 // them: the node (the input itself, or an equal one), its changes, its
 // warnings and its two patches. The devices are the pool's, package
-// devicepool's. One warning tells them apart: a failed ping whose reply
-// has devices and nothing else has its reply ignored with a warning
-// (rule 13), and without them it has no reply to ignore.
+// devicepool's. One warning tells them apart: a failed or Unlisted ping
+// whose reply has devices and nothing else has its reply ignored with a
+// warning (rules 13 and 20), and without them it has no reply to ignore.
 func TestPropertyDevicesIgnored(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		opts := agreementOptions(t)
@@ -58,10 +58,15 @@ func TestPropertyDevicesIgnored(t *testing.T) {
 			t.Fatalf("the devices change the changes (-without +with):\n%s", diff)
 		}
 		wantWarnings := without.Warnings
-		if !ping.Reached() && bare.Reply.IsEmpty() {
-			// Rule 13: a failed ping's reply is ignored with a warning,
-			// and one with devices alone is a reply with news.
-			wantWarnings = slices.Concat(wantWarnings, []pingstatus.Warning{{Path: "ping.reply", Message: "the ping failed; its reply is ignored", Subject: pingstatus.SubjectReply, Action: pingstatus.Ignored}})
+		if (!ping.Reached() || ping.Unlisted) && bare.Reply.IsEmpty() {
+			// Rules 13 and 20: a failed or Unlisted ping's reply is
+			// ignored with a warning, and one with devices alone is a
+			// reply with news.
+			message := "the ping failed; its reply is ignored"
+			if ping.Reached() {
+				message = "the ping is Unlisted (the reply does not list this node's part); its reply is ignored"
+			}
+			wantWarnings = slices.Concat(wantWarnings, []pingstatus.Warning{{Path: "ping.reply", Message: message, Subject: pingstatus.SubjectReply, Action: pingstatus.Ignored}})
 			slices.SortStableFunc(wantWarnings, func(x, y pingstatus.Warning) int { return strings.Compare(x.Path, y.Path) })
 		}
 		if diff := cmp.Diff(wantWarnings, with.Warnings, cmpopts.EquateEmpty()); diff != "" {

@@ -11,10 +11,10 @@ import (
 // node that apply touched: capacity and allocatable, taints, labels and
 // their ownership annotations, the conditions the ping sets, the
 // ping-response annotation. Quantities compare by value, taints by key
-// and effect, then value, and labels by key, then value; the order of
-// taints does not count. It notes which patch the changes call for:
-// taints, labels and their ownership annotations go in the object patch,
-// the rest in the status patch.
+// and effect, then value and the second each was added, and labels by
+// key, then value; the order of taints does not count. It notes which
+// patch the changes call for: taints, labels and their ownership
+// annotations go in the object patch, the rest in the status patch.
 func (a *applier) diff(out *corev1.Node) []Change {
 	in := a.in
 	var changes []Change
@@ -101,6 +101,9 @@ func diffTaints(changes []Change, in, out []corev1.Taint) []Change {
 		case b.Value != o.Value:
 			changes = append(changes, Change{Op: Modified, Subject: pingstatus.SubjectTaint, Path: taintPath(id), Old: taintText(b), New: taintText(o)})
 		}
+		if ok && !sameTimeAdded(b, o) {
+			changes = append(changes, timeAddedChange(id, b, o))
+		}
 		delete(before, id)
 	}
 	for id, b := range before {
@@ -110,6 +113,32 @@ func diffTaints(changes []Change, in, out []corev1.Taint) []Change {
 }
 
 func taintPath(id kuberules.TaintID) string { return "spec.taints[" + id.String() + "]" }
+
+// sameTimeAdded reports whether two taints say they were added at the
+// same second, or neither says when.
+func sameTimeAdded(a, b *corev1.Taint) bool {
+	if !hasTimeAdded(a) || !hasTimeAdded(b) {
+		return hasTimeAdded(a) == hasTimeAdded(b)
+	}
+	return sameSecond(*a.TimeAdded, *b.TimeAdded)
+}
+
+// timeAddedChange is the change of the time a taint of the pair id was
+// added, from b to o: "spec.taints[key:Effect].timeAdded".
+func timeAddedChange(id kuberules.TaintID, b, o *corev1.Taint) Change {
+	c := Change{Subject: pingstatus.SubjectTaint, Path: taintPath(id) + ".timeAdded", Op: Modified}
+	if hasTimeAdded(b) {
+		c.Old = timeText(*b.TimeAdded)
+	} else {
+		c.Op = Added
+	}
+	if hasTimeAdded(o) {
+		c.New = timeText(*o.TimeAdded)
+	} else {
+		c.Op = Removed
+	}
+	return c
+}
 
 func diffTaintTexts(changes []Change, in, out []corev1.Taint) []Change {
 	before := taintTexts(in)

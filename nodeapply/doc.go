@@ -70,16 +70,20 @@
 //     ([DefaultProtectedKey], and the ProtectedKeys of [Options.Reply]). A
 //     listed taint equal to one of those in key and effect is already
 //     satisfied and does not become the plugin's; if its value differs, the
-//     other one stays and a warning says so.
+//     other one stays and a warning says so. pingnode's own two, the
+//     unreachable taint and the part-gone taint, are never the plugin's:
+//     Apply alone puts and removes them, by rules 12 and 20.
 //  7. With [Options.ReplaceAllTaints] the rule is interLink 0.6.2's instead:
 //     every taint but the protected ones is replaced by the plugin's list.
 //  8. The changes list one entry per changed path, sorted by path, with old
 //     and new values (a changed condition has one per changed field, like
-//     "status.conditions[Ready].status"), each saying what kind of field
-//     changed ([Change.Subject]: a resource, a taint, a label, a condition
-//     or an annotation). The list is empty exactly when the returned node
-//     is semantically equal to the input (quantities by value, taints as a
-//     set, labels by key), and so exactly when both [Result.ObjectPatch]
+//     "status.conditions[Ready].status", and a taint whose time added
+//     alone changed has "spec.taints[key:Effect].timeAdded"), each saying
+//     what kind of field changed ([Change.Subject]: a resource, a taint, a
+//     label, a condition or an annotation). The list is empty exactly when
+//     the returned node is semantically equal to the input (quantities by
+//     value, taints as a set, each with the second it was added, labels by
+//     key), and so exactly when both [Result.ObjectPatch]
 //     and [Result.StatusPatch] are nil: an empty list means there is
 //     nothing to send to the API server. The object patch carries the
 //     taints, the labels and their ownership annotations, with the
@@ -104,7 +108,10 @@
 //     time leaves the conditions alone.
 //  10. An answered ping sets both True (reasons InterlinkPingSuccessful and
 //     PluginReachable), at once, whatever came before, and removes the
-//     unreachable taint (rule 12), with or without a time.
+//     unreachable taint (rule 12) and the part-gone taint (rule 20), with
+//     or without a time. An Unlisted one ([Ping.Unlisted]) sets the
+//     connectivity condition True and removes the unreachable taint too,
+//     but leaves Ready and the part-gone taint to rule 20.
 //  11. A failed ping ([Ping.Failure] set) sets the connectivity condition
 //     False (InterlinkPingFailed, with the failure in the message). The run
 //     of failures began at that condition's lastTransitionTime. The grace
@@ -130,15 +137,18 @@
 //     it otherwise; an answered ping without a time removes it, and a
 //     failed one without a time leaves it. Like everything else, it is
 //     read from the node, so a provider that restarts carries on.
-//  13. A failed ping changes nothing else: resources, the other taints,
-//     the labels and the ownership annotations stay, and its Reply, if
-//     any, is ignored with a warning (and so is Held).
+//  13. A failed ping changes nothing else: resources, the other taints
+//     (the part-gone taint among them), the labels and the ownership
+//     annotations stay, and its Reply, if any, is ignored with a warning
+//     (and so is Held). So is [Ping.Unlisted], with a warning of its own:
+//     a failed ping says nothing of the parts (rule 20).
 //  14. A condition's lastTransitionTime moves only when its status moves.
 //     Its lastHeartbeatTime moves when the condition changes, or, with
 //     [Options.HeartbeatInterval], when it is older than that. Reasons and
 //     messages hold nothing that changes from ping to ping of the same
 //     kind, so a steady node is never rewritten. Ready's message, once it
-//     says the plugin is unreachable, stays until its reason changes.
+//     says the plugin is unreachable or the part gone, stays until its
+//     reason changes.
 //  15. Conditions of other types, and the order of all conditions, are
 //     never touched: a condition Apply sets keeps its place, and a new one
 //     is added at the end; none is removed (interLink's OutOfDisk, a type
@@ -187,12 +197,48 @@
 //     annotation cannot hand the plugin a label that is never its own.
 //     A label of the plugin's in a namespace the options no longer allow
 //     is still the plugin's, and is removed at its next labels.
+//  20. A ping with [Ping.Unlisted] is one the plugin answered with a
+//     reply that lists the backend's parts, but not this node's: the
+//     part has left the backend. Its connectivity condition, and what
+//     it does to the unreachable taint, are an answered ping's
+//     (rule 10), but it puts the part-gone taint on the node,
+//     [PartGoneTaintKey] with the effect NoSchedule and no value, at
+//     the end, once, added at the ping's time to the second (with no
+//     time added for a ping without a time), so that new pods wait at
+//     once. A node that has that key with that effect keeps its taint
+//     as it is, value and time added, so a node whose part stays
+//     unlisted is never rewritten; a taint without a time added gets
+//     the ping's. The time added is when the part left, read from the
+//     node at each ping, and the part's grace ([Options.PartGrace],
+//     [DefaultGrace] by default) ends at the first Unlisted ping at
+//     least that long after it. Before that, a Ready True is an
+//     answered ping's (rule 10), and any other Ready, or none, is Unknown
+//     ([ReasonPartGone]): the plugin answers, so an earlier reason no
+//     longer holds; from then on it is False ([ReasonPartGone]), its
+//     message saying since when the reply has not listed the part, and
+//     the node lifecycle controller evicts the pods by their
+//     tolerations. A ping time before the part left counts as no time
+//     passed. An Unlisted ping changes nothing else: resources, the
+//     taints but pingnode's own, the labels and the ownership
+//     annotations stay (the ping-response annotation is an answered
+//     ping's, rule 16), and its Reply, if any, is ignored with a
+//     warning (and so is Held). Any other answered ping removes the
+//     part-gone taint (that key with that effect only), with or without
+//     a time, and Ready is True at once (rule 10); a failed ping leaves
+//     it as it is, and one that also says Unlisted is a failed ping,
+//     Unlisted ignored with a warning (rule 13). No plugin may set the
+//     key: [pingstatus.Parse] refuses it, and so does Apply in a
+//     hand-built patch (rule 17). Like the unreachable taint, it is
+//     read from the node, so a provider that restarts carries on.
 //
 // One consequence of rule 4: an administrator who removes the plugin's
 // taint and sets one with the same key and effect before the next ping
 // gives it to the plugin, since nothing on the node tells the two apart.
 // An administrator's own taints should use keys the plugin does not.
 //
-// Apply sets no TimeAdded on new taints (it has no clock); a provider that
-// wants one sets it on the patch's taints.
+// Apply sets no TimeAdded on the plugin's new taints, nor on the
+// unreachable taint (it has no clock; the conditions say since when); a
+// provider that wants one sets it on the patch's taints. The part-gone
+// taint is the one Apply adds with a TimeAdded, the ping's time: it is
+// when the part left, from which rule 20 counts the part's grace.
 package nodeapply

@@ -103,6 +103,14 @@ type Options struct {
 	// plugin that puts a time or a counter in its reply makes every ping a
 	// write), so it is off by default.
 	KeepPingResponse bool
+	// PartGrace is how long a part's node keeps its running pods after
+	// the plugin's reply stops listing its part ([Ping.Unlisted]),
+	// counted from the time its [PartGoneTaintKey] taint was added: new
+	// pods are kept away at once, and after PartGrace Ready turns False,
+	// so that the node lifecycle controller evicts the pods by their
+	// tolerations, and package parts deletes the node once no pod is
+	// bound to it. Zero or less means [DefaultGrace].
+	PartGrace time.Duration
 }
 
 func (o *Options) connectivity() corev1.NodeConditionType {
@@ -117,6 +125,13 @@ func (o *Options) grace() time.Duration {
 		return DefaultGrace
 	}
 	return o.Grace
+}
+
+func (o *Options) partGrace() time.Duration {
+	if o.PartGrace <= 0 {
+		return DefaultGrace
+	}
+	return o.PartGrace
 }
 
 func (o *Options) ownership() string {

@@ -45,6 +45,17 @@ type Ping struct {
 	// are, and so does a reply that says its figures are the total
 	// ([pingstatus.BasisTotal]).
 	Held corev1.ResourceList
+	// Unlisted says that the plugin answered, and its reply lists the
+	// backend's parts ([pingstatus.NodePatch.ReplaceParts]) without this
+	// node's part: the part has left the backend. Reply is then nil (one
+	// given is ignored, with a warning, and so is Held). Apply puts
+	// [PartGoneTaintKey]:NoSchedule on the node at once, keeps Ready
+	// through [Options.PartGrace], then turns it False
+	// ([ReasonPartGone]); the next answered ping without Unlisted removes
+	// the taint. With Failure set, Unlisted is ignored with a warning: a
+	// failed ping says nothing of the parts. Package parts says when to
+	// ping a part's node so.
+	Unlisted bool
 }
 
 // Reached reports whether the plugin answered the ping.
@@ -74,6 +85,10 @@ const (
 	// [UnreachableNoSchedule]: the node keeps its running pods, and the
 	// [UnreachableTaintKey] taint keeps new ones away.
 	ReasonPluginUnreachableKeepingPods = "PluginUnreachableKeepingPods"
+	// ReasonPartGone is the reason of Ready False on a part's node whose
+	// part the plugin's reply has not listed for [Options.PartGrace], and
+	// of Ready Unknown before then on such a node that had no Ready.
+	ReasonPartGone = "PartGone"
 	// ReasonVirtualNode is the reason of MemoryPressure, DiskPressure,
 	// PIDPressure and NetworkUnavailable False, set with
 	// [Options.VirtualNodeConditions]: the node is virtual, and its
@@ -107,6 +122,7 @@ const (
 	messageUnreachable     = "the plugin has not answered since "
 	messageNotReached      = "the plugin has not answered yet: "
 	messageKeepingPods     = "running pods are kept and new ones wait (taint " + UnreachableTaintKey + ":NoSchedule); the plugin has not answered since "
+	messagePartGone        = "the plugin's reply has not listed this part since "
 	messageVirtualPressure = "the node is virtual and its backend manages its own pressure"
 	messageVirtualNetwork  = "the node is virtual and its backend manages its own network"
 )

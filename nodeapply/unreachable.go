@@ -51,16 +51,23 @@ func (u *Unreachable) UnmarshalText(b []byte) error {
 // set it, and Apply adds and removes only this key with this effect.
 const UnreachableTaintKey = kuberules.UnreachableTaintKey
 
+// PartGoneTaintKey is the key of the taint that Apply puts on a part's
+// node, with the effect NoSchedule and the ping's time as the time it was
+// added, when the plugin's reply no longer lists the part
+// ([Ping.Unlisted]). It is pingnode's own: no plugin may set it.
+const PartGoneTaintKey = kuberules.PartGoneTaintKey
+
 // unreachableTaint is the taint itself: no value, so that it never
 // changes while it stands, and no time added (Apply has no clock; the
 // connectivity condition says since when).
 var unreachableTaint = corev1.Taint{Key: UnreachableTaintKey, Effect: corev1.TaintEffectNoSchedule}
 
-// fence is what a ping asks of the unreachable taint.
+// fence is what a ping asks of one of pingnode's own taints: the
+// unreachable taint, or the part-gone taint (partgone.go).
 type fence int
 
 const (
-	fenceLeave   fence = iota // as it is: a failed ping without a time
+	fenceLeave   fence = iota // as it is: a failed ping (without a time, for the unreachable taint)
 	fenceAbsent               // no such taint
 	fencePresent              // the taint, once
 )

@@ -1,0 +1,142 @@
+package nodeapply
+
+import (
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// The part-gone rule (rule 20): a ping with Ping.Unlisted puts the
+// part-gone taint on the node, with the time the part left, and turns
+// Ready False once the part has been gone for Options.PartGrace. The
+// taint is the rule's memory: its TimeAdded is when the part left, read
+// back from the node at every ping, as the connectivity condition's
+// transition time is the start of a run of failures.
+
+// isPartGone reports whether t is the part-gone taint (key and effect).
+func isPartGone(t *corev1.Taint) bool {
+	return t.Key == PartGoneTaintKey && t.Effect == corev1.TaintEffectNoSchedule
+}
+
+// hasTimeAdded reports whether t says when it was added. A zero time,
+// which the API server stores as none, is none.
+func hasTimeAdded(t *corev1.Taint) bool { return t.TimeAdded != nil && !t.TimeAdded.IsZero() }
+
+// partGoneWant works out what the ping asks of the part-gone taint: an
+// Unlisted ping puts it, another answered ping removes it, and a failed
+// one leaves it.
+func (a *checker) partGoneWant() fence {
+	switch {
+	case !a.ping.Reached():
+		return fenceLeave
+	case a.ping.Unlisted:
+		return fencePresent
+	}
+	return fenceAbsent
+}
+
+// partLeft returns when the part left: the time the node's part-gone
+// taint was added (of the last one, which a repair keeps), to the second;
+// or, for a taint without one or none at all, the ping's time (zero for a
+// ping without a time).
+func (a *checker) partLeft() time.Time {
+	taints := a.in.Spec.Taints
+	for i := len(taints) - 1; i >= 0; i-- {
+		if isPartGone(&taints[i]) {
+			if hasTimeAdded(&taints[i]) {
+				return taints[i].TimeAdded.UTC().Truncate(time.Second)
+			}
+			break
+		}
+	}
+	return a.at
+}
+
+// partGoneReady works out what an Unlisted ping with a time asks of
+// Ready: while the part has been gone less than PartGrace, a Ready True
+// is an answered ping's, and any other Ready, or none, is Unknown, saying
+// why (an earlier reason, such as the plugin's being unreachable, no
+// longer holds: it answers); False after the grace. The message says since
+// when, once, as Ready's unreachable message does.
+func (a *checker) partGoneReady() conditionWant {
+	ready := conditionWant{typ: corev1.NodeReady}
+	left := a.partLeft()
+	lasted := max(a.at.Sub(left), 0) // a clock that went back counts as no time
+	i := findCondition(a.in.Status.Conditions, corev1.NodeReady)
+	switch {
+	case lasted >= a.opts.partGrace():
+		ready.status = corev1.ConditionFalse
+	case i < 0 || a.in.Status.Conditions[i].Status != corev1.ConditionTrue:
+		ready.status = corev1.ConditionUnknown
+	default: // an answered ping's (rule 10)
+		ready.status, ready.reason, ready.prefix = corev1.ConditionTrue, ReasonPluginReachable, messagePluginReachable
+		return ready
+	}
+	ready.reason, ready.keepMessage, ready.prefix, ready.since = ReasonPartGone, true, messagePartGone, left
+	return ready
+}
+
+// partGoneUnchanged reports whether the node's taints are as the ping
+// asks of the part-gone taint, without allocating.
+func (a *checker) partGoneUnchanged() bool {
+	if a.partGone == fenceLeave {
+		return true
+	}
+	n, stamped := 0, true
+	for i := range a.in.Spec.Taints {
+		if t := &a.in.Spec.Taints[i]; isPartGone(t) {
+			n++
+			stamped = hasTimeAdded(t) || a.at.IsZero()
+		}
+	}
+	if a.partGone == fencePresent {
+		return n == 1 && stamped
+	}
+	return n == 0
+}
+
+// setPartGone puts the part-gone taint on out, or removes it, as the ping
+// asks: one the node has stays in its place as it is, given the ping's
+// time if it has none; a new one goes at the end, with the time the part
+// left (the ping's, unless a repair dropped one that said otherwise).
+// Other taints keep their place.
+func (a *applier) setPartGone(out *corev1.Node) {
+	if a.partGone == fenceLeave {
+		return
+	}
+	n, at := 0, -1
+	for i := range out.Spec.Taints {
+		if isPartGone(&out.Spec.Taints[i]) {
+			n, at = n+1, i
+		}
+	}
+	if a.partGone == fencePresent && n == 1 {
+		if t := &out.Spec.Taints[at]; !hasTimeAdded(t) && !a.at.IsZero() {
+			added := metav1.NewTime(a.at)
+			t.TimeAdded = &added // out is a copy: its taints are its own
+		}
+		return
+	}
+	if a.partGone == fenceAbsent && n == 0 {
+		return // as the ping asks already: no copy
+	}
+	kept := make([]corev1.Taint, 0, len(out.Spec.Taints)+1)
+	for _, t := range out.Spec.Taints {
+		if !isPartGone(&t) {
+			kept = append(kept, t)
+		}
+	}
+	if a.partGone == fencePresent {
+		taint := corev1.Taint{Key: PartGoneTaintKey, Effect: corev1.TaintEffectNoSchedule}
+		if left := a.partLeft(); !left.IsZero() {
+			added := metav1.NewTime(left)
+			taint.TimeAdded = &added
+		}
+		kept = append(kept, taint)
+	}
+	if len(kept) == 0 {
+		kept = nil
+	}
+	out.Spec.Taints = kept
+}
