@@ -36,19 +36,45 @@ func (a *checker) partGoneWant() fence {
 	return fenceAbsent
 }
 
-// partLeft returns when the part left: the time the node's part-gone
-// taint was added (of the last one, which a repair keeps), to the second;
-// or, for a taint without one or none at all, the ping's time (zero for a
-// ping without a time).
-func (a *checker) partLeft() time.Time {
-	taints := a.in.Spec.Taints
+// PartGone reports whether the node's part has left the backend (rule
+// 20): whether the node has the part-gone taint, [PartGoneTaintKey] with
+// the effect NoSchedule, and since when, the time it was added to the
+// second, zero when it says none. Of several such taints the last
+// counts, as a repair keeps it. Package parts reads it so too.
+func PartGone(node *corev1.Node) (since time.Time, gone bool) {
+	if node == nil {
+		return time.Time{}, false
+	}
+	taints := node.Spec.Taints
 	for i := len(taints) - 1; i >= 0; i-- {
-		if isPartGone(&taints[i]) {
-			if hasTimeAdded(&taints[i]) {
-				return taints[i].TimeAdded.UTC().Truncate(time.Second)
+		if t := &taints[i]; isPartGone(t) {
+			if hasTimeAdded(t) {
+				return t.TimeAdded.UTC().Truncate(time.Second), true
 			}
-			break
+			return time.Time{}, true
 		}
+	}
+	return time.Time{}, false
+}
+
+// PartGraceOver reports whether a part gone since since (as [PartGone]
+// says) has been gone for the part's grace ([Options.PartGrace]) at the
+// time at, to the second (rule 20): from then on Apply turns its node's
+// Ready False, and package parts may delete it. Never with a zero since
+// or at; a time at before since counts as no time passed.
+func (o *Options) PartGraceOver(since, at time.Time) bool {
+	if since.IsZero() || at.IsZero() {
+		return false
+	}
+	return at.UTC().Truncate(time.Second).Sub(since) >= o.partGrace()
+}
+
+// partLeft returns when the part left: as [PartGone] says, or, for a
+// taint without a time or none at all, the ping's time (zero for a ping
+// without a time).
+func (a *checker) partLeft() time.Time {
+	if since, _ := PartGone(a.in); !since.IsZero() {
+		return since
 	}
 	return a.at
 }
@@ -62,10 +88,9 @@ func (a *checker) partLeft() time.Time {
 func (a *checker) partGoneReady() conditionWant {
 	ready := conditionWant{typ: corev1.NodeReady}
 	left := a.partLeft()
-	lasted := max(a.at.Sub(left), 0) // a clock that went back counts as no time
 	i := findCondition(a.in.Status.Conditions, corev1.NodeReady)
 	switch {
-	case lasted >= a.opts.partGrace():
+	case a.opts.PartGraceOver(left, a.at):
 		ready.status = corev1.ConditionFalse
 	case i < 0 || a.in.Status.Conditions[i].Status != corev1.ConditionTrue:
 		ready.status = corev1.ConditionUnknown

@@ -1,0 +1,72 @@
+package parts_test
+
+import (
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/pingnode/pingnode/nodeapply"
+	"github.com/pingnode/pingnode/nodeapply/parts"
+	"github.com/pingnode/pingnode/pingstatus"
+)
+
+// t0 is the time of the first ping of the tests.
+var t0 = time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)
+
+// at returns t0 plus seconds.
+func at(seconds float64) time.Time {
+	return t0.Add(time.Duration(seconds * float64(time.Second)))
+}
+
+// goneTaint returns the part-gone taint as Apply puts it, added at
+// since, or with no time added for a zero since.
+func goneTaint(since time.Time) corev1.Taint {
+	t := corev1.Taint{Key: nodeapply.PartGoneTaintKey, Effect: corev1.TaintEffectNoSchedule}
+	if !since.IsZero() {
+		added := metav1.NewTime(since)
+		t.TimeAdded = &added
+	}
+	return t
+}
+
+// served returns the node vk-<part> of part, with pods and taints.
+func served(part string, pods int, taints ...corev1.Taint) parts.Node {
+	return parts.Node{
+		Part: part,
+		Node: &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "vk-" + part}, Spec: corev1.NodeSpec{Taints: taints}},
+		Pods: pods,
+	}
+}
+
+// part returns a part of a reply with cpu as its one resource.
+func part(name, cpu string) pingstatus.Part {
+	return pingstatus.Part{Name: name, Patch: pingstatus.NodePatch{
+		Kind:      pingstatus.Structured,
+		Resources: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu)},
+	}}
+}
+
+// listing returns a reply that lists ps, as Parse gives it when they are
+// in name order.
+func listing(ps ...pingstatus.Part) *pingstatus.NodePatch {
+	return &pingstatus.NodePatch{Kind: pingstatus.Structured, ReplaceParts: true, Parts: ps}
+}
+
+// incomplete returns a reply that lists ps and had an entry refused
+// before its name could be read.
+func incomplete(ps ...pingstatus.Part) *pingstatus.NodePatch {
+	r := listing(ps...)
+	r.PartsIncomplete = true
+	return r
+}
+
+// decisionLines returns the decisions as their log lines.
+func decisionLines(ds []parts.Decision) []string {
+	var lines []string
+	for _, d := range ds {
+		lines = append(lines, d.String())
+	}
+	return lines
+}
