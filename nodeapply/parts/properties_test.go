@@ -119,12 +119,12 @@ func pingGen() *rapid.Generator[nodeapply.Ping] {
 	})
 }
 
-// TestStepLaws: whatever the ping and the nodes, Step keeps the laws of
+// TestPropertyStepLaws: whatever the ping and the nodes, Step keeps the laws of
 // checkLaws (sorted; one decision a node and one a new part; a patch
 // only the part's own, in the reply; a failed ping only pings; no Delete
 // while a pod holds the node, nor before the grace), and leaves its
 // inputs as they were.
-func TestStepLaws(t *testing.T) {
+func TestPropertyStepLaws(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		ping, nodes := pingGen().Draw(t, "ping"), nodesGen().Draw(t, "nodes")
 		opts := nodeapply.Options{PartGrace: graceGen().Draw(t, "grace")}
@@ -135,10 +135,10 @@ func TestStepLaws(t *testing.T) {
 	})
 }
 
-// TestFailedPingChangesNoPart: a failed ping, whatever its reply,
+// TestPropertyFailedPingChangesNoPart: a failed ping, whatever its reply,
 // registers, leaves and deletes nothing: each node gets Ping with no
 // patch.
-func TestFailedPingChangesNoPart(t *testing.T) {
+func TestPropertyFailedPingChangesNoPart(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		ping, nodes := pingGen().Draw(t, "ping"), nodesGen().Draw(t, "nodes")
 		ping.Failure = "connection refused"
@@ -154,9 +154,9 @@ func TestFailedPingChangesNoPart(t *testing.T) {
 	})
 }
 
-// TestNoDeleteWhilePodsHold: nodes gone long ago, whose parts the reply
+// TestPropertyNoDeleteWhilePodsHold: nodes gone long ago, whose parts the reply
 // does not list, are never deleted while a pod holds them.
-func TestNoDeleteWhilePodsHold(t *testing.T) {
+func TestPropertyNoDeleteWhilePodsHold(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		nodes := nodesGen().Draw(t, "nodes")
 		for i := range nodes {
@@ -196,7 +196,7 @@ func markAfter(node *corev1.Node, ping nodeapply.Ping) *corev1.Node {
 	return out
 }
 
-// TestSequence runs a provider over a run of pings, its nodes kept by
+// TestPropertySequence runs a provider over a run of pings, its nodes kept by
 // the decisions (the part-gone taint by markAfter), pods coming and
 // going. Besides the laws at each ping: part "keep", served at the start
 // and listed by every reply that lists parts, only ever gets Ping, on
@@ -204,7 +204,7 @@ func markAfter(node *corev1.Node, ping nodeapply.Ping) *corev1.Node {
 // deleted only once it has been gone for the grace, counted to the
 // second from the time its taint was added, so a part that comes back
 // before is never deleted, and keeps its node.
-func TestSequence(t *testing.T) {
+func TestPropertySequence(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		opts := nodeapply.Options{PartGrace: graceGen().Draw(t, "grace")}
 		grace := opts.PartGrace
