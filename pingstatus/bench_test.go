@@ -194,10 +194,23 @@ func worstCases() []struct {
 		taints = append(taints, fmt.Sprintf(`{"key":"gpu.example.com/t%02d!","value":"v-","effect":"Evict"}`, i))
 	}
 	taintedDevice := `{"name":"g%d","count":1,"taints":[` + strings.Join(taints, ",") + `]}`
+	// The reply's MaxShared taints or labels beside parts, each part with one of
+	// its own, so that each part's list is a merge of the two.
+	var sharedTaints, sharedLabels []string
+	for i := range pingstatus.MaxShared {
+		sharedTaints = append(sharedTaints, fmt.Sprintf(`{"key":"site.example.com/t%03d","effect":"NoSchedule"}`, i))
+		sharedLabels = append(sharedLabels, fmt.Sprintf(`"feature.node.kubernetes.io/site-%03d":"v"`, i))
+	}
 	return []struct {
 		name         string
 		body, strict []byte
 	}{
+		{"parts-5000", entries(size, pingstatus.DefaultMaxParts, `{"nodes":[`, `{"name":"cn%d","resources":{"cpu":"1","memory":"4000Mi"},"taints":[],"labels":{}}`, `]}`), nil},
+		{"parts-5001", entries(size, pingstatus.DefaultMaxParts+1, `{"nodes":[`, `{"name":"cn%d","resources":{"cpu":"1"}}`, `]}`), nil},
+		{"parts-one-name", entries(size, pingstatus.DefaultMaxParts, `{"nodes":[`, `{"name":"cn1","resources":{"cpu":"-1"}}`, `]}`), nil},
+		{"parts-bad-names", entries(size, pingstatus.DefaultMaxParts, `{"nodes":[`, `{"name":"CN_%d"}`, `]}`), nil},
+		{"parts-shared-taints", entries(size, pingstatus.DefaultMaxParts, `{"taints":[`+strings.Join(sharedTaints, ",")+`],"nodes":[`, `{"name":"cn%d","taints":[{"key":"a.io/x","effect":"NoSchedule"}]}`, "]}"), nil},
+		{"parts-shared-labels", entries(size, pingstatus.DefaultMaxParts, `{"labels":{`+strings.Join(sharedLabels, ",")+`},"nodes":[`, `{"name":"cn%d","labels":{"feature.node.kubernetes.io/x":"y"}}`, "]}"), nil},
 		{"cpu-digits", []byte(`{"resources":{"cpu":"` + digits(size-30) + `"}}`), nil},
 		{"cpu-number", []byte(`{"resources":{"cpu":` + digits(size-30) + `}}`), nil},
 		{"memory-suffix", []byte(`{"resources":{"memory":"` + digits(size-40) + `Gi"}}`), nil},

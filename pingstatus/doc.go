@@ -287,8 +287,10 @@
 //     own over them. A part without a list of its own has the reply's,
 //     shared, read-only. The reply's list refused whole (of the wrong
 //     type, or over its limit) leaves every part's list of that field
-//     unchanged, and so does a part's own refused whole; each list is
-//     judged by its own limit.
+//     unchanged, and so does a part's own refused whole. Beside "nodes"
+//     the reply's taints and labels have at most [MaxShared] entries each
+//     (each part with a list of its own gets a copy of them); a part's own
+//     are judged by the limits of a reply's.
 //  22. Beside "nodes" (not null), the reply's "resources" and "devices"
 //     are ignored with a warning: a sum is what the parts replace. The
 //     patch itself then carries none of the four fields of a node, only

@@ -124,8 +124,11 @@ func (at where) child(lv level, k int) where {
 // A keyJudge judges the keys of a tree: the warnings about repeated
 // keys, then those about near misses, in the order of the text.
 type keyJudge struct {
-	t          *tree
-	opts       Options
+	t    *tree
+	opts Options
+	// shared says that the reply lists parts, so that its own taints and
+	// labels are every part's, within MaxShared.
+	shared     bool
 	repeats    []Warning
 	misses     []Warning // the first maxNearMisses
 	moreMisses int       // how many more
@@ -133,7 +136,7 @@ type keyJudge struct {
 
 // keys judges the keys of the reply t and adds the warnings.
 func (p *parser) keys(t *tree) {
-	j := keyJudge{t: t, opts: p.opts}
+	j := keyJudge{t: t, opts: p.opts, shared: t.present(t.fields(0, replyLevel)[nodesField])}
 	j.object(0, nowhere, replyLevel)
 	p.warnings = append(p.warnings, j.repeats...)
 	p.warnings = append(p.warnings, j.misses...)
@@ -187,9 +190,9 @@ func (j *keyJudge) value(v int, at where, lv level, k int) {
 	case node && k == resourcesField && c == objectKind:
 		j.object(v, at, resourcesLevel)
 	case node && k == taintsField && c == arrayKind:
-		j.list(v, at, taintLevel, j.opts.maxTaints())
+		j.list(v, at, taintLevel, j.limit(lv, j.opts.maxTaints()))
 	case node && k == labelsField && c == objectKind:
-		j.keyed(v, at, j.opts.maxLabels(), -1)
+		j.keyed(v, at, j.limit(lv, j.opts.maxLabels()), -1)
 	case node && k == devicesField && c == arrayKind:
 		j.list(v, at, deviceLevel, j.opts.maxDevices())
 	case lv == replyLevel && k == nodesField && c == arrayKind:
@@ -205,6 +208,16 @@ func (j *keyJudge) value(v int, at where, lv level, k int) {
 	case lv == deviceLevel && k == deviceTaintsField && c == arrayKind:
 		j.list(v, at, deviceTaintLevel, kuberules.MaxDeviceTaints)
 	}
+}
+
+// limit returns the limit of a list of the object at level lv, whose
+// own limit is own: for the reply's taints and labels beside its parts,
+// MaxShared too.
+func (j *keyJudge) limit(lv level, own int) int {
+	if lv == replyLevel && j.shared {
+		return min(own, MaxShared)
+	}
+	return own
 }
 
 // list judges the keys of the entries of the list v, objects at level lv,

@@ -46,15 +46,19 @@ func (p *parser) parts(t *tree, f [maxLevelFields]int, patch *NodePatch) {
 	if taints := f[taintsField]; t.present(taints) {
 		s.taintsGiven = true
 		s.taintsRefused = true
-		if replace, out, kept := p.taints(t, taints); replace {
-			s.taintsRefused, s.taints, s.keptTaints = false, out, kept
+		if p.withinLimit(SubjectTaint, fieldPath(replyLevel, taintsField), "every part's taints", t.count(taints), MaxShared) {
+			if replace, out, kept := p.taints(t, taints); replace {
+				s.taintsRefused, s.taints, s.keptTaints = false, out, kept
+			}
 		}
 	}
 	if labels := f[labelsField]; t.present(labels) {
 		s.labelsGiven = true
 		s.labelsRefused = true
-		if replace, out, kept := p.labels(t, labels); replace {
-			s.labelsRefused, s.labels, s.keptLabels = false, out, kept
+		if p.withinLimit(SubjectLabel, fieldPath(replyLevel, labelsField), "every part's labels", t.count(labels), MaxShared) {
+			if replace, out, kept := p.labels(t, labels); replace {
+				s.labelsRefused, s.labels, s.keptLabels = false, out, kept
+			}
 		}
 	}
 	refs := p.partNames(t, nodes, patch)
@@ -157,11 +161,7 @@ func (s *shared) into(part *NodePatch, ownTaints, ownLabels bool) {
 	case s.taintsGiven && !ownTaints:
 		part.ReplaceTaints, part.Taints, part.KeptTaintKeys = true, s.taints, s.keptTaints
 	case s.taintsGiven:
-		unique := kuberules.NewUniqueTaints(len(s.taints) + len(part.Taints))
-		for i, taint := range slices.Concat(s.taints, part.Taints) {
-			unique.Add(taint, i)
-		}
-		part.Taints = unique.List
+		part.Taints = beforeOwn(s.taints, part.Taints)
 		part.KeptTaintKeys = union(s.keptTaints, part.KeptTaintKeys)
 	}
 	switch {
@@ -180,6 +180,25 @@ func (s *shared) into(part *NodePatch, ownTaints, ownLabels bool) {
 		part.Labels = labels
 		part.KeptLabelKeys = union(s.keptLabels, part.KeptLabelKeys)
 	}
+}
+
+// beforeOwn returns the reply's taints, then the part's own, each list
+// unique by key and effect: of a pair in both, the part's taint stands in
+// the reply's place, as the last of a repeated pair does (rule 7). The
+// reply's list is at most MaxShared long, so a look through it for each
+// of the part's taints, whose number the body bounds, costs no set.
+func beforeOwn(reply, own []corev1.Taint) []corev1.Taint {
+	out := make([]corev1.Taint, len(reply), len(reply)+len(own))
+	copy(out, reply)
+	for _, t := range own {
+		i := slices.IndexFunc(out[:len(reply)], func(r corev1.Taint) bool { return r.Key == t.Key && r.Effect == t.Effect })
+		if i < 0 {
+			out = append(out, t)
+		} else {
+			out[i] = t
+		}
+	}
+	return out
 }
 
 // union returns the keys in a or b, sorted, each once; nil for none.

@@ -131,6 +131,13 @@ func TestParts(t *testing.T) {
 			`labels: must be an object, got an array; labels left unchanged`,
 		},
 	}, {
+		name: "beside the parts, the reply's lists have at most MaxShared entries",
+		body: `{"taints":[` + strings.Repeat(`{"key":"site.io/m","effect":"NoSchedule"},`, pingstatus.MaxShared) + `{"key":"site.io/m","effect":"NoSchedule"}],"nodes":[{"name":"cn001","taints":[]}]}`,
+		want: structured(pingstatus.NodePatch{ReplaceParts: true, Parts: []pingstatus.Part{part("cn001", pingstatus.NodePatch{})}}),
+		warnings: []string{
+			`taints: 17 entries, more than the limit of 16; every part's taints left unchanged`,
+		},
+	}, {
 		name: "a part's own list refused whole leaves its list unchanged",
 		body: `{"taints":[],"nodes":[{"name":"cn001","taints":{}},{"name":"cn002"}]}`,
 		want: structured(pingstatus.NodePatch{ReplaceParts: true, Parts: []pingstatus.Part{

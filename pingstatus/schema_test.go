@@ -296,15 +296,23 @@ func TestPropertySchemaAgreesOnParts(t *testing.T) {
 		}
 		return rapid.SampledFrom(good).Draw(t, label)
 	}
+	// Seventeen entries: one more than the reply may give beside its
+	// parts, and well within a part's own limit.
+	var taints, labels []string
+	for i := range pingstatus.MaxShared + 1 {
+		taints = append(taints, fmt.Sprintf(`{"key":"site.io/t%d","effect":"NoSchedule"}`, i))
+		labels = append(labels, fmt.Sprintf(`"feature.node.kubernetes.io/l%d":"v"`, i))
+	}
+	seventeenTaints, seventeenLabels := "["+strings.Join(taints, ",")+"]", "{"+strings.Join(labels, ",")+"}"
 	fields := func(t *rapid.T, members []string) []string {
 		if rapid.Bool().Draw(t, "has resources") {
 			members = append(members, `"`+spell(t, "resources")+`":`+good(t, "resources", []string{`{"cpu":"1","memory":"4000Mi"}`, `{}`, `null`, `{"pods":"110"}`}, []string{`{"cpu":"-1"}`, `{"cpu":"0"}`, `"24"`}))
 		}
 		if rapid.Bool().Draw(t, "has taints") {
-			members = append(members, `"`+spell(t, "taints")+`":`+good(t, "taints", []string{`[]`, `null`, `[{"key":"slurm.io/drain","effect":"NoSchedule"}]`}, []string{`{}`, `[{"key":"pingnode.io/part-gone","effect":"NoSchedule"}]`, `[{"key":"a b","effect":"NoSchedule"}]`}))
+			members = append(members, `"`+spell(t, "taints")+`":`+good(t, "taints", []string{`[]`, `null`, `[{"key":"slurm.io/drain","effect":"NoSchedule"}]`, seventeenTaints}, []string{`{}`, `[{"key":"pingnode.io/part-gone","effect":"NoSchedule"}]`, `[{"key":"a b","effect":"NoSchedule"}]`}))
 		}
 		if rapid.Bool().Draw(t, "has labels") {
-			members = append(members, `"`+spell(t, "labels")+`":`+good(t, "labels", []string{`{}`, `null`, `{"feature.node.kubernetes.io/slurm-partition":"cpu"}`}, []string{`[]`, `{"dedicated":"x"}`, `{"feature.node.kubernetes.io/x":"a b"}`}))
+			members = append(members, `"`+spell(t, "labels")+`":`+good(t, "labels", []string{`{}`, `null`, `{"feature.node.kubernetes.io/slurm-partition":"cpu"}`, seventeenLabels}, []string{`[]`, `{"dedicated":"x"}`, `{"feature.node.kubernetes.io/x":"a b"}`}))
 		}
 		if rapid.IntRange(0, 4).Draw(t, "has devices") == 0 {
 			members = append(members, `"`+spell(t, "devices")+`":`+good(t, "devices", []string{`[]`, `null`, `[{"name":"a100","count":4}]`}, []string{`[{"name":"A100","count":4}]`, `{}`}))
