@@ -2,6 +2,7 @@ package pingstatus_test
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -263,5 +264,40 @@ func TestValidateParts(t *testing.T) {
 	}
 	if b := mustMarshal(pingstatus.PingResponse{Nodes: pingstatus.PartList()}); !bytes.Equal(b, []byte(`{"nodes":[]}`)) {
 		t.Errorf("an empty PartList marshals as %s, want {\"nodes\":[]}", b)
+	}
+}
+
+// TestSharedListsOverTheLimitCostNoMerge: a reply's taints beside its
+// parts over MaxShared are counted, not given to each part: a body that
+// has them costs what one without them costs, where 5,000 parts each with
+// a copy of 256 taints would cost a million entries.
+func TestSharedListsOverTheLimitCostNoMerge(t *testing.T) {
+	body := func(shared int) []byte {
+		var b strings.Builder
+		b.WriteString(`{"taints":[`)
+		for i := range shared {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"key":"site.io/t%d","effect":"NoSchedule"}`, i)
+		}
+		b.WriteString(`],"nodes":[`)
+		for i := range pingstatus.DefaultMaxParts {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"name":"cn%d","taints":[{"key":"a.io/x","effect":"NoSchedule"}]}`, i)
+		}
+		b.WriteString("]}")
+		return []byte(b.String())
+	}
+	none, over := body(0), body(pingstatus.DefaultMaxTaints)
+	parse := func(b []byte) func() { return func() { pingstatus.Parse(b, pingstatus.Options{}) } }
+	if _, w := pingstatus.Parse(over, pingstatus.Options{}); len(w) != 1 {
+		t.Fatalf("warnings of 256 shared taints: %v, want the limit's alone", w)
+	}
+	allocsNone, allocsOver := testing.AllocsPerRun(3, parse(none)), testing.AllocsPerRun(3, parse(over))
+	if allocsOver > allocsNone+1000 {
+		t.Errorf("Parse allocates %v objects for 256 taints beside 5,000 parts and %v for none: the parts were given copies", allocsOver, allocsNone)
 	}
 }
