@@ -146,22 +146,10 @@ func (a *applier) setPartGone(out *corev1.Node) {
 	if a.partGone == fenceAbsent && n == 0 {
 		return // as the ping asks already: no copy
 	}
-	kept := make([]corev1.Taint, 0, len(out.Spec.Taints)+1)
-	for _, t := range out.Spec.Taints {
-		if !isPartGone(&t) {
-			kept = append(kept, t)
-		}
+	taint := corev1.Taint{Key: PartGoneTaintKey, Effect: corev1.TaintEffectNoSchedule}
+	if left := a.partLeft(); !left.IsZero() && a.partGone == fencePresent {
+		added := metav1.NewTime(left)
+		taint.TimeAdded = &added
 	}
-	if a.partGone == fencePresent {
-		taint := corev1.Taint{Key: PartGoneTaintKey, Effect: corev1.TaintEffectNoSchedule}
-		if left := a.partLeft(); !left.IsZero() {
-			added := metav1.NewTime(left)
-			taint.TimeAdded = &added
-		}
-		kept = append(kept, taint)
-	}
-	if len(kept) == 0 {
-		kept = nil
-	}
-	out.Spec.Taints = kept
+	putOwn(out, isPartGone, a.partGone == fencePresent, taint)
 }

@@ -122,14 +122,21 @@ func (a *applier) setFence(out *corev1.Node) {
 	if a.fence == fenceLeave || a.fence == fenceAbsent && n == 0 || a.fence == fencePresent && n == 1 {
 		return // as the ping asks already: no copy
 	}
+	putOwn(out, isFence, a.fence == fencePresent, unreachableTaint)
+}
+
+// putOwn replaces on out the taints that is tells, one of pingnode's own,
+// by taint at the end when present, or by none; other taints keep their
+// place. The unreachable taint and the part-gone taint go so.
+func putOwn(out *corev1.Node, is func(*corev1.Taint) bool, present bool, taint corev1.Taint) {
 	kept := make([]corev1.Taint, 0, len(out.Spec.Taints)+1)
 	for _, t := range out.Spec.Taints {
-		if !isFence(&t) {
+		if !is(&t) {
 			kept = append(kept, t)
 		}
 	}
-	if a.fence == fencePresent {
-		kept = append(kept, unreachableTaint)
+	if present {
+		kept = append(kept, taint)
 	}
 	if len(kept) == 0 {
 		kept = nil
