@@ -1,6 +1,7 @@
 package nodeapply
 
 import (
+	"encoding/json"
 	"maps"
 	"slices"
 	"strings"
@@ -167,7 +168,8 @@ func TestPropertyUnchangedMeansNoChange(t *testing.T) {
 // TestPropertyChangesAgreeWithPatches: the changes are empty exactly when
 // both patches are nil, and NeedsObjectPatch and NeedsStatusPatch report
 // whether each is not nil; the node is the input exactly when there are
-// no changes; none of the node's changes is of a device (the devices are
+// no changes; a change of figures only needs no object patch, and a status
+// patch of capacity and allocatable alone; none of the node's changes is of a device (the devices are
 // devicepool's: its TestPropertyChangesAreOfDevices).
 func TestPropertyChangesAgreeWithPatches(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
@@ -194,6 +196,9 @@ func TestPropertyChangesAgreeWithPatches(t *testing.T) {
 			if res.NeedsStatusPatch() != (status != nil) {
 				t.Fatalf("step %d: NeedsStatusPatch %v, status patch %s; changes %v", step, res.NeedsStatusPatch(), status, res.Changes)
 			}
+			if res.FiguresOnly() {
+				checkFiguresOnly(t, step, taints, status)
+			}
 			node = res.Node
 			next := agreementPing(t, node)
 			if rapid.Bool().Draw(t, "same reply") {
@@ -202,4 +207,25 @@ func TestPropertyChangesAgreeWithPatches(t *testing.T) {
 			ping = next
 		}
 	})
+}
+
+// checkFiguresOnly checks the patches of a Result whose changes are of
+// figures only: no object patch, and a status patch that sets capacity and
+// allocatable and nothing else, so that holding it back holds back no
+// taint, label or condition.
+func checkFiguresOnly(t *rapid.T, step int, object, status []byte) {
+	if object != nil {
+		t.Fatalf("step %d: figures only, and an object patch %s", step, object)
+	}
+	var patch map[string]map[string]json.RawMessage
+	if err := json.Unmarshal(status, &patch); err != nil {
+		t.Fatalf("step %d: status patch %s: %v", step, status, err)
+	}
+	for top, fields := range patch {
+		for field := range fields {
+			if top != "status" || field != "capacity" && field != "allocatable" {
+				t.Fatalf("step %d: figures only, and the status patch sets %s.%s: %s", step, top, field, status)
+			}
+		}
+	}
 }

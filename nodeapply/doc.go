@@ -90,7 +90,11 @@
 //     input's resourceVersion as a precondition; the status patch carries
 //     the rest.
 //     [Result.NeedsObjectPatch] and [Result.NeedsStatusPatch] say which
-//     patch is needed without building it.
+//     patch is needed without building it, and [Result.FiguresOnly]
+//     whether every change is of a resource's figures, which a provider
+//     may hold back for a while, as the kubelet writes a changed status
+//     at most every nodeStatusUpdateFrequency (10 s): the next ping finds
+//     the change still to make.
 //  9. Each ping with a time ([Ping.At]) sets two conditions: Ready, and the
 //     connectivity condition ([Options.ConnectivityCondition], by default
 //     interLink's InterlinkConnectivity). With

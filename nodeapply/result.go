@@ -36,3 +36,20 @@ func (r Result) NeedsObjectPatch() bool { return r.objectPatch }
 // the ping-response annotation changed: whether [Result.StatusPatch] is
 // not nil.
 func (r Result) NeedsStatusPatch() bool { return r.statusPatch }
+
+// FiguresOnly reports whether every change is of a figure: a resource's
+// capacity or allocatable ([pingstatus.SubjectResource]), and nothing else.
+// A provider may hold such a change back, as the kubelet writes a changed
+// status at most every nodeStatusUpdateFrequency (10 s): the next ping,
+// applied to the node as it stands, finds the change still to make, so
+// several changes of a backend's free cpus in between are one write. A
+// change of a taint, a label, a condition or an annotation goes at once.
+// False when nothing changed.
+func (r Result) FiguresOnly() bool {
+	for _, c := range r.Changes {
+		if c.Subject != pingstatus.SubjectResource {
+			return false
+		}
+	}
+	return len(r.Changes) > 0
+}
