@@ -106,6 +106,37 @@ func startCaches(parent context.Context, client kubernetes.Interface, name strin
 	c.pods, c.podInformer = pods.Lister(), pods.Informer()
 	c.watchErrors(c.podInformer)
 	c.factories = append(c.factories, bound)
+	if err := c.sync(parent, ctx); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// watchOwned starts the cache of the nodes with the ownership label of
+// parts (parts.go), with a context of its own that stop ends, and waits
+// until it holds what the API server holds, as startCaches does: one
+// watch, selected by the label, of every node the provider of parts
+// serves, which it adopts at start and reads at each ping.
+func watchOwned(parent context.Context, client kubernetes.Interface, parts *Parts) (*caches, error) {
+	ctx, cancel := context.WithCancel(parent)
+	c := &caches{cancel: cancel, refused: make(chan struct{})}
+	owned := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+		o.LabelSelector = labels.SelectorFromSet(labels.Set{OwnerLabel: parts.Owner}).String()
+	}))
+	nodes := owned.Core().V1().Nodes()
+	c.node = nodes.Lister()
+	c.watchErrors(nodes.Informer())
+	c.factories = append(c.factories, owned)
+	if err := c.sync(parent, ctx); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// sync starts c's informers, with ctx, and waits until they hold what
+// the API server holds, for at most cacheSyncTimeout; a list or watch
+// refused ends the wait at once. When it returns an error, c is stopped.
+func (c *caches) sync(parent, ctx context.Context) error {
 	for _, f := range c.factories {
 		f.Start(ctx.Done())
 	}
@@ -123,18 +154,18 @@ func startCaches(parent context.Context, client kubernetes.Interface, name strin
 			if !ok {
 				c.stop() // which ends ctx: the start's own is parent
 				if err := parent.Err(); err != nil {
-					return nil, err
+					return err
 				}
 				select {
 				case <-c.refused:
-					return nil, c.refusal
+					return c.refusal
 				default:
 				}
 				err := c.lastError()
 				if err != nil {
-					return nil, fmt.Errorf("the cache of %s did not sync within %s: %w", typ, cacheSyncTimeout, err)
+					return fmt.Errorf("the cache of %s did not sync within %s: %w", typ, cacheSyncTimeout, err)
 				}
-				return nil, fmt.Errorf("the cache of %s did not sync within %s", typ, cacheSyncTimeout)
+				return fmt.Errorf("the cache of %s did not sync within %s", typ, cacheSyncTimeout)
 			}
 		}
 	}
@@ -142,12 +173,12 @@ func startCaches(parent context.Context, client kubernetes.Interface, name strin
 		if err := c.claims.wait(syncing); err != nil {
 			c.stop()
 			if perr := parent.Err(); perr != nil {
-				return nil, perr
+				return perr
 			}
-			return nil, err
+			return err
 		}
 	}
-	return c, nil
+	return nil
 }
 
 // watchErrors keeps the informer's list and watch errors, for the error

@@ -3,9 +3,7 @@ package main
 import (
 	"fmt"
 	"log/slog"
-	"maps"
 	"math"
-	"slices"
 	"strings"
 	"time"
 
@@ -120,6 +118,13 @@ type Config struct {
 	// Metrics are where the provider counts its pings and writes; nil
 	// counts them in metrics that no registry serves.
 	Metrics *Metrics
+	// Parts, when set, is the configuration of a provider that serves its
+	// plugin's parts (-parts, parts.go): one ping of the plugin serves a
+	// node for each part, named by Parts.Template. Static is nil then,
+	// but in the configuration of each part's node, which has part set.
+	Parts *Parts
+	// part is the part whose node this is; "" for a node of its own.
+	part string
 }
 
 // StaticNode is the node as this provider registers it.
@@ -175,10 +180,15 @@ func settingError(setting string, value any, format string, args ...any) error {
 // check returns the first setting of c that cannot work, as a
 // *SettingError.
 func (c *Config) check() error {
+	if c.Parts != nil {
+		if err := c.Parts.check(); err != nil {
+			return err
+		}
+	}
 	switch {
-	case c.Static == nil:
+	case c.Static == nil && c.Parts == nil:
 		return settingError("Static", "<nil>", "want the node to register")
-	case len(validation.IsDNS1123Subdomain(c.Static.Name)) > 0:
+	case c.Static != nil && len(validation.IsDNS1123Subdomain(c.Static.Name)) > 0:
 		return settingError("Static.Name", c.Static.Name, "want a node name: %s", strings.Join(validation.IsDNS1123Subdomain(c.Static.Name), "; "))
 	case c.Interval <= 0:
 		return settingError("Interval", c.Interval, "want more than zero")
@@ -270,7 +280,7 @@ func (c *Config) options() options {
 		Reply: pingstatus.Options{
 			ProtectedKeys:   c.StaticKeys,
 			LabelNamespaces: c.LabelNamespaces,
-			ProtectedLabels: slices.Sorted(maps.Keys(c.Static.Labels)),
+			ProtectedLabels: c.staticLabelKeys(),
 		},
 		ReplaceAllTaints:      c.Compat,
 		Grace:                 c.Grace,
@@ -284,7 +294,16 @@ func (c *Config) options() options {
 		// node interLink left NetworkUnavailable, the next ping restores
 		// them.
 		VirtualNodeConditions: true,
+		PartGrace:             c.partGrace(),
 	}}
+}
+
+// partGrace is the part grace of Parts, zero without parts.
+func (c *Config) partGrace() time.Duration {
+	if c.Parts == nil {
+		return 0
+	}
+	return c.Parts.Grace
 }
 
 type options struct{ apply nodeapply.Options }

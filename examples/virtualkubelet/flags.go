@@ -35,6 +35,12 @@ type flags struct {
 	ephemeralStorage string
 	base             Config // what every node of the fleet shares
 
+	// parts is -parts: serve the plugin's parts, each a node named by the
+	// -node template; partsOwner and partGrace are its settings.
+	parts      bool
+	partsOwner string
+	partGrace  time.Duration
+
 	leaderElect bool
 	election    Election
 
@@ -48,6 +54,10 @@ type flags struct {
 // DefaultServiceAccount is the ServiceAccount deploy/ runs the provider as.
 const DefaultServiceAccount = "pingnode/pingnode-provider"
 
+// DefaultPartsNode is the -node template with -parts, when -node is not
+// given.
+const DefaultPartsNode = "pingnode-virtual-" + PartToken
+
 // DefaultTimeout is how long one ping may take when -timeout is not
 // given and -interval is 5 s or more; with a shorter interval, the
 // timeout is 3/5 of it (see [followers]).
@@ -58,7 +68,7 @@ func registerFlags(fs *flag.FlagSet) *flags {
 	f := &flags{fs: fs, base: Config{StaticKeys: []string{StaticTaintKey}}}
 	fs.StringVar(&f.kubeconfig, "kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig of the cluster (default $KUBECONFIG; empty: the in-cluster configuration)")
 	fs.IntVar(&f.nodes, "nodes", 1, "how many virtual nodes to run, each with its own node controller, Lease and plugin URL: "+Index+" in -node (required with more than one) and in -plugin is the node's index, from 0")
-	fs.StringVar(&f.node, "node", "pingnode-virtual", "node name")
+	fs.StringVar(&f.node, "node", "pingnode-virtual", "node name; with -nodes above 1 it must hold "+Index+"; with -parts, a template that holds "+PartToken+" once, the part's name, like 'slurm-"+PartToken+"' (with -parts, the default is "+DefaultPartsNode+")")
 	fs.StringVar(&f.plugin, "plugin", "http://127.0.0.1:4000/status", "the plugin's status URL: http://, https://, or unix:///path/to/plugin.sock (with -plugin-http-path)")
 	f.base.Transport.AddFlags(fs, "plugin-")
 	fs.DurationVar(&f.base.Interval, "interval", 5*time.Second, "how often to ping the plugin")
@@ -78,17 +88,20 @@ func registerFlags(fs *flag.FlagSet) *flags {
 	fs.StringVar(&f.connectivity, "connectivity-condition", string(nodeapply.DefaultConnectivityCondition), "the type of the condition that says whether the plugin answered its last ping")
 	fs.StringVar(&f.base.DRADriver, "dra-driver", "", "publish the plugin's devices as Dynamic Resource Allocation devices (ResourceSlices, Kubernetes 1.34 and later) of this driver, a lowercase DNS subdomain of at most 63 characters, such as gpu.example.com: one pool a node, named after it; empty: publish none, and ignore a reply's devices")
 	fs.BoolVar(&f.base.CountHeld, "held", true, "read the plugin's figures as available now, and add what this node's running pods hold")
+	fs.BoolVar(&f.parts, "parts", false, "serve the plugin's parts (its reply's nodes: machines, or partitions of identical machines), each as a node of its own, all from one ping of one plugin: -node is then a template, "+PartToken+" in it, once, the part's name, and -nodes is 1")
+	fs.DurationVar(&f.partGrace, "part-grace", nodeapply.DefaultGrace, "with -parts: how long a part's node keeps its running pods once the reply no longer lists its part: new pods are kept away at once (the taint "+nodeapply.PartGoneTaintKey+":NoSchedule), after it Ready turns False and the node's pods are evicted by their tolerations, and the node is deleted once no pod holds it")
+	fs.StringVar(&f.partsOwner, "parts-owner", "", "with -parts: the value of the label "+OwnerLabel+" on the nodes of the parts, which says they are this provider's: it serves those it finds at start and after a takeover, and touches no other node (empty: -node with "+PartToken+" read as part, like slurm-part)")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "the address to serve Prometheus metrics on, at /metrics (host:port); empty: none")
 	fs.BoolVar(&f.leaderElect, "leader-elect", false, "elect a leader among replicas with a Lease: only the leader runs the node controllers and pings")
 	fs.StringVar(&f.election.Namespace, "leader-elect-namespace", metav1.NamespaceDefault, "the namespace of the leader election Lease")
-	fs.StringVar(&f.election.Name, "leader-elect-name", "", "the name of the leader election Lease (empty: pingnode- and the -node pattern, "+Index+" read as fleet)")
+	fs.StringVar(&f.election.Name, "leader-elect-name", "", "the name of the leader election Lease (empty: pingnode- and the -node pattern, "+Index+" read as fleet and "+PartToken+" as parts)")
 	fs.StringVar(&f.election.Identity, "leader-elect-id", DefaultIdentity(), "this replica's identity in the Lease")
 	fs.DurationVar(&f.election.LeaseDuration, "leader-elect-lease-duration", DefaultElectionLease, "how long a standby waits after the leader's last renewal before it takes over")
 	fs.DurationVar(&f.election.RenewDeadline, "leader-elect-renew-deadline", DefaultElectionRenewDeadline, "how long the leader tries to renew before it stops (it exits); less than -leader-elect-lease-duration. Not given, it is the default or 2/3 of -leader-elect-lease-duration, whichever is less")
 	fs.DurationVar(&f.election.RetryPeriod, "leader-elect-retry-period", DefaultElectionRetry, "how often the leader renews and a standby tries to take over; less than -leader-elect-renew-deadline divided by 1.2. Not given, it is the default or 1/5 of -leader-elect-renew-deadline, whichever is less")
 	fs.StringVar(&f.serviceAccount, "service-account", DefaultServiceAccount, "namespace/name of the ServiceAccount the provider runs as, which -print-rbac and -print-node-policy give the rights to")
-	fs.BoolVar(&f.printRBAC, "print-rbac", false, "print the RBAC rules the provider needs for the configuration the other flags give (its nodes, -held, -leader-elect, -dra-driver), bound to -service-account, as YAML, and exit")
-	fs.BoolVar(&f.printPolicy, "print-node-policy", false, "print a ValidatingAdmissionPolicy that lets -service-account create only the nodes and Leases of this configuration (what RBAC cannot name), change only the labels of its nodes that -label-namespaces allows, delete only its nodes' pods being deleted, and with -dra-driver write only ResourceSlices of that driver on its nodes, as YAML, and exit")
+	fs.BoolVar(&f.printRBAC, "print-rbac", false, "print the RBAC rules the provider needs for the configuration the other flags give (its nodes, -held, -leader-elect, -dra-driver, -parts), bound to -service-account, as YAML, and exit")
+	fs.BoolVar(&f.printPolicy, "print-node-policy", false, "print a ValidatingAdmissionPolicy that lets -service-account create only the nodes and Leases of this configuration (what RBAC cannot name), change only the labels of its nodes that -label-namespaces allows, delete only its nodes' pods being deleted, with -dra-driver write only ResourceSlices of that driver on its nodes, and with -parts change and delete only nodes of its template with its ownership label, as YAML, and exit")
 	return f
 }
 
@@ -99,6 +112,7 @@ var (
 		"StatusReport": "status-report", "LeaseDuration": "lease-duration", "LeaseRenew": "lease-renew",
 		"Grace": "grace", "NotReadyAfter": "not-ready-after", "ConnectivityCondition": "connectivity-condition",
 		"LabelNamespaces": "label-namespaces", "DRADriver": "dra-driver",
+		"Parts.Template": "node", "Parts.Owner": "parts-owner", "Parts.Grace": "part-grace",
 	}
 	electionFlags = map[string]string{
 		"Namespace": "leader-elect-namespace", "Name": "leader-elect-name", "Identity": "leader-elect-id",
@@ -198,6 +212,8 @@ func (f *flags) settings(args []string) ([]Config, *Election, error) {
 		return nil, nil, fmt.Errorf("unexpected argument %q: every setting is a flag", args[0])
 	case f.nodes < 1:
 		return nil, nil, flagError("nodes", f.nodes, "want at least one node")
+	case f.parts && f.nodes != 1:
+		return nil, nil, flagError("nodes", f.nodes, "with -parts, want 1 (or none given): one ping of one plugin serves every part's node")
 	case f.nodes > 1 && !strings.Contains(f.node, Index):
 		return nil, nil, flagError("node", f.node, "with more than one node, the name must hold %s, the node's index", Index)
 	// Zero means the default in a Config; on the command line, the
@@ -210,6 +226,8 @@ func (f *flags) settings(args []string) ([]Config, *Election, error) {
 		return nil, nil, flagError("timeout", f.base.Timeout, "want less than -interval %s, so that a ping ends before the next is due", f.base.Interval)
 	case f.base.LeaseRenew < 0:
 		return nil, nil, flagError("lease-renew", f.base.LeaseRenew, "want more than zero, or zero for a quarter of -lease-duration")
+	case f.partGrace <= 0:
+		return nil, nil, flagError("part-grace", f.partGrace, "want more than zero")
 	}
 	if f.metricsAddr != "" {
 		if _, _, err := net.SplitHostPort(f.metricsAddr); err != nil {
@@ -229,7 +247,7 @@ func (f *flags) settings(args []string) ([]Config, *Election, error) {
 		}
 		base.StaticResources = corev1.ResourceList{corev1.ResourceEphemeralStorage: q}
 	}
-	configs, err := Fleet(f.nodes, f.node, f.plugin, base)
+	configs, err := f.configs(base)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -243,6 +261,9 @@ func (f *flags) settings(args []string) ([]Config, *Election, error) {
 	e := f.election
 	if e.Name == "" {
 		e.Name = "pingnode-" + strings.ReplaceAll(f.node, Index, "fleet")
+		if f.parts {
+			e.Name = strings.ReplaceAll(e.Name, PartToken, "parts")
+		}
 	}
 	if err := e.check(); err != nil {
 		return nil, nil, asFlagError(err, electionFlags)
@@ -268,4 +289,28 @@ func (f *flags) settings(args []string) ([]Config, *Election, error) {
 // flags.
 func (f *flags) access(configs []Config, election *Election) Access {
 	return accessFor(f.saNamespace, f.saName, configs, election)
+}
+
+// configs are the configurations the flags give, from base: a node for
+// each of -nodes, or with -parts one, of the provider of the plugin's
+// parts (-node, not given, is then [DefaultPartsNode]).
+func (f *flags) configs(base Config) ([]Config, error) {
+	if !f.parts {
+		return Fleet(f.nodes, f.node, f.plugin, base)
+	}
+	given := map[string]bool{}
+	f.fs.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
+	if !given["node"] {
+		f.node = DefaultPartsNode
+	}
+	owner := f.partsOwner
+	if owner == "" {
+		owner = DefaultOwner(f.node)
+		if problems := validation.IsValidLabelValue(owner); len(problems) > 0 && templateProblem(f.node) == "" {
+			return nil, flagError("parts-owner", owner, "want a label value: %s; not given, it is -node with %s read as part: give one", strings.Join(problems, "; "), PartToken)
+		}
+	}
+	base.Parts = &Parts{Template: f.node, Owner: owner, Grace: f.partGrace}
+	base.PluginURL = strings.ReplaceAll(f.plugin, Index, "0")
+	return []Config{base}, nil
 }

@@ -103,6 +103,17 @@ func TestFlagErrors(t *testing.T) {
 		{"a ServiceAccount whose name is no name", []string{"-service-account", "pingnode/a/b"}, "for flag -service-account: want namespace/name"},
 		{"the rights of a configuration that cannot work", []string{"-print-rbac", "-interval", "0"}, "for flag -interval:"},
 		{"the policy of a configuration that cannot work", []string{"-print-node-policy", "-nodes", "2"}, "for flag -node:"},
+		{"parts with more than one node", []string{"-parts", "-nodes", "2", "-node", "vk-{i}-{part}"}, `invalid value "2" for flag -nodes: with -parts, want 1`},
+		{"a parts template without the part", []string{"-parts", "-node", "vk"}, `invalid value "vk" for flag -node: with -parts, the name must hold {part} exactly once`},
+		{"a parts template with the part twice", []string{"-parts", "-node", "vk-{part}-{part}"}, "for flag -node: with -parts, the name must hold {part} exactly once"},
+		{"a parts template too long for a part of 63", []string{"-parts", "-node", strings.Repeat("a", 100) + "-{part}-" + strings.Repeat("b", 89)}, "for flag -node: 191 characters around {part}, want at most 190"},
+		{"a parts template in capitals", []string{"-parts", "-node", "Slurm-{part}"}, `for flag -node: with the part "a" it names the node "Slurm-a", which is no node name`},
+		{"a parts template that ends with a dot", []string{"-parts", "-node", "{part}."}, `for flag -node: with the part "a" it names the node "a."`},
+		{"a parts template with the index", []string{"-parts", "-node", "vk-{i}-{part}"}, "for flag -node: with the part"},
+		{"a parts owner that is no label value", []string{"-parts", "-parts-owner", "not a value"}, `invalid value "not a value" for flag -parts-owner: want a label value`},
+		{"a parts owner too long, derived from the template", []string{"-parts", "-node", "{part}." + strings.Repeat("x", 60) + ".org"}, "for flag -parts-owner: want a label value: must be no more than 63 bytes; not given, it is -node with {part} read as part: give one"},
+		{"no part grace", []string{"-parts", "-part-grace", "0"}, `invalid value "0s" for flag -part-grace: want more than zero`},
+		{"a part node name without -parts", []string{"-node", "vk-{part}"}, "for flag -node: want a node name"},
 		{"an argument after the flags", []string{"-interval", "5s", "extra"}, `unexpected argument "extra"`},
 		{"a value that does not parse", []string{"-interval", "often"}, `invalid value "often" for flag -interval`},
 	}
@@ -137,6 +148,8 @@ func TestFlagDefaults(t *testing.T) {
 		{"-dra-driver", "gpu.nvidia.com", "-held=false"},
 		{"-plugin", "https://plugin.example:8443/status", "-plugin-ca-file", "ca.pem", "-plugin-ca-only", "-plugin-cert-file", "vk.pem", "-plugin-key-file", "vk-key.pem", "-plugin-token-file", "token"},
 		{"-plugin", "unix:///run/plugin.sock", "-plugin-http-path", "/pinglink", "-plugin-token-file", "token"},
+		{"-parts"},
+		{"-parts", "-node", "slurm-{part}", "-parts-owner", "slurm", "-part-grace", "10s", "-dra-driver", "gpu.nvidia.com", "-leader-elect", "-leader-elect-id", "a"},
 	} {
 		code, out := runCommand(t, args...)
 		if code != 1 || !strings.Contains(out, "kubeconfig") {

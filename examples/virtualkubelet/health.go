@@ -29,6 +29,10 @@ func (m *Metrics) Expect(nodes int, election bool) {
 	m.health.election.Store(election)
 }
 
+// expectNodes says how many nodes this process runs now: the parts
+// supervisor runs as many as it serves parts (supervisor.go).
+func (m *Metrics) expectNodes(n int) { m.health.nodes.Store(int64(n)) }
+
 // ready reports whether this replica is ready, and says why. A replica
 // that leads (or runs without an election) is ready once every node it
 // runs has started: its node registered and its node controller running.

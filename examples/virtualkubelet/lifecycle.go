@@ -14,14 +14,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/record"
 
-	"github.com/pingnode/pingnode/examples/internal/pingclient"
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
@@ -47,8 +45,10 @@ type Provider struct {
 	log    *slog.Logger
 	// eventSink is where the node's events go.
 	eventSink corev1client.EventInterface
-	pinger    *pingclient.Client
-	metrics   nodeMetrics
+	// source is where its pings come from: its plugin, or for a part's
+	// node the parts supervisor (source.go).
+	source  pingSource
+	metrics nodeMetrics
 
 	mu sync.Mutex // guards the hooks and handoff
 
@@ -68,8 +68,10 @@ type Provider struct {
 	advertised corev1.ResourceList
 
 	// Only the ping loop touches what follows (ping.go, report.go,
-	// devices.go).
+	// devices.go), but live, the caches while they run, which the parts
+	// supervisor reads too.
 	caches *caches
+	live   atomic.Pointer[caches]
 	// devices is what the run keeps of the node's devices; nil without a
 	// DRA driver.
 	devices *deviceState
@@ -85,10 +87,9 @@ type Provider struct {
 	older   map[string]bool
 	// reportDue is when a steady node's status is next written.
 	reportDue time.Time
-	// lastFailure is the last ping's failure, "" when it was answered, and
-	// lastWarnings the warnings of its reply and of its Apply: a failure
-	// or a warning is logged when it begins or changes, not at every ping.
-	lastFailure  string
+	// lastWarnings are the warnings of the last ping's reply and of its
+	// Apply: a warning is logged when it begins or changes, not at every
+	// ping.
 	lastWarnings map[pingstatus.Warning]bool
 
 	// BeforePing, when set, runs before each ping, in the ping loop: a
@@ -113,6 +114,9 @@ type Provider struct {
 	WriteErrors atomic.Int64 // writes the API server refused (a conflict, retried, is not one)
 	Conflicts   atomic.Int64 // object patches that conflicted and were retried
 	StartErrors atomic.Int64 // starts that failed, each tried again after a backoff
+	// Foreign: the node as stored is another's (parts.go), and the parts
+	// supervisor stops serving it.
+	Foreign atomic.Bool
 }
 
 // NewProvider returns a provider for cfg that talks to the API server
@@ -129,7 +133,7 @@ func NewProvider(cfg Config, client kubernetes.Interface, log *slog.Logger) *Pro
 	return &Provider{
 		cfg: cfg, opts: cfg.options(), client: client, nodes: client.CoreV1().Nodes(),
 		eventSink: client.CoreV1().Events(metav1.NamespaceAll), log: log,
-		metrics: metrics.forNode(name),
+		source: &pluginSource{}, metrics: metrics.forNode(name),
 	}
 }
 
@@ -181,12 +185,11 @@ func (p *Provider) Run(ctx context.Context) error {
 
 	// The plugin's client first: a file it names (a CA, a certificate, a
 	// token) that cannot be used yet is a start that failed, tried again.
-	pinger, err := p.cfg.pingClient(p.log)
+	closeSource, err := p.source.open(p)
 	if err != nil {
 		return fmt.Errorf("the plugin's client: %w", err)
 	}
-	defer pinger.Close()
-	p.pinger = pinger
+	defer closeSource()
 
 	// Then a read, which fails at once if the API server cannot be
 	// reached or refuses this provider.
@@ -200,6 +203,8 @@ func (p *Provider) Run(ctx context.Context) error {
 	}
 	defer caches.stop()
 	p.caches = caches
+	p.live.Store(caches)
+	defer p.live.Store(nil)
 	defer p.startDevices()()     // the device controller stops before the caches
 	defer p.finishDeletes(ctx)() // and so do the deletes of pods
 
@@ -245,7 +250,7 @@ func (p *Provider) Run(ctx context.Context) error {
 		case <-pinging.Done():
 		}
 	}()
-	wait.NonSlidingUntilWithContext(pinging, p.PingOnce, p.cfg.Interval)
+	p.source.loop(pinging, p)
 	if ctx.Err() != nil {
 		return nil
 	}
@@ -262,7 +267,7 @@ func (p *Provider) Run(ctx context.Context) error {
 // stored, once.
 func (p *Provider) registration(ctx context.Context) (*corev1.Node, error) {
 	node := p.cfg.Static.DeepCopy()
-	stored, err := p.nodes.Get(ctx, node.Name, metav1.GetOptions{})
+	stored, err := p.ours(p.nodes.Get(ctx, node.Name, metav1.GetOptions{}))
 	if apierrors.IsNotFound(err) {
 		return node, nil
 	}
@@ -292,12 +297,12 @@ func (p *Provider) registration(ctx context.Context) (*corev1.Node, error) {
 func (p *Provider) registerAgain(ctx context.Context) (*corev1.Node, error) {
 	stored, err := p.nodes.Get(ctx, p.cfg.Static.Name, metav1.GetOptions{})
 	if !apierrors.IsNotFound(err) {
-		return stored, err
+		return p.ours(stored, err)
 	}
 	p.log.Warn("the node is gone; registering it again")
 	stored, err = p.nodes.Create(ctx, p.cfg.Static, metav1.CreateOptions{FieldManager: FieldManager})
 	if apierrors.IsAlreadyExists(err) { // registered meanwhile, by the node controller
-		return p.nodes.Get(ctx, p.cfg.Static.Name, metav1.GetOptions{})
+		return p.ours(p.nodes.Get(ctx, p.cfg.Static.Name, metav1.GetOptions{}))
 	}
 	return stored, err
 }
@@ -307,8 +312,12 @@ func (p *Provider) registerAgain(ctx context.Context) (*corev1.Node, error) {
 // cannot start never stops the others. Each node has its own client, so
 // its own rate limit, as a kubelet has; client-go shares the connections
 // of clients with the same configuration. It returns an error only for
-// a configuration that cannot work, before any node starts.
+// a configuration that cannot work, before any node starts. A
+// configuration with Parts (-parts) is run by the parts supervisor.
 func runProviders(ctx context.Context, restConfig *rest.Config, configs []Config, log *slog.Logger) error {
+	if len(configs) == 1 && configs[0].Parts != nil {
+		return runParts(ctx, restConfig, configs[0], log) // one plugin, a node for each of its parts
+	}
 	clients := make([]kubernetes.Interface, len(configs))
 	for i := range configs {
 		if err := configs[i].check(); err != nil {

@@ -16,6 +16,12 @@
 //
 //	go run . -kubeconfig /tmp/pingnode-env/kubeconfig -nodes 100 -node 'pingnode-virtual-{i}'
 //
+// With -parts it serves its plugin's parts, the machines or partitions
+// its reply lists, each as a node of its own named by the -node template,
+// all from one ping of the plugin (see supervisor.go):
+//
+//	go run . -kubeconfig /tmp/pingnode-env/kubeconfig -parts -node 'slurm-{part}'
+//
 // Several replicas can run for the same nodes: with -leader-elect they
 // elect a leader with a Lease (see leader.go), and only the leader runs
 // the node controllers and pings. With -metrics-addr, each serves its
@@ -34,13 +40,14 @@
 //
 // The files follow the provider's jobs: its configuration (config.go,
 // flags.go, fleet.go), its lifecycle (lifecycle.go: start, retry, stop),
-// the step at each ping (ping.go, held.go, report.go), the delivery of
-// what changed to the API server (delivery.go, handoff.go,
+// the step at each ping (ping.go, source.go, held.go, report.go), its
+// plugin's parts with -parts (parts.go, supervisor.go, partnode.go), the
+// delivery of what changed to the API server (delivery.go, handoff.go,
 // statuswrite.go), its caches (cache.go, devicecache.go), the end of its
-// pods' deletion (podfinish.go), its devices with
-// -dra-driver (devices.go, publish.go, poddevices.go), what it tells people
+// pods' deletion (podfinish.go), its devices with -dra-driver
+// (devices.go, publish.go, poddevices.go), what it tells people
 // (events.go, metrics.go, health.go) and its rights (rbac.go,
-// nodepolicy.go); leader.go elects the replica that runs. README.md is the
+// nodepolicy.go, partsrights.go); leader.go elects the replica that runs. README.md is the
 // operator's guide.
 package main
 

@@ -87,7 +87,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}, []string{"node", "kind"}),
 		warnings: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "pingnode_warnings_total",
-			Help: "Parts of the plugin's replies, or of the pings, that were refused, repaired or ignored, by subject (reply, resource, taint, condition, annotation, label, device) and action (refused, repaired, ignored).",
+			Help: "Parts of the plugin's replies, or of the pings, that were refused, repaired or ignored, by subject (reply, resource, taint, condition, annotation, label, device, part) and action (refused, repaired, ignored).",
 		}, []string{"node", "subject", "action"}),
 		allocatable: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "pingnode_node_allocatable",
@@ -167,7 +167,7 @@ func (m *Metrics) forNode(node string) nodeMetrics {
 	}
 	m.conflicts.WithLabelValues(node, kindObject)
 	m.startErrors.WithLabelValues(node)
-	for s := pingstatus.SubjectReply; s <= pingstatus.SubjectDevice; s++ {
+	for s := pingstatus.SubjectReply; s <= pingstatus.SubjectPart; s++ {
 		for a := pingstatus.Refused; a <= pingstatus.Ignored; a++ {
 			m.warnings.WithLabelValues(node, s.String(), a.String())
 		}
@@ -184,6 +184,18 @@ func (n nodeMetrics) ping(answered bool, at time.Time, d time.Duration) {
 	}
 	n.m.pings.WithLabelValues(n.node, outcome).Inc()
 	n.m.pingDuration.WithLabelValues(n.node, outcome).Observe(d.Seconds())
+}
+
+// forget removes every series of the node: a part's node deleted
+// (supervisor.go) is not served any more.
+func (n nodeMetrics) forget() {
+	node := prometheus.Labels{"node": n.node}
+	for _, v := range []interface{ DeletePartialMatch(prometheus.Labels) int }{
+		n.m.pings, n.m.pingDuration, n.m.lastSuccess, n.m.transitions, n.m.writes, n.m.conflicts,
+		n.m.writeErrors, n.m.warnings, n.m.allocatable, n.m.startErrors, n.m.devicePools, n.m.deviceErrors,
+	} {
+		v.DeletePartialMatch(node)
+	}
 }
 
 func (n nodeMetrics) write(kind string)      { n.m.writes.WithLabelValues(n.node, kind).Inc() }

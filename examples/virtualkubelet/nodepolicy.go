@@ -51,9 +51,11 @@ import (
 // (Kubernetes 1.30 and later).
 func (a Access) Policy() []runtime.Object {
 	name := strings.ReplaceAll(a.Name(), ":", ".")
-	nodes := celList(a.Nodes)
-	leases := "(request.namespace == '" + corev1.NamespaceNodeLease + "' && object.metadata.name in " + nodes + ")"
+	leases := "(request.namespace == '" + corev1.NamespaceNodeLease + "' && " + a.ours("object.metadata.name") + ")"
 	leaseMessage := "the pingnode provider " + a.Namespace + "/" + a.ServiceAccount + " may create only its nodes' Leases"
+	if a.Parts != nil {
+		leaseMessage = "the pingnode provider " + a.Namespace + "/" + a.ServiceAccount + " may create and renew only its nodes' Leases"
+	}
 	if e := a.Election; e != nil {
 		leases += " || (request.namespace == '" + e.Namespace + "' && object.metadata.name == '" + e.Name + "')"
 		leaseMessage += " and its leader election Lease"
@@ -67,12 +69,16 @@ func (a Access) Policy() []runtime.Object {
 		namedRule("", "events", admissionregistrationv1.Create, admissionregistrationv1.Update),
 		namedRule("", "pods", admissionregistrationv1.Delete),
 	}
-	events := "(object.involvedObject.kind == 'Node' && object.involvedObject.name in " + nodes + ")"
+	if a.Parts != nil { // it deletes its nodes, and renews Leases RBAC cannot name
+		rules[0].Operations = append(rules[0].Operations, admissionregistrationv1.Delete)
+		rules[2].Operations = append(rules[2].Operations, admissionregistrationv1.Update)
+	}
+	events := "(object.involvedObject.kind == 'Node' && " + a.ours("object.involvedObject.name") + ")"
 	eventMessage := "the pingnode provider " + a.Namespace + "/" + a.ServiceAccount + " may record events only on its own nodes"
 	if a.DRADriver != "" {
 		rules = append(rules, namedRule(resourcev1.GroupName, "resourceslices", admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete))
 		events += " || (object.involvedObject.kind == 'Pod' && object.reason in " + celList([]string{ReasonDevicesGiven, ReasonClaimNotAllowed}) +
-			" && has(object.source) && has(object.source.host) && object.source.host in " + nodes + ")"
+			" && has(object.source) && has(object.source.host) && " + a.ours("object.source.host") + ")"
 		eventMessage += ", and on pods only which devices they were given, from its own nodes"
 	}
 	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{
@@ -87,19 +93,19 @@ func (a Access) Policy() []runtime.Object {
 			Variables: a.labelVariables(),
 			Validations: []admissionregistrationv1.Validation{
 				{
-					Expression: "request.resource.resource != 'nodes' || request.operation != 'CREATE' || object.metadata.name in " + nodes,
-					Message:    "the pingnode provider " + a.Namespace + "/" + a.ServiceAccount + " may create only its own nodes",
+					Expression: "request.resource.resource != 'nodes' || request.operation != 'CREATE' || " + a.nodeCreated(),
+					Message:    "the pingnode provider " + a.Namespace + "/" + a.ServiceAccount + " may create only its own nodes" + a.ownNodes(),
 					Reason:     &forbidden,
 				},
 				{Expression: "request.resource.resource != 'leases' || " + leases, Message: leaseMessage, Reason: &forbidden},
 				{Expression: "request.resource.resource != 'events' || " + events, Message: eventMessage, Reason: &forbidden},
 				{
-					Expression: "request.resource.resource != 'pods' || " + podFence(nodes),
+					Expression: "request.resource.resource != 'pods' || " + podFence(a.ours),
 					Message:    "the pingnode provider " + a.Namespace + "/" + a.ServiceAccount + " may delete only pods bound to its own nodes that are being deleted",
 					Reason:     &forbidden,
 				},
 				{
-					Expression: "request.resource.resource != 'nodes' || " + labelFence,
+					Expression: "request.resource.resource != 'nodes' || " + a.notDeleted() + labelFence,
 					Message: "the pingnode provider " + a.Namespace + "/" + a.ServiceAccount + " may change its nodes' labels only in " +
 						strings.Join(a.labelNamespaces(), ", ") + " and their subdomains, and set their static labels",
 					Reason: &forbidden,
@@ -109,11 +115,12 @@ func (a Access) Policy() []runtime.Object {
 	}
 	if a.DRADriver != "" {
 		policy.Spec.Validations = append(policy.Spec.Validations, admissionregistrationv1.Validation{
-			Expression: sliceFence(a.DRADriver, nodes),
+			Expression: sliceFence(a.DRADriver, a.ours),
 			Message:    "the pingnode provider " + a.Namespace + "/" + a.ServiceAccount + " may write only ResourceSlices of its driver " + a.DRADriver + " on its own nodes",
 			Reason:     &forbidden,
 		})
 	}
+	policy.Spec.Validations = append(policy.Spec.Validations, a.partValidations()...)
 	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
 		TypeMeta:   typeMeta(admissionregistrationv1.SchemeGroupVersion.String(), "ValidatingAdmissionPolicyBinding"),
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"app.kubernetes.io/name": FieldManager}},
@@ -126,23 +133,23 @@ func (a Access) Policy() []runtime.Object {
 }
 
 // sliceFence is the CEL expression that holds when a request is not of
-// ResourceSlices, or writes a slice of driver on one of nodes (a CEL
-// list): the slice created or updated (object), and the slice updated or
+// ResourceSlices, or writes a slice of driver on one of its nodes (node
+// is the expression that a node name is one: [Access.ours]): the slice created or updated (object), and the slice updated or
 // deleted (oldObject), so that a slice of another node or driver can be
 // neither made one of its own nor taken over.
-func sliceFence(driver, nodes string) string {
+func sliceFence(driver string, node func(string) string) string {
 	ours := func(o string) string {
-		return "(" + o + ".spec.driver == " + celString(driver) + " && has(" + o + ".spec.nodeName) && " + o + ".spec.nodeName in " + nodes + ")"
+		return "(" + o + ".spec.driver == " + celString(driver) + " && has(" + o + ".spec.nodeName) && " + node(o+".spec.nodeName") + ")"
 	}
 	return "request.resource.resource != 'resourceslices' || ((request.operation == 'DELETE' || " + ours("object") + ") && " +
 		"(request.operation == 'CREATE' || " + ours("oldObject") + "))"
 }
 
 // podFence is the CEL expression that holds when the pod deleted, as
-// stored (oldObject: a delete has no object), is bound to one of nodes (a
-// CEL list) and is being deleted already.
-func podFence(nodes string) string {
-	return "(has(oldObject.spec.nodeName) && oldObject.spec.nodeName in " + nodes + " && has(oldObject.metadata.deletionTimestamp))"
+// stored (oldObject: a delete has no object), is bound to one of its
+// nodes (node: [Access.ours]) and is being deleted already.
+func podFence(node func(string) string) string {
+	return "(has(oldObject.spec.nodeName) && " + node("oldObject.spec.nodeName") + " && has(oldObject.metadata.deletionTimestamp))"
 }
 
 // labelFence is the CEL expression, over the variables of
@@ -164,6 +171,9 @@ const allowedKey = "variables.labelNamespaces.exists(n, k.startsWith(n + '/') ||
 // namespaces, and the static labels of the node at hand (none for another
 // node).
 func (a Access) labelVariables() []admissionregistrationv1.Variable {
+	if a.Parts != nil {
+		return a.partLabelVariables()
+	}
 	static := make([]string, 0, len(a.StaticLabels))
 	for _, node := range slices.Sorted(maps.Keys(a.StaticLabels)) {
 		labels := a.StaticLabels[node]
@@ -222,6 +232,9 @@ func (a Access) PolicyYAML() ([]byte, error) {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# What RBAC cannot name, fenced for the pingnode provider's ServiceAccount %s/%s (printed by -print-node-policy),\n", a.Namespace, a.ServiceAccount)
 	what := "the nodes, Leases and events it may create, the labels of its nodes it may change, and the pods it may delete"
+	if a.Parts != nil {
+		what = "the nodes, Leases and events it may create, the nodes it may change and delete and their labels, and the pods it may delete"
+	}
 	if a.DRADriver != "" {
 		what += ", and the ResourceSlices it may write"
 	}

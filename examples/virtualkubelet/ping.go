@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"log/slog"
 	"slices"
 	"time"
 
@@ -41,9 +42,11 @@ import (
 // (statusWatch, statuswrite.go), so a node it holds that is older than the
 // node as stored never undoes a label removed since.
 
-// PingOnce asks the plugin once, applies the outcome to the node, and
-// delivers what changed. When nothing conflicts, it reads the node once,
-// from the cache, and calls Apply once.
+// PingOnce takes the next ping from the provider's source (it asks the
+// plugin, or, for a part's node, takes the supervisor's ping of the
+// part: source.go), applies it to the node, and delivers what changed.
+// When nothing conflicts, it reads the node once, from the cache, and
+// calls Apply once.
 func (p *Provider) PingOnce(ctx context.Context) {
 	if hook := p.beforePing(); hook != nil {
 		hook(ctx)
@@ -51,27 +54,13 @@ func (p *Provider) PingOnce(ctx context.Context) {
 			return
 		}
 	}
-	p.Pings.Add(1)
-	start := time.Now()
-	ping := p.pinger.Ping(ctx)
-	if ctx.Err() != nil {
-		return // stopping: the failure is ours, not the plugin's
+	ping, warnings, ok := p.source.next(ctx, p)
+	if !ok {
+		return
 	}
-	p.metrics.ping(ping.Reached(), ping.At, time.Since(start))
-	var warnings []pingstatus.Warning
-	if ping.Reached() {
-		patch, w := pingstatus.Parse(ping.Body, p.opts.apply.Reply)
-		ping.Reply, warnings = &patch, w
-		if p.cfg.CountHeld {
-			ping.Held = p.held(ping.At)
-		}
-	} else {
-		p.Failures.Add(1)
-		if ping.Failure != p.lastFailure { // said once, not at every ping of an outage
-			p.log.Warn("plugin ping failed", "failure", ping.Failure)
-		}
+	if ping.Reached() && p.cfg.CountHeld {
+		ping.Held = p.held(ping.At)
 	}
-	p.lastFailure = ping.Failure
 	p.finish.answered(ping.Reached())
 	warnings = p.withoutDevices(ping, warnings)
 	base, err := p.current(ctx)
@@ -139,6 +128,9 @@ func (p *Provider) current(ctx context.Context) (*corev1.Node, error) {
 		p.pending, p.older = nil, nil
 		return p.registerAgain(ctx)
 	}
+	if err == nil {
+		err = p.foreign(cached)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -163,20 +155,26 @@ func (p *Provider) setPending(node *corev1.Node, older []string) {
 
 // logWarnings logs each of this ping's warnings (of the reply, and of
 // Apply) that the last ping did not have, as a failure is logged
-// (lastFailure): a warning is said when it appears and when it changes,
-// and again when it comes back after a ping without it, not at every ping
-// that repeats it. The metric counts it at every ping; the events are
-// recorded at every ping too, and client-go's correlator aggregates them
-// (events.go).
+// (pluginSource.lastFailure): a warning is said when it appears and when
+// it changes, and again when it comes back after a ping without it, not
+// at every ping that repeats it. The metric counts it at every ping; the
+// events are recorded at every ping too, and client-go's correlator
+// aggregates them (events.go).
 func (p *Provider) logWarnings(warnings []pingstatus.Warning) {
+	p.lastWarnings = logNewWarnings(p.log, p.lastWarnings, warnings)
+}
+
+// logNewWarnings logs each of warnings that last does not hold, and
+// returns the warnings said at this ping, the next one's last.
+func logNewWarnings(log *slog.Logger, last map[pingstatus.Warning]bool, warnings []pingstatus.Warning) map[pingstatus.Warning]bool {
 	said := make(map[pingstatus.Warning]bool, len(warnings))
 	for _, w := range warnings {
-		if !p.lastWarnings[w] && !said[w] {
-			p.log.Warn("plugin reply", "subject", w.Subject, "action", w.Action, "path", w.Path, "problem", w.Message)
+		if !last[w] && !said[w] {
+			log.Warn("plugin reply", "subject", w.Subject, "action", w.Action, "path", w.Path, "problem", w.Message)
 		}
 		said[w] = true
 	}
-	p.lastWarnings = said
+	return said
 }
 
 // logChanges logs the changes of res about the subjects given, when the

@@ -18,9 +18,20 @@ import (
 // through is then done.
 func stepPings(t *testing.T, p *Provider) (step func(n int)) {
 	t.Helper()
+	return parkedSteps(t, func(hook func(context.Context)) {
+		p.mu.Lock()
+		p.BeforePing = hook
+		p.mu.Unlock()
+	}, nil)
+}
+
+// parkedSteps is stepPings for any loop whose hook before each ping
+// install sets (the provider's, the parts supervisor's), and that start,
+// if not nil, starts once the hook is in place.
+func parkedSteps(t *testing.T, install func(hook func(context.Context)), start func()) (step func(n int)) {
+	t.Helper()
 	entered, proceed := make(chan struct{}), make(chan struct{})
-	p.mu.Lock()
-	p.BeforePing = func(ctx context.Context) {
+	install(func(ctx context.Context) {
 		select {
 		case entered <- struct{}{}:
 		case <-ctx.Done():
@@ -30,8 +41,7 @@ func stepPings(t *testing.T, p *Provider) (step func(n int)) {
 		case <-proceed:
 		case <-ctx.Done():
 		}
-	}
-	p.mu.Unlock()
+	})
 	park := func() {
 		t.Helper()
 		select {
@@ -39,6 +49,9 @@ func stepPings(t *testing.T, p *Provider) (step func(n int)) {
 		case <-time.After(10 * time.Second):
 			t.Fatal("the ping loop did not reach the hook")
 		}
+	}
+	if start != nil {
+		start()
 	}
 	park()
 	return func(n int) {

@@ -62,6 +62,11 @@ type Access struct {
 	// by node: its registration labels, which [Access.Policy] lets it set
 	// to these values and to no other.
 	StaticLabels map[string]map[string]string
+	// Parts is the configuration of a provider of its plugin's parts
+	// (-parts), whose nodes are named by a template and owned by a label,
+	// or nil: RBAC cannot name its nodes, and [Access.Policy] fences them
+	// by its template and its ownership label (partsrights.go).
+	Parts *Parts
 }
 
 // accessFor is the Access of the ServiceAccount namespace/name that runs
@@ -76,6 +81,9 @@ func accessFor(namespace, name string, configs []Config, election *Election) Acc
 				a.StaticLabels = map[string]map[string]string{}
 			}
 			a.StaticLabels[c.Static.Name] = maps.Clone(c.Static.Labels)
+		}
+		if c.Parts != nil {
+			a.Parts = c.Parts
 		}
 		a.Held = a.Held || c.CountHeld
 		if c.DRADriver != "" {
@@ -130,7 +138,9 @@ func (a Access) rights() []namespaceRights {
 	cluster := []accessRule{
 		rule("", "nodes", nil, "register its nodes, and again when someone deletes one (RBAC cannot name what does not exist yet)", "create"),
 	}
-	if named {
+	if a.Parts != nil {
+		cluster = append(cluster, a.partNodeRights()...)
+	} else if named {
 		cluster = append(cluster,
 			rule("", "nodes", nodes, "read each node at start, after a conflict, and before each status patch (the Virtual Kubelet node controller)", "get"),
 			rule("", "nodes", nodes, "watch each node by name: an informer with a metadata.name field selector, which RBAC authorizes as a request for that name", "list", "watch"),
@@ -138,7 +148,7 @@ func (a Access) rights() []namespaceRights {
 			rule("", "nodes/status", nodes, "the node controller patches the status (resources, conditions, and the annotations in which it records what it applied)", "patch"),
 		)
 	}
-	if named { // no node, no pod bound to it
+	if named || a.Parts != nil { // no node, no pod bound to it
 		cluster = append(cluster, a.podRights()...)
 	}
 	events := rule("", "events", nil, "record events on its nodes (a node's events are in the default namespace; a repeated one is patched; RBAC cannot name events, whose names are made up as they are created)", "create", "patch")
@@ -150,7 +160,9 @@ func (a Access) rights() []namespaceRights {
 	leases := []accessRule{
 		rule(coordinationv1.GroupName, "leases", nil, "create each node's Lease, its heartbeat, at the first renewal (RBAC cannot name what does not exist yet)", "create"),
 	}
-	if named {
+	if a.Parts != nil {
+		leases = append(leases, a.partLeaseRight())
+	} else if named {
 		leases = append(leases,
 			rule(coordinationv1.GroupName, "leases", nodes, "renew each node's Lease, named as the node: read it, then update it", "get", "update"))
 	}
@@ -304,6 +316,9 @@ func marshalYAML(obj runtime.Object) ([]byte, error) {
 // describe says what the rights are for, in a line.
 func (a Access) describe() string {
 	s := "its nodes " + strings.Join(a.Nodes, ", ")
+	if p := a.Parts; p != nil {
+		s = "the nodes of its plugin's parts, named " + p.Template + " and labelled " + OwnerLabel + "=" + p.Owner
+	}
 	if a.Held {
 		s += ", counting what their pods hold"
 	}

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+
+	"github.com/pingnode/pingnode/nodeapply"
+	"github.com/pingnode/pingnode/nodeapply/parts"
+)
+
+// A part's node, as the parts supervisor runs it: a Provider of its own
+// (its node controller, Lease, caches, object patch and status, devices
+// and the end of its pods' deletion, as any node's), whose pings are the
+// supervisor's pings of the part (partFeed, source.go).
+
+// partNode is the runner of one part's node.
+type partNode struct {
+	name string
+	p    *Provider
+	feed *partFeed
+	stop context.CancelFunc
+	done chan struct{} // closed once its run has returned
+	// seen says that the cache of the owned nodes has shown the node.
+	seen bool
+}
+
+// start starts the runner of part's node, which registers the node, or
+// serves it as stored, and waits for its pings; nil if it cannot have a
+// client.
+func (s *supervisor) start(ctx context.Context, part string) *partNode {
+	cfg := s.cfg.forPart(part)
+	client, err := s.newClient()
+	if err != nil {
+		s.log.Error("a client for a part's node; the next ping tries again", "part", part, "error", err)
+		return nil
+	}
+	p := NewProvider(cfg, client, s.log.With("node", cfg.Static.Name, "part", part))
+	n := &partNode{name: cfg.Static.Name, p: p, feed: newPartFeed(), done: make(chan struct{})}
+	p.source = n.feed
+	run, stop := context.WithCancel(ctx)
+	n.stop = stop
+	go func() {
+		defer close(n.done)
+		_ = p.RunRetrying(run) // its configuration is the supervisor's, checked
+	}()
+	s.nodes[part] = n
+	return n
+}
+
+// halt stops the runner and waits until it has stopped.
+func (n *partNode) halt() {
+	n.stop()
+	<-n.done
+}
+
+// stopAll stops every runner, together, and waits until they have.
+func (s *supervisor) stopAll() {
+	for _, n := range s.nodes {
+		n.stop()
+	}
+	for _, n := range s.nodes {
+		<-n.done
+	}
+	s.nodes = nil
+}
+
+// pods is how many pods bound to the node are not terminal, as its cache
+// has them (parts.Node.Pods); 1 while its cache does not run, so that a
+// node whose pods are not known is never deleted.
+func (n *partNode) pods() int {
+	c := n.p.live.Load()
+	if c == nil {
+		return 1
+	}
+	return holding(c.boundPods(), n.name)
+}
+
+// holding counts the pods of pods bound to the node name that are not
+// terminal.
+func holding(pods []*corev1.Pod, name string) int {
+	count := 0
+	for _, pod := range pods {
+		if pod.Spec.NodeName == name && pod.Status.Phase != corev1.PodSucceeded && pod.Status.Phase != corev1.PodFailed {
+			count++
+		}
+	}
+	return count
+}
+
+// remove stops the runner of a part gone for its grace whose node no pod
+// holds, and deletes the node: read again once the runner has stopped,
+// its pods listed from the API server, judged again by parts.Step, and
+// deleted with its UID and resourceVersion as preconditions, so that a
+// node someone changed since, or another of the same name, is never
+// deleted. A node that is not deleted after all is served again at the
+// next ping (adopt), and judged again.
+func (s *supervisor) remove(ctx context.Context, d parts.Decision, ping nodeapply.Ping) {
+	n := s.nodes[d.Part]
+	delete(s.nodes, d.Part)
+	n.halt()
+	log := s.log.With("part", d.Part, "node", n.name)
+	nodes := s.client.CoreV1().Nodes()
+	fresh, err := nodes.Get(ctx, n.name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		n.p.metrics.forget()
+		return
+	}
+	if err != nil {
+		log.Error("reading a gone part's node before its deletion; the next ping tries again", "error", err)
+		return
+	}
+	pods, err := s.client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{
+		FieldSelector: fields.OneTermEqualSelector("spec.nodeName", n.name).String(),
+	})
+	if err != nil {
+		log.Error("listing a gone part's pods before its deletion; the next ping tries again", "error", err)
+		return
+	}
+	held := make([]*corev1.Pod, len(pods.Items))
+	for i := range pods.Items {
+		held[i] = &pods.Items[i]
+	}
+	if !s.cfg.Parts.owns(fresh) || !s.deletes(ping, d.Part, fresh, holding(held, n.name)) {
+		log.Info("a gone part's node is not deleted after all: it changed since (a pod, its taint, its labels); served again if it is still this provider's")
+		return
+	}
+	err = nodes.Delete(ctx, n.name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &fresh.UID, ResourceVersion: &fresh.ResourceVersion}})
+	if err != nil && !apierrors.IsNotFound(err) {
+		log.Error("deleting a gone part's node; it is served again, and the next ping tries again", "error", err)
+		return
+	}
+	s.deleted[fresh.Name] = fresh.UID
+	s.Deleted.Add(1)
+	n.p.metrics.forget()
+	log.Info("a part gone for its grace, whose node no pod holds: its node is deleted", "uid", fresh.UID)
+}
+
+// deletes reports whether parts.Step deletes node, the node of part as
+// stored, held by pods pods, at ping.
+func (s *supervisor) deletes(ping nodeapply.Ping, part string, node *corev1.Node, pods int) bool {
+	for _, d := range parts.Step(ping, []parts.Node{{Part: part, Node: node, Pods: pods}}, s.opts.apply) {
+		if d.Node == node {
+			return d.Action == parts.Delete
+		}
+	}
+	return false
+}

@@ -1,0 +1,326 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/prometheus/client_golang/prometheus"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/pingnode/pingnode/nodeapply"
+	"github.com/pingnode/pingnode/nodeapply/parts"
+	"github.com/pingnode/pingnode/pingstatus"
+)
+
+// The parts supervisor (-parts): at each interval it pings the plugin
+// once, parses the reply, and asks nodeapply/parts (parts.Step) what
+// becomes of each part's node, given the nodes it serves: each node's
+// runner, a Provider fed by the supervisor (source.go), is handed the
+// part's ping (Ping, Leave), started (Register), or stopped and its node
+// deleted (Delete). What it must remember is on the nodes: it serves the
+// nodes with its ownership label (parts.go), adopted at every start, so
+// that a provider killed and started again, or a new leader, carries on
+// where the last left off. It never touches another node, even one whose
+// name is a part's: that part is not served, and the log says why, once.
+// Part nodes are served by runners of their own (partnode.go).
+
+// supervisor serves the parts of one plugin.
+type supervisor struct {
+	cfg    Config // Parts set, Static nil
+	opts   options
+	client kubernetes.Interface // its own reads and deletes, and its cache of the owned nodes
+	// newClient is the client of a part's node: each has its own, and so
+	// its own rate limit, as a fleet's nodes have.
+	newClient func() (kubernetes.Interface, error)
+	log       *slog.Logger
+	all       *Metrics
+	metrics   nodeMetrics // its pings and the reply's warnings, under the template
+
+	mu sync.Mutex // guards the hook
+	// BeforePing, when set, runs before each ping of the plugin, in the
+	// supervisor's loop: a hook for tests that step it one ping at a time.
+	BeforePing func(ctx context.Context)
+
+	// What follows belongs to one run; only its loop touches it.
+	asker
+	owned   *caches              // the nodes with its ownership label
+	nodes   map[string]*partNode // the nodes served, by part
+	skipped map[string]string    // what is not served (a part, or "node/" and a node's name), and why, as last said
+	deleted map[string]types.UID // the nodes it deleted that its cache may still show: name to UID
+	// lastWarnings are the warnings of the last reply, logged when they
+	// appear or change.
+	lastWarnings map[pingstatus.Warning]bool
+
+	// Counters, for logs and tests.
+	Pings      atomic.Int64 // pings of the plugin
+	Failures   atomic.Int64 // pings it did not answer
+	Registered atomic.Int64 // parts' nodes registered
+	Adopted    atomic.Int64 // parts' nodes served as stored: at a start, or registered by another replica
+	Deleted    atomic.Int64 // parts' nodes deleted
+}
+
+// newSupervisor returns the supervisor of cfg, a configuration with
+// Parts, which reads and deletes nodes through client and gives each
+// part's node a client of newClient.
+func newSupervisor(cfg Config, client kubernetes.Interface, newClient func() (kubernetes.Interface, error), log *slog.Logger) *supervisor {
+	if cfg.Metrics == nil {
+		cfg.Metrics = NewMetrics(prometheus.NewRegistry())
+	}
+	template := ""
+	if cfg.Parts != nil { // else Run returns the configuration's error
+		template = cfg.Parts.Template
+	}
+	return &supervisor{
+		cfg: cfg, opts: cfg.options(), client: client, newClient: newClient, log: log,
+		all: cfg.Metrics, metrics: cfg.Metrics.forNode(template),
+	}
+}
+
+// runParts runs the supervisor of cfg, a configuration with Parts, until
+// ctx ends; it returns an error only for a configuration that cannot
+// work (see [supervisor.RunRetrying]).
+func runParts(ctx context.Context, restConfig *rest.Config, cfg Config, log *slog.Logger) error {
+	if err := cfg.check(); err != nil {
+		return err
+	}
+	client, err := kubernetes.NewForConfig(restConfig)
+	if err != nil {
+		return err
+	}
+	claims, stopClaims, err := sharedClaims(ctx, restConfig, []Config{cfg})
+	if err != nil {
+		return err
+	}
+	defer stopClaims()
+	cfg.claims = claims
+	newClient := func() (kubernetes.Interface, error) { return kubernetes.NewForConfig(restConfig) }
+	log = log.With("parts", cfg.Parts.Template)
+	log.Info("provider of parts starting", "plugin", cfg.PluginURL, "owner", OwnerLabel+"="+cfg.Parts.Owner)
+	return newSupervisor(cfg, client, newClient, log).RunRetrying(ctx)
+}
+
+// RunRetrying runs the supervisor until ctx ends, and then returns nil: a
+// start that fails (the plugin's client, the cache of the owned nodes) is
+// logged, counted and tried again after a backoff, as a node's is
+// ([Provider.RunRetrying]). Only a configuration that cannot work is
+// returned at once.
+func (s *supervisor) RunRetrying(ctx context.Context) error {
+	if err := s.cfg.check(); err != nil {
+		return err
+	}
+	_ = s.cfg.startRetry().DelayFunc().Until(ctx, true, true, func(ctx context.Context) (bool, error) {
+		err := s.Run(ctx)
+		if err == nil || ctx.Err() != nil {
+			return true, nil
+		}
+		s.metrics.startError()
+		s.log.Error("the provider of parts did not start; trying again after a backoff", "error", err)
+		return false, nil
+	})
+	return nil
+}
+
+// Run starts the supervisor once: the plugin's client, and the cache of
+// the nodes with its ownership label, each of which it serves at once;
+// then it pings every interval until ctx ends, and returns nil once every
+// part's node it started has stopped. A start that fails returns at once.
+func (s *supervisor) Run(ctx context.Context) error {
+	if err := s.cfg.check(); err != nil {
+		return err
+	}
+	pinger, err := s.cfg.pingClient(s.log)
+	if err != nil {
+		return fmt.Errorf("the plugin's client: %w", err)
+	}
+	defer pinger.Close()
+	s.asker = asker{pinger: pinger}
+	owned, err := watchOwned(ctx, s.client, s.cfg.Parts)
+	if err != nil {
+		return err
+	}
+	defer owned.stop()
+	s.owned, s.nodes = owned, map[string]*partNode{}
+	s.skipped, s.deleted, s.lastWarnings = map[string]string{}, map[string]types.UID{}, nil
+	defer s.stopAll()
+	s.adopt(ctx)
+	s.all.expectNodes(len(s.nodes))
+	wait.NonSlidingUntilWithContext(ctx, s.pingOnce, s.cfg.Interval)
+	return nil
+}
+
+// pingOnce pings the plugin once and does what parts.Step says of each
+// part's node.
+func (s *supervisor) pingOnce(ctx context.Context) {
+	if hook := s.beforePing(); hook != nil {
+		hook(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+	}
+	s.Pings.Add(1)
+	ping, warnings, ok := s.ask(ctx, s.opts.apply.Reply, s.metrics, s.log)
+	if !ok {
+		return
+	}
+	switch {
+	case !ping.Reached():
+		s.Failures.Add(1)
+	case !ping.Reply.ReplaceParts:
+		warnings = append(warnings, noParts)
+	}
+	s.lastWarnings = logNewWarnings(s.log, s.lastWarnings, warnings)
+	s.metrics.warnings(warnings)
+	ping.Body = nil // the parts' pings need only their patches
+	s.dropForeign()
+	s.adopt(ctx) // a node a replica registered just before this one led, say
+	for _, d := range parts.Step(ping, s.served(), s.opts.apply) {
+		switch d.Action {
+		case parts.Register:
+			s.register(ctx, d.Part, d.NodePing(ping))
+		case parts.Delete:
+			s.remove(ctx, d, ping)
+		case parts.Leave:
+			s.leave(d, ping)
+		default: // Ping
+			s.nodes[d.Part].feed.put(d.NodePing(ping))
+		}
+	}
+	s.all.expectNodes(len(s.nodes))
+}
+
+// noParts is the warning of a reply without a list of parts to a provider
+// that serves parts: it is no news of them, and every part's node stays as
+// it is (nodeapply/parts rule 3).
+var noParts = pingstatus.Warning{
+	Subject: pingstatus.SubjectPart, Action: pingstatus.Ignored, Path: "nodes",
+	Message: "the reply lists no parts: every part's node stays as it is, and what else the reply says is ignored",
+}
+
+// served returns the nodes it serves, sorted by part, as parts.Step reads
+// them: each as its cache of the owned nodes has it (none yet for a node
+// being registered), with the pods that hold it.
+func (s *supervisor) served() []parts.Node {
+	out := make([]parts.Node, 0, len(s.nodes))
+	for _, part := range slices.Sorted(maps.Keys(s.nodes)) {
+		n := s.nodes[part]
+		node, err := s.owned.node.Get(n.name)
+		if err != nil || !s.cfg.Parts.owns(node) {
+			node = nil
+		}
+		n.seen = n.seen || node != nil
+		out = append(out, parts.Node{Part: part, Node: node, Pods: n.pods()})
+	}
+	return out
+}
+
+// adopt serves each node of the cache with its ownership label that it
+// does not serve yet: at a start, the nodes it served before (it was
+// killed and started again, or another replica led). A node labelled as
+// its own whose part label does not name it is not served.
+func (s *supervisor) adopt(ctx context.Context) {
+	nodes, _ := s.owned.node.List(labels.Everything()) // a cache lister never fails
+	slices.SortFunc(nodes, func(a, b *corev1.Node) int { return strings.Compare(a.Name, b.Name) })
+	seen := make(map[string]bool, len(s.deleted))
+	for _, node := range nodes {
+		if uid, gone := s.deleted[node.Name]; gone && uid == node.UID {
+			seen[node.Name] = true
+			continue // deleted, and the cache has yet to say so
+		}
+		if node.Labels[OwnerLabel] != s.cfg.Parts.Owner {
+			continue
+		}
+		part, ok := s.cfg.Parts.partOf(node)
+		if !ok {
+			s.skip("node/"+node.Name, fmt.Sprintf("the node %s has the label %s=%s, but its label %s=%q does not name it (the part's node would be %q): not served",
+				node.Name, OwnerLabel, s.cfg.Parts.Owner, PartLabel, part, s.cfg.Parts.NodeName(part)))
+			continue
+		}
+		if _, served := s.nodes[part]; served {
+			continue
+		}
+		s.log.Info("serving a part's node as stored", "part", part, "node", node.Name)
+		if s.start(ctx, part) != nil {
+			s.Adopted.Add(1)
+		}
+	}
+	maps.DeleteFunc(s.deleted, func(name string, _ types.UID) bool { return !seen[name] })
+}
+
+// leave hands a part's node the ping of its part gone, unless someone
+// deleted the node (the cache showed it, and shows it no more): a node of
+// its own is registered again, a gone part's is not, and its runner
+// stops.
+func (s *supervisor) leave(d parts.Decision, ping nodeapply.Ping) {
+	n := s.nodes[d.Part]
+	if d.Node == nil && n.seen {
+		s.log.Info("a gone part's node was deleted: not registered again", "part", d.Part, "node", n.name)
+		n.halt()
+		delete(s.nodes, d.Part)
+		return
+	}
+	n.feed.put(d.NodePing(ping))
+}
+
+// dropForeign stops serving each node its runner found to be another's:
+// its ownership label was removed, or another's node of its name
+// replaced it. Its part is then a new part, and register leaves the node
+// alone.
+func (s *supervisor) dropForeign() {
+	for part, n := range s.nodes {
+		if n.p.Foreign.Load() {
+			s.log.Warn("a part's node is not this provider's any more (its ownership label is gone): not served", "part", part, "node", n.name)
+			n.halt()
+			delete(s.nodes, part)
+		}
+	}
+}
+
+// register starts the node of a part that the reply lists and no node
+// serves, which registers it, and hands it ping. A node of the part's name
+// that is not its own (it lacks the ownership label) is left alone, and
+// the part is not served; it is looked at again at the next ping.
+func (s *supervisor) register(ctx context.Context, part string, ping nodeapply.Ping) {
+	name := s.cfg.Parts.NodeName(part)
+	stored, err := s.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case err == nil && !s.cfg.Parts.owns(stored):
+		s.skip(part, fmt.Sprintf("a node named %s is there already, without the label %s=%s: another's, left alone, and the part %s is not served", name, OwnerLabel, s.cfg.Parts.Owner, part))
+		return
+	case err != nil && !apierrors.IsNotFound(err):
+		s.log.Error("reading the node of a new part; the next ping tries again", "part", part, "node", name, "error", err)
+		return
+	}
+	delete(s.skipped, part)
+	s.log.Info("a new part: registering its node", "part", part, "node", name)
+	if n := s.start(ctx, part); n != nil {
+		s.Registered.Add(1)
+		n.feed.put(ping)
+	}
+}
+
+// skip says, once, why what is named key is not served.
+func (s *supervisor) skip(key, why string) {
+	if s.skipped[key] != why {
+		s.log.Warn("not served", "what", key, "why", why)
+		s.skipped[key] = why
+	}
+}
+
+func (s *supervisor) beforePing() func(context.Context) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.BeforePing
+}
