@@ -34,21 +34,24 @@ const cacheSyncTimeout = 30 * time.Second
 // server. The node informer watches this node alone (field selector
 // metadata.name), the pod informer the pods bound to it (spec.nodeName):
 // what they hold (-held), their devices (-dra-driver), and their deletion,
-// which the provider finishes (podfinish.go).
+// which the provider finishes (podfinish.go). A part's node (-parts) has
+// no node or pod informer of its own: it reads both from the caches of
+// its supervisor (watchOwned), by its name, so that a process of 5,000
+// parts runs two watches, not 10,000.
 // With a DRA driver, the slice informer watches the node's ResourceSlices
 // of that driver (spec.driver and spec.nodeName, as the ResourceSlice
 // controller selects its own: a node's slices, not the fleet's, so that
 // each node starts and fails on its own, as its other caches do), and
 // claims are the ResourceClaims (devicecache.go).
 type caches struct {
-	node        corev1listers.NodeLister
-	pods        corev1listers.PodLister
-	podInformer cache.SharedIndexInformer
-	slices      resourcev1listers.ResourceSliceLister // nil without a DRA driver
-	claims      *claimCache                           // nil without a DRA driver
-	factories   []informers.SharedInformerFactory
-	cancel      context.CancelFunc // ends the informers
-	done        chan struct{}      // closed once a claim cache of its own has stopped; nil without one
+	name      string // the node's; "" for the supervisor's
+	node      corev1listers.NodeLister
+	pods      *podCache
+	slices    resourcev1listers.ResourceSliceLister // nil without a DRA driver
+	claims    *claimCache                           // nil without a DRA driver
+	factories []informers.SharedInformerFactory
+	cancel    context.CancelFunc // ends the informers
+	done      chan struct{}      // closed once a claim cache of its own has stopped; nil without one
 
 	mu      sync.Mutex
 	lastErr error // the informers' last list or watch error
@@ -66,6 +69,9 @@ type cacheSet struct {
 	// claims is the claim cache shared by a fleet, which its process
 	// runs; nil, with a driver, the caches run one of their own.
 	claims *claimCache
+	// shared are the caches of a part's node's supervisor (watchOwned),
+	// whose node and pods it reads; nil, it watches its own.
+	shared *caches
 }
 
 // startCaches starts the informers, with a context of their own that
@@ -74,14 +80,22 @@ type cacheSet struct {
 // still runs.
 func startCaches(parent context.Context, client kubernetes.Interface, name string, set cacheSet) (*caches, error) {
 	ctx, cancel := context.WithCancel(parent)
-	c := &caches{cancel: cancel, refused: make(chan struct{})}
-	byName := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
-		o.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
-	}))
-	nodes := byName.Core().V1().Nodes()
-	c.node = nodes.Lister()
-	c.watchErrors(nodes.Informer())
-	c.factories = append(c.factories, byName)
+	c := &caches{name: name, cancel: cancel, refused: make(chan struct{})}
+	if set.shared != nil {
+		c.node, c.pods = set.shared.node, set.shared.pods
+	} else {
+		byName := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
+		}))
+		nodes := byName.Core().V1().Nodes()
+		c.node = nodes.Lister()
+		c.watchErrors(nodes.Informer())
+		c.factories = append(c.factories, byName)
+		if err := c.watchPods(client, fields.OneTermEqualSelector("spec.nodeName", name)); err != nil {
+			cancel()
+			return nil, err
+		}
+	}
 	if set.driver != "" {
 		ofNode := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
 			o.FieldSelector = fields.Set{resourcev1.ResourceSliceSelectorDriver: set.driver, resourcev1.ResourceSliceSelectorNodeName: name}.String()
@@ -99,27 +113,43 @@ func startCaches(parent context.Context, client kubernetes.Interface, name strin
 			}()
 		}
 	}
-	bound := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
-		o.FieldSelector = fields.OneTermEqualSelector("spec.nodeName", name).String()
-	}))
-	pods := bound.Core().V1().Pods()
-	c.pods, c.podInformer = pods.Lister(), pods.Informer()
-	c.watchErrors(c.podInformer)
-	c.factories = append(c.factories, bound)
 	if err := c.sync(parent, ctx); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
-// watchOwned starts the cache of the nodes with the ownership label of
-// parts (parts.go), with a context of its own that stop ends, and waits
-// until it holds what the API server holds, as startCaches does: one
-// watch, selected by the label, of every node the provider of parts
-// serves, which it adopts at start and reads at each ping.
+// watchPods adds to c the informer of the pods that selector selects,
+// indexed by their node (podCache).
+func (c *caches) watchPods(client kubernetes.Interface, selector fields.Selector) error {
+	bound := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+		o.FieldSelector = selector.String()
+	}))
+	informer := bound.Core().V1().Pods().Informer()
+	pods, err := newPodCache(informer)
+	if err != nil {
+		return err
+	}
+	c.pods = pods
+	c.watchErrors(informer)
+	c.factories = append(c.factories, bound)
+	return nil
+}
+
+// watchOwned starts the caches of the provider of parts, with a context
+// of its own that stop ends, and waits until they hold what the API
+// server holds, as startCaches does: the nodes with the ownership label
+// of parts (parts.go), one watch selected by the label, of every node it
+// serves, which it adopts at start and reads at each ping; and the pods
+// bound to any node (spec.nodeName!=), one watch, indexed by their node.
+// Every part's node reads its node and its pods from them, by its name.
 func watchOwned(parent context.Context, client kubernetes.Interface, parts *Parts) (*caches, error) {
 	ctx, cancel := context.WithCancel(parent)
 	c := &caches{cancel: cancel, refused: make(chan struct{})}
+	if err := c.watchPods(client, fields.OneTermNotEqualSelector("spec.nodeName", "")); err != nil {
+		cancel()
+		return nil, err
+	}
 	owned := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
 		o.LabelSelector = labels.SelectorFromSet(labels.Set{OwnerLabel: parts.Owner}).String()
 	}))
@@ -219,8 +249,7 @@ func (c *caches) stop() {
 // boundPods returns the pods bound to the node, as cached: shared
 // objects, read-only.
 func (c *caches) boundPods() []*corev1.Pod {
-	pods, _ := c.pods.List(labels.Everything()) // a cache lister never fails
-	return pods
+	return c.pods.bound(c.name)
 }
 
 // nodeSlices returns the node's ResourceSlices of its driver, as cached:

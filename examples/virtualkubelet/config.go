@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/tools/record"
 
 	"github.com/pingnode/pingnode/examples/internal/pingclient"
 	"github.com/pingnode/pingnode/internal/kuberules"
@@ -112,6 +113,13 @@ type Config struct {
 	// claims is the cache of ResourceClaims that the nodes of a process
 	// share (runProviders); nil, the provider keeps its own.
 	claims *claimCache
+	// shared are the caches of the node and the pods that the parts'
+	// nodes of a provider of parts share, its supervisor's (watchOwned);
+	// nil, the provider keeps its own.
+	shared *caches
+	// events is the event broadcaster that the parts' nodes of a provider
+	// of parts share, its supervisor's; nil, the provider runs its own.
+	events record.EventBroadcaster
 	// StartRetry is how a start that failed is tried again (see
 	// [Provider.RunRetrying]); zero means [DefaultStartRetry].
 	StartRetry wait.Backoff

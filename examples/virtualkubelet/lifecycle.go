@@ -85,8 +85,9 @@ type Provider struct {
 	// one of the versions in older.
 	pending *corev1.Node
 	older   map[string]bool
-	// reportDue is when a steady node's status is next written.
-	reportDue time.Time
+	// reportDue is when a steady node's status is next written, statusAt
+	// the time of the ping whose status it last handed on (ping.go).
+	reportDue, statusAt time.Time
 	// lastWarnings are the warnings of the last ping's reply and of its
 	// Apply: a warning is logged when it begins or changes, not at every
 	// ping.
@@ -175,12 +176,15 @@ func (p *Provider) Run(ctx context.Context) error {
 		return err
 	}
 	leaseSeconds, renew, _ := p.cfg.lease() // checked
-	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
-	broadcaster.StartRecordingToSink(&corev1client.EventSinkImpl{Interface: p.eventSink})
-	defer broadcaster.Shutdown()
+	broadcaster := p.cfg.events
+	if broadcaster == nil {
+		broadcaster = record.NewBroadcaster(record.WithContext(ctx))
+		broadcaster.StartRecordingToSink(&corev1client.EventSinkImpl{Interface: p.eventSink})
+		defer broadcaster.Shutdown()
+	}
 	p.events = newNodeEvents(broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: FieldManager, Host: p.cfg.Static.Name}), p.cfg.Static.Name)
 	p.setHandoff(newHandoff())
-	p.pending, p.older = nil, nil
+	p.pending, p.older, p.statusAt = nil, nil, time.Time{}
 	p.stale.Store(false)
 
 	// The plugin's client first: a file it names (a CA, a certificate, a
@@ -197,7 +201,7 @@ func (p *Provider) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("reading the node: %w", err)
 	}
-	caches, err := startCaches(ctx, p.client, p.cfg.Static.Name, cacheSet{driver: p.cfg.DRADriver, claims: p.cfg.claims})
+	caches, err := startCaches(ctx, p.client, p.cfg.Static.Name, cacheSet{driver: p.cfg.DRADriver, claims: p.cfg.claims, shared: p.cfg.shared})
 	if err != nil {
 		return err
 	}
@@ -286,25 +290,6 @@ func (p *Provider) registration(ctx context.Context) (*corev1.Node, error) {
 	}
 	node.Labels, node.Annotations = labels, stored.Annotations
 	return node, nil
-}
-
-// registerAgain returns the node as stored, and registers it again, as
-// the static configuration has it, if someone deleted it: the ping then
-// brings back what the plugin reports, and the node controller's next
-// status write what it was handed. This is the one place that registers
-// a node once the node controller has; the node controller's status
-// error handler only says that the node is gone (statuswrite.go).
-func (p *Provider) registerAgain(ctx context.Context) (*corev1.Node, error) {
-	stored, err := p.nodes.Get(ctx, p.cfg.Static.Name, metav1.GetOptions{})
-	if !apierrors.IsNotFound(err) {
-		return p.ours(stored, err)
-	}
-	p.log.Warn("the node is gone; registering it again")
-	stored, err = p.nodes.Create(ctx, p.cfg.Static, metav1.CreateOptions{FieldManager: FieldManager})
-	if apierrors.IsAlreadyExists(err) { // registered meanwhile, by the node controller
-		return p.ours(p.nodes.Get(ctx, p.cfg.Static.Name, metav1.GetOptions{}))
-	}
-	return stored, err
 }
 
 // runProviders runs a provider for each configuration until ctx ends.

@@ -7,15 +7,45 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/rest"
 
 	"github.com/pingnode/pingnode/nodeapply"
 	"github.com/pingnode/pingnode/nodeapply/parts"
 )
 
 // A part's node, as the parts supervisor runs it: a Provider of its own
-// (its node controller, Lease, caches, object patch and status, devices
-// and the end of its pods' deletion, as any node's), whose pings are the
-// supervisor's pings of the part (partFeed, source.go).
+// (its node controller, Lease, object patch and status, devices and the
+// end of its pods' deletion, as any node's), whose pings are the
+// supervisor's pings of the part (partFeed, source.go). What a fleet's
+// node has of its own, a part's node shares with the others: it reads
+// its node and its pods from the supervisor's caches (watchOwned), writes
+// through the supervisor's client and records its events through the
+// supervisor's broadcaster, so that a part's node costs its node
+// controller and Lease, and little more.
+
+// The rate limit of the client every part's node of a process writes
+// through. A fleet of N nodes writes, every 10 s, N Lease renewals (one
+// update each) and, with the figures held back (NodeStatusUpdateFrequency,
+// report.go), at most N status writes (the node controller's read of the
+// node and its patch: two requests), so at most 3N/10 requests a second,
+// besides the rare object patches; a steady fleet writes a status once
+// every status report (5 minutes), and so about N/10 a second. The limit
+// is the worst case of the fleet the provider is sized for, 5,000 parts:
+// 1,500 a second, with a burst of two seconds' worth for a start, when
+// every node registers (client-go's default, 5 a second, would let a
+// fleet of 5,000 renew a Lease once every 1,000 s). The API server's
+// priority and fairness, not this limit, guards the API server.
+const (
+	partsQPS   = 1500
+	partsBurst = 2 * partsQPS
+)
+
+// partsRestConfig is restConfig with the rate limit of the parts' client.
+func partsRestConfig(restConfig *rest.Config) *rest.Config {
+	c := rest.CopyConfig(restConfig)
+	c.QPS, c.Burst, c.RateLimiter = partsQPS, partsBurst, nil
+	return c
+}
 
 // partNode is the runner of one part's node.
 type partNode struct {
@@ -33,6 +63,7 @@ type partNode struct {
 // client.
 func (s *supervisor) start(ctx context.Context, part string) *partNode {
 	cfg := s.cfg.forPart(part)
+	cfg.shared, cfg.events = s.owned, s.events
 	client, err := s.newClient()
 	if err != nil {
 		s.log.Error("a client for a part's node; the next ping tries again", "part", part, "error", err)

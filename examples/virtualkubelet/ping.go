@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/pingnode/pingnode/nodeapply"
 	"github.com/pingnode/pingnode/pingstatus"
@@ -82,6 +83,9 @@ func (p *Provider) PingOnce(ctx context.Context) {
 		p.reportIfDue(base, time.Now())
 		return
 	}
+	if p.holdsBack(res, ping.At) {
+		return // the next ping, applied to the node as it stands, finds the change still to make
+	}
 
 	older := []string{base.ResourceVersion}
 	objectSent := false
@@ -108,6 +112,7 @@ func (p *Provider) PingOnce(ctx context.Context) {
 	switch {
 	case res.NeedsStatusPatch():
 		p.logChanges(res, pingstatus.SubjectResource, pingstatus.SubjectCondition)
+		p.statusAt = ping.At
 		p.handOn(next, older)
 	case objectSent:
 		p.setPending(next, older) // only the taints: nothing more is on its way
@@ -195,4 +200,23 @@ func (p *Provider) beforePing() func(context.Context) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.BeforePing
+}
+
+// registerAgain returns the node as stored, and registers it again, as
+// the static configuration has it, if someone deleted it: the ping then
+// brings back what the plugin reports, and the node controller's next
+// status write what it was handed. This is the one place that registers
+// a node once the node controller has; the node controller's status
+// error handler only says that the node is gone (statuswrite.go).
+func (p *Provider) registerAgain(ctx context.Context) (*corev1.Node, error) {
+	stored, err := p.nodes.Get(ctx, p.cfg.Static.Name, metav1.GetOptions{})
+	if !apierrors.IsNotFound(err) {
+		return p.ours(stored, err)
+	}
+	p.log.Warn("the node is gone; registering it again")
+	stored, err = p.nodes.Create(ctx, p.cfg.Static, metav1.CreateOptions{FieldManager: FieldManager})
+	if apierrors.IsAlreadyExists(err) { // registered meanwhile, by the node controller
+		return p.ours(p.nodes.Get(ctx, p.cfg.Static.Name, metav1.GetOptions{}))
+	}
+	return stored, err
 }

@@ -12,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 )
 
@@ -164,17 +163,5 @@ func (f *finisher) next(ctx context.Context) bool {
 // adds or updates, those it holds already first, and returns what stops
 // it.
 func (c *caches) onBoundPod(handle func(*corev1.Pod)) (remove func()) {
-	each := func(obj any) {
-		if pod, ok := obj.(*corev1.Pod); ok {
-			handle(pod)
-		}
-	}
-	reg, err := c.podInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    each,
-		UpdateFunc: func(_, obj any) { each(obj) },
-	})
-	if err != nil { // only once the informer has stopped
-		return func() {}
-	}
-	return func() { _ = c.podInformer.RemoveEventHandler(reg) }
+	return c.pods.on(c.name, handle)
 }

@@ -52,12 +52,20 @@ func startProviderProcess(tb testing.TB, args ...string) *providerProcess {
 // is killed when the test ends, if still running.
 func runProviderProcess(tb testing.TB, kubeconfig string, args ...string) *providerProcess {
 	tb.Helper()
+	return runBinary(tb, os.Args[0], append(os.Environ(), providerProcessEnv+"=1"), kubeconfig, args...)
+}
+
+// runBinary starts bin, a provider's command (this test binary, or one
+// built from another version), with env, the kubeconfig and args; it is
+// killed when the test ends, if still running.
+func runBinary(tb testing.TB, bin string, env []string, kubeconfig string, args ...string) *providerProcess {
+	tb.Helper()
 	log, err := os.CreateTemp(tb.TempDir(), "provider-*.log")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cmd := exec.Command(os.Args[0], append([]string{"-kubeconfig", kubeconfig}, args...)...)
-	cmd.Env = append(os.Environ(), providerProcessEnv+"=1")
+	cmd := exec.Command(bin, append([]string{"-kubeconfig", kubeconfig}, args...)...)
+	cmd.Env = env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/pingnode/pingnode/nodeapply"
 )
 
 // DefaultStatusReport is how often the status of a steady node is written:
@@ -12,6 +14,18 @@ import (
 // renewed far more often; the report keeps the conditions' heartbeat times
 // from growing old, for tools that read them.
 const DefaultStatusReport = 5 * time.Minute
+
+// NodeStatusUpdateFrequency is the kubelet's nodeStatusUpdateFrequency:
+// with -parts, a ping whose changes are figures alone (capacity and
+// allocatable: nodeapply.Result.FiguresOnly, nodeapply rule 8) is not
+// delivered while the node's status was handed on less than this long
+// before, by the pings' times. The next ping, applied to the node as it
+// stands, finds the change still to make, so that a backend whose free
+// cpus change at every ping costs one status write in this long, not one
+// a ping; the last figure is written once it has passed, and nothing is
+// lost. A change of a taint, a label, a condition (Ready) or an
+// annotation goes at once, with the figures of its ping.
+const NodeStatusUpdateFrequency = 10 * time.Second
 
 // The provider writes the node's status when a ping changes it (at once),
 // and otherwise once every status report interval, as the kubelet does. To
@@ -27,6 +41,13 @@ const DefaultStatusReport = 5 * time.Minute
 // provider therefore decides when to report, and hands the node to the
 // controller then; the controller's own timer is set to twice the interval
 // (see [Provider.Run]), a backstop that a running provider always beats.
+
+// holdsBack reports whether res, the change of the ping at at, waits:
+// a part's node's change of figures alone, less than
+// [NodeStatusUpdateFrequency] after its last status handed on.
+func (p *Provider) holdsBack(res nodeapply.Result, at time.Time) bool {
+	return p.cfg.Parts != nil && res.FiguresOnly() && at.Sub(p.statusAt) < NodeStatusUpdateFrequency
+}
 
 // reportAfter sets when a steady node's status is next written: one
 // interval after now, shifted at random when the node changed or the

@@ -18,7 +18,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/record"
 
 	"github.com/pingnode/pingnode/nodeapply"
 	"github.com/pingnode/pingnode/nodeapply/parts"
@@ -41,9 +43,9 @@ import (
 type supervisor struct {
 	cfg    Config // Parts set, Static nil
 	opts   options
-	client kubernetes.Interface // its own reads and deletes, and its cache of the owned nodes
-	// newClient is the client of a part's node: each has its own, and so
-	// its own rate limit, as a fleet's nodes have.
+	client kubernetes.Interface // its own reads and deletes, its caches and its events
+	// newClient is the client of a part's node: in a process, the
+	// supervisor's, whose rate limit allows the whole fleet (partsQPS).
 	newClient func() (kubernetes.Interface, error)
 	log       *slog.Logger
 	all       *Metrics
@@ -56,10 +58,11 @@ type supervisor struct {
 
 	// What follows belongs to one run; only its loop touches it.
 	asker
-	owned   *caches              // the nodes with its ownership label
-	nodes   map[string]*partNode // the nodes served, by part
-	skipped map[string]string    // what is not served (a part, or "node/" and a node's name), and why, as last said
-	deleted map[string]types.UID // the nodes it deleted that its cache may still show: name to UID
+	owned   *caches                 // the nodes with its ownership label, and every node's pods
+	events  record.EventBroadcaster // the events of every part's node
+	nodes   map[string]*partNode    // the nodes served, by part
+	skipped map[string]string       // what is not served (a part, or "node/" and a node's name), and why, as last said
+	deleted map[string]types.UID    // the nodes it deleted that its cache may still show: name to UID
 	// lastWarnings are the warnings of the last reply, logged when they
 	// appear or change.
 	lastWarnings map[pingstatus.Warning]bool
@@ -96,7 +99,7 @@ func runParts(ctx context.Context, restConfig *rest.Config, cfg Config, log *slo
 	if err := cfg.check(); err != nil {
 		return err
 	}
-	client, err := kubernetes.NewForConfig(restConfig)
+	client, err := kubernetes.NewForConfig(partsRestConfig(restConfig))
 	if err != nil {
 		return err
 	}
@@ -106,7 +109,7 @@ func runParts(ctx context.Context, restConfig *rest.Config, cfg Config, log *slo
 	}
 	defer stopClaims()
 	cfg.claims = claims
-	newClient := func() (kubernetes.Interface, error) { return kubernetes.NewForConfig(restConfig) }
+	newClient := func() (kubernetes.Interface, error) { return client, nil }
 	log = log.With("parts", cfg.Parts.Template)
 	log.Info("provider of parts starting", "plugin", cfg.PluginURL, "owner", OwnerLabel+"="+cfg.Parts.Owner)
 	return newSupervisor(cfg, client, newClient, log).RunRetrying(ctx)
@@ -152,6 +155,9 @@ func (s *supervisor) Run(ctx context.Context) error {
 		return err
 	}
 	defer owned.stop()
+	s.events = record.NewBroadcaster(record.WithContext(ctx))
+	s.events.StartRecordingToSink(&corev1client.EventSinkImpl{Interface: s.client.CoreV1().Events(metav1.NamespaceAll)})
+	defer s.events.Shutdown() // once every part's node has stopped
 	s.owned, s.nodes = owned, map[string]*partNode{}
 	s.skipped, s.deleted, s.lastWarnings = map[string]string{}, map[string]types.UID{}, nil
 	defer s.stopAll()
