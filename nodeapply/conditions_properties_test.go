@@ -152,15 +152,8 @@ func TestPropertyReachabilityLaws(t *testing.T) {
 				runStart = sec
 			}
 			before := node.DeepCopy()
-			res := nodeapply.Apply(node, ping, opts)
+			res := applyChecked(t, step, node, ping, opts)
 			out := res.Node
-
-			if diff := nodeDiff(before, node); diff != "" {
-				t.Fatalf("ping %d: Apply modified its input:\n%s", step, diff)
-			}
-			if p := kuberules.NodeProblems(out); p != nil {
-				t.Fatalf("ping %d: invalid node: %v", step, p)
-			}
 			for _, typ := range ours(opts) {
 				b, a := condition(before, typ), condition(out, typ)
 				switch {
@@ -273,4 +266,19 @@ func TestSteadyReachablePingDoesNotAllocate(t *testing.T) {
 			}
 		}
 	}
+}
+
+// applyChecked applies ping to node, the step-th of a sequence, and fails
+// unless Apply left its input as it was and returned a node the API
+// server takes.
+func applyChecked(t *rapid.T, step int, node *corev1.Node, ping nodeapply.Ping, opts nodeapply.Options) nodeapply.Result {
+	before := node.DeepCopy()
+	res := nodeapply.Apply(node, ping, opts)
+	if diff := nodeDiff(before, node); diff != "" {
+		t.Fatalf("ping %d: Apply modified its input:\n%s", step, diff)
+	}
+	if p := kuberules.NodeProblems(res.Node); p != nil {
+		t.Fatalf("ping %d: invalid node: %v", step, p)
+	}
+	return res
 }
