@@ -119,7 +119,7 @@ func repeatSubject(s pingstatus.Subject, n int) []pingstatus.Subject {
 
 // allFields are the field names of every level of the reply.
 var allFields = []string{
-	"status", "resources", "taints", "labels", "devices",
+	"status", "resources", "taints", "labels", "devices", "nodes",
 	"cpu", "memory", "pods", "accelerators", "basis", "ephemeralStorage", "hugepages",
 	"resourceType", "available", "key", "value", "effect",
 	"name", "count", "attributes", "capacity", "int", "bool", "string", "version",
@@ -154,12 +154,14 @@ func distance(a, b string) int {
 }
 
 // farKey generates a key at least 2 edits away from every field of every
-// level, and no plural or singular of one.
+// level, and no plural or singular of one ("es" added or taken away, or a
+// final "y" as "ies").
 func farKey() *rapid.Generator[string] {
 	return rapid.StringMatching(`[a-zA-Z]{1,12}`).Filter(func(k string) bool {
 		for _, f := range allFields {
 			lk, lf := strings.ToLower(k), strings.ToLower(f)
-			if distance(k, f) < 2 || strings.TrimSuffix(lk, "ies")+"y" == lf || strings.TrimSuffix(lf, "ies")+"y" == lk {
+			if distance(k, f) < 2 || strings.TrimSuffix(lk, "ies")+"y" == lf || strings.TrimSuffix(lf, "ies")+"y" == lk ||
+				lk+"es" == lf || lf+"es" == lk { // "nod" and "nodes": es taken away (rule 19)
 				return false
 			}
 		}
