@@ -5,6 +5,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"net/http"
+	"net/http/pprof"
 	"net/url"
 	"os"
 	"os/exec"
@@ -55,6 +57,7 @@ func TestMain(m *testing.M) {
 
 func testMain(m *testing.M) int {
 	if os.Getenv(providerProcessEnv) != "" { // re-executed as the provider
+		serveProfiles(os.Getenv(profilesEnv))
 		main()
 		return 0
 	}
@@ -247,4 +250,23 @@ func restartEnv(t *testing.T, during func()) {
 		t.Fatalf("starting the control plane again: %v", err)
 	}
 	env = next
+}
+
+// profilesEnv names an address at which a provider process the tests
+// start serves its profiles (net/http/pprof: /debug/pprof/heap,
+// /debug/pprof/goroutine), to see where a measured cost goes:
+//
+//	PINGNODE_PPROF_ADDR=127.0.0.1:6061 PINGNODE_PARTS_N=1000 go test -run 'TestPartsScale$' .
+//	go tool pprof -top http://127.0.0.1:6061/debug/pprof/heap
+const profilesEnv = "PINGNODE_PPROF_ADDR"
+
+// serveProfiles serves the process's profiles at addr, if it is set.
+func serveProfiles(addr string) {
+	if addr == "" {
+		return
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	server := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = server.ListenAndServe() }()
 }

@@ -127,14 +127,17 @@ func NewProvider(cfg Config, client kubernetes.Interface, log *slog.Logger) *Pro
 	if metrics == nil {
 		metrics = NewMetrics(prometheus.NewRegistry())
 	}
-	name := ""
-	if cfg.Static != nil { // else Run returns the configuration's error
-		name = cfg.Static.Name
+	var m nodeMetrics
+	switch {
+	case cfg.part != "": // a part's node counts in its template's series
+		m = metrics.forParts(cfg.Parts.Template)
+	case cfg.Static != nil: // else Run returns the configuration's error
+		m = metrics.forNode(cfg.Static.Name)
 	}
 	return &Provider{
 		cfg: cfg, opts: cfg.options(), client: client, nodes: client.CoreV1().Nodes(),
 		eventSink: client.CoreV1().Events(metav1.NamespaceAll), log: log,
-		source: &pluginSource{}, metrics: metrics.forNode(name),
+		source: &pluginSource{}, metrics: m,
 	}
 }
 

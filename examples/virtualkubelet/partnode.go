@@ -137,7 +137,6 @@ func (s *supervisor) remove(ctx context.Context, d parts.Decision, ping nodeappl
 	nodes := s.client.CoreV1().Nodes()
 	fresh, err := nodes.Get(ctx, n.name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		n.p.metrics.forget()
 		return
 	}
 	if err != nil {
@@ -166,7 +165,6 @@ func (s *supervisor) remove(ctx context.Context, d parts.Decision, ping nodeappl
 	}
 	s.deleted[fresh.Name] = fresh.UID
 	s.Deleted.Add(1)
-	n.p.metrics.forget()
 	log.Info("a part gone for its grace, whose node no pod holds: its node is deleted", "uid", fresh.UID)
 }
 

@@ -31,8 +31,9 @@ import (
 // finishes them. A provider that restarts finishes what it left.
 //
 // The pods' informer says when a pod bound to the node is being deleted;
-// a queue of its own, rate limited per pod (client-go's workqueue, as
-// k8s.io/sample-controller runs one), deletes each apart from the pings,
+// a queue of its own, made with the first such pod, rate limited per pod
+// (client-go's workqueue, as k8s.io/sample-controller runs one), deletes
+// each apart from the pings,
 // and tries a delete that failed again after 1 s, then twice as long each
 // time up to a minute. A pod gone (404) or replaced by another of its name
 // (the UID precondition, 409) is done with. Each pod deleted is logged
@@ -57,7 +58,18 @@ type finisher struct {
 	client kubernetes.Interface
 	log    *slog.Logger
 	pods   func() []*corev1.Pod // the pods bound to the node, as cached
-	queue  workqueue.TypedRateLimitingInterface[podRef]
+	node   string
+	// work starts the worker of the queue, once it is made; nil for a
+	// test that works the queue itself ([finisher.next]).
+	work func()
+
+	mu sync.Mutex // guards queue and stopped
+	// queue is made when the first pod being deleted is added: most
+	// nodes never have one, and a queue costs 12 KB and two goroutines
+	// (its delaying loop and the worker), which 5,000 parts' nodes would
+	// pay for nothing.
+	queue   workqueue.TypedRateLimitingInterface[podRef]
+	stopped bool
 	// answering says that the plugin answered the last ping.
 	answering atomic.Bool
 	// said is the last failure logged; only the worker touches it.
@@ -70,32 +82,55 @@ type finisher struct {
 // answer ([finisher.answered]).
 func (p *Provider) finishDeletes(ctx context.Context) (stop func()) {
 	f := newFinisher(p.client, p.log, p.caches.boundPods, p.cfg.Static.Name)
-	p.finish = f
-	remove := p.caches.onBoundPod(f.add)
 	ctx, cancel := context.WithCancel(ctx)
 	var done sync.WaitGroup
-	done.Go(func() {
-		for f.next(ctx) {
-		}
-	})
+	f.work = func() {
+		done.Go(func() {
+			for f.next(ctx) {
+			}
+		})
+	}
+	p.finish = f
+	remove := p.caches.onBoundPod(f.add)
 	return func() {
 		remove()
 		cancel()
-		f.queue.ShutDown()
+		f.shutDown()
 		done.Wait()
 	}
 }
 
 // newFinisher returns a finisher of the node's pods, which pods lists,
-// that deletes them through client; nothing runs until its queue is
-// worked ([finisher.next]).
+// that deletes them through client; nothing runs until a pod being
+// deleted is added.
 func newFinisher(client kubernetes.Interface, log *slog.Logger, pods func() []*corev1.Pod, node string) *finisher {
-	return &finisher{
-		client: client, log: log, pods: pods,
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
+	return &finisher{client: client, log: log, pods: pods, node: node}
+}
+
+// queued returns the queue, which it makes and has worked the first
+// time; nil once shut down.
+func (f *finisher) queued() workqueue.TypedRateLimitingInterface[podRef] {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.queue == nil && !f.stopped {
+		f.queue = workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.NewTypedItemExponentialFailureRateLimiter[podRef](finishRetryFirst, finishRetryMax),
-			workqueue.TypedRateLimitingQueueConfig[podRef]{Name: "pingnode-finish-" + node},
-		),
+			workqueue.TypedRateLimitingQueueConfig[podRef]{Name: "pingnode-finish-" + f.node},
+		)
+		if f.work != nil {
+			f.work()
+		}
+	}
+	return f.queue
+}
+
+// shutDown shuts the queue down, if there is one, and makes none after.
+func (f *finisher) shutDown() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.stopped = true
+	if f.queue != nil {
+		f.queue.ShutDown()
 	}
 }
 
@@ -107,8 +142,11 @@ func beingDeleted(pod *corev1.Pod) bool {
 
 // add queues pod, if it is being deleted.
 func (f *finisher) add(pod *corev1.Pod) {
-	if beingDeleted(pod) {
-		f.queue.Add(podRef{namespace: pod.Namespace, name: pod.Name, uid: pod.UID})
+	if !beingDeleted(pod) {
+		return
+	}
+	if q := f.queued(); q != nil {
+		q.Add(podRef{namespace: pod.Namespace, name: pod.Name, uid: pod.UID})
 	}
 }
 

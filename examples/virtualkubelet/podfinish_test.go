@@ -35,7 +35,7 @@ func TestFinisher(t *testing.T) {
 	client := fake.NewClientset(marked, done, live)
 	log := newCountLog(t, "deleting a pod being deleted on the node")
 	f := newFinisher(client, slog.New(log), func() []*corev1.Pod { return []*corev1.Pod{marked, done, live} }, "vk-unit")
-	t.Cleanup(f.queue.ShutDown)
+	t.Cleanup(f.shutDown)
 	deletes := func() []k8stesting.DeleteActionImpl {
 		var out []k8stesting.DeleteActionImpl
 		for _, a := range client.Actions() {
@@ -47,9 +47,13 @@ func TestFinisher(t *testing.T) {
 	}
 	ctx := context.Background()
 
-	for _, pod := range []*corev1.Pod{marked, done, live} {
+	for _, pod := range []*corev1.Pod{done, live} {
 		f.add(pod)
 	}
+	if f.queue != nil {
+		t.Fatal("a queue for a node none of whose pods is being deleted: want none until one is (a queue costs 12 KB and two goroutines a node)")
+	}
+	f.add(marked)
 	if n := f.queue.Len(); n != 1 {
 		t.Fatalf("%d pods queued, want the one being deleted", n)
 	}

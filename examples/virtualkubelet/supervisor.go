@@ -88,7 +88,7 @@ func newSupervisor(cfg Config, client kubernetes.Interface, newClient func() (ku
 	}
 	return &supervisor{
 		cfg: cfg, opts: cfg.options(), client: client, newClient: newClient, log: log,
-		all: cfg.Metrics, metrics: cfg.Metrics.forNode(template),
+		all: cfg.Metrics, metrics: cfg.Metrics.forParts(template),
 	}
 }
 

@@ -218,6 +218,7 @@ func TestPartsSupervisorFakeClient(t *testing.T) {
 		return true, ""
 	})
 	connectivity(corev1.ConditionTrue, "a", "b", "old")
+	checkPartsSeries(t, gather(t, reg), template)
 	for _, part := range []string{"a", "b"} {
 		if w := writesOf(client, name(part)); len(w) == 0 || w[0] != "create " {
 			t.Errorf("%s: writes %v, want a create first", part, w)
@@ -344,4 +345,27 @@ func TestPartsSupervisorFakeClient(t *testing.T) {
 func hasCPU(node *corev1.Node, cpu string) bool {
 	ok, _ := hasResources(node, map[string]string{"cpu": cpu})
 	return ok
+}
+
+// checkPartsSeries checks that the parts' nodes count in the template's
+// series, summed, and in no series of their own: the series of a
+// provider of parts are as many for 5,000 parts as for one. The status
+// writes of the parts' nodes are the template's.
+func checkPartsSeries(t *testing.T, s scrape, template string) {
+	t.Helper()
+	for name, family := range s {
+		for _, m := range family.Metric {
+			for _, l := range m.Label {
+				if l.GetName() == "node" && l.GetValue() != template {
+					t.Errorf("%s has a series of node %q: want only the template's, %q", name, l.GetValue(), template)
+				}
+			}
+		}
+	}
+	if n, _ := s.value("pingnode_node_writes_total", "node", template, "kind", kindStatus); n < 3 {
+		t.Errorf("pingnode_node_writes_total{node=%q,kind=status} = %g, want the three parts' nodes' status writes at least", template, n)
+	}
+	if _, ok := s.value("pingnode_node_allocatable", "node", template); ok {
+		t.Errorf("pingnode_node_allocatable has the template's series: want none, a part's allocatable is its node's")
+	}
 }
