@@ -12,8 +12,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	corev1listers "k8s.io/client-go/listers/core/v1"
 	resourcev1listers "k8s.io/client-go/listers/resource/v1"
 	"k8s.io/client-go/tools/cache"
@@ -88,6 +90,10 @@ func startCaches(parent context.Context, client kubernetes.Interface, name strin
 			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
 		}))
 		nodes := byName.Core().V1().Nodes()
+		if err := nodes.Informer().SetTransform(stripManagedFields); err != nil {
+			cancel()
+			return nil, err
+		}
 		c.node = nodes.Lister()
 		c.watchErrors(nodes.Informer())
 		c.factories = append(c.factories, byName)
@@ -154,6 +160,10 @@ func watchOwned(parent context.Context, client kubernetes.Interface, parts *Part
 		o.LabelSelector = labels.SelectorFromSet(labels.Set{OwnerLabel: parts.Owner}).String()
 	}))
 	nodes := owned.Core().V1().Nodes()
+	if err := nodes.Informer().SetTransform(stripManagedFields); err != nil {
+		cancel()
+		return nil, err
+	}
 	c.node = nodes.Lister()
 	c.watchErrors(nodes.Informer())
 	c.factories = append(c.factories, owned)
@@ -257,4 +267,50 @@ func (c *caches) boundPods() []*corev1.Pod {
 func (c *caches) nodeSlices() []*resourcev1.ResourceSlice {
 	slices, _ := c.slices.List(labels.Everything()) // a cache lister never fails
 	return slices
+}
+
+// The managed fields of the nodes and pods the provider holds are not
+// kept: no reader needs them (its object patches are strategic merge
+// patches, with their field manager), and they are a third of a node's
+// size or more, held several times a node (its cache, the node
+// controller's last write, the last one handed on).
+
+// stripManagedFields is the transform of a node or a pod as it enters a
+// cache: without its managed fields.
+func stripManagedFields(obj any) (any, error) {
+	if o, ok := obj.(metav1.Object); ok {
+		o.SetManagedFields(nil)
+	}
+	return obj, nil
+}
+
+// leanNodes is the provider's client of nodes: every node it returns is
+// without its managed fields.
+type leanNodes struct{ corev1client.NodeInterface }
+
+func lean(node *corev1.Node, err error) (*corev1.Node, error) {
+	if node != nil {
+		node.ManagedFields = nil
+	}
+	return node, err
+}
+
+func (n leanNodes) Get(ctx context.Context, name string, opts metav1.GetOptions) (*corev1.Node, error) {
+	return lean(n.NodeInterface.Get(ctx, name, opts))
+}
+
+func (n leanNodes) Create(ctx context.Context, node *corev1.Node, opts metav1.CreateOptions) (*corev1.Node, error) {
+	return lean(n.NodeInterface.Create(ctx, node, opts))
+}
+
+func (n leanNodes) Update(ctx context.Context, node *corev1.Node, opts metav1.UpdateOptions) (*corev1.Node, error) {
+	return lean(n.NodeInterface.Update(ctx, node, opts))
+}
+
+func (n leanNodes) UpdateStatus(ctx context.Context, node *corev1.Node, opts metav1.UpdateOptions) (*corev1.Node, error) {
+	return lean(n.NodeInterface.UpdateStatus(ctx, node, opts))
+}
+
+func (n leanNodes) Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (*corev1.Node, error) {
+	return lean(n.NodeInterface.Patch(ctx, name, pt, data, opts, subresources...))
 }

@@ -135,7 +135,7 @@ func NewProvider(cfg Config, client kubernetes.Interface, log *slog.Logger) *Pro
 		m = metrics.forNode(cfg.Static.Name)
 	}
 	return &Provider{
-		cfg: cfg, opts: cfg.options(), client: client, nodes: client.CoreV1().Nodes(),
+		cfg: cfg, opts: cfg.options(), client: client, nodes: leanNodes{client.CoreV1().Nodes()},
 		eventSink: client.CoreV1().Events(metav1.NamespaceAll), log: log,
 		source: &pluginSource{}, metrics: m,
 	}

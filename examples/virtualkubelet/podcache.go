@@ -100,13 +100,3 @@ func (c *podCache) on(name string, handle func(*corev1.Pod)) (remove func()) {
 		}
 	}
 }
-
-// stripManagedFields is the transform of a pod as it enters the cache:
-// without its managed fields, which no reader needs and which are often
-// a third of its size.
-func stripManagedFields(obj any) (any, error) {
-	if pod, ok := obj.(*corev1.Pod); ok {
-		pod.ManagedFields = nil
-	}
-	return obj, nil
-}
