@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pingnode/pingnode/examples/internal/partsfleet"
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
@@ -22,7 +23,7 @@ type config struct {
 	tokenFile         string // -token-file
 	backend           Backend
 	opts              pingstatus.Options // the provider's: -label-namespaces
-	fleet             *FleetConfig       // -parts-generate and its flags; nil without it
+	fleet             *partsfleet.Config // -parts-generate and its flags; nil without it
 }
 
 // errUsage is what parseFlags returns for a flag it refused, once it has
@@ -122,7 +123,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		if fp := fleetProblems(*fleet); fp != nil {
 			problems = append(problems, fp...)
 		} else { // only a fleet of a size that can work is made
-			problems = append(problems, partsProblems("-parts-generate", NewFleet(*fleet).Parts(), c.opts)...)
+			problems = append(problems, partsProblems("-parts-generate", partsfleet.New(*fleet).Parts(), c.opts)...)
 		}
 	}
 	for _, p := range problems {
@@ -175,8 +176,8 @@ func devicesProblems(b Backend) []string {
 // partsFlags defines the flags of a backend served as parts on fs: -parts,
 // which reads its file into b.Parts, and -parts-generate with its own,
 // which fill the fleet returned.
-func partsFlags(fs *flag.FlagSet, b *Backend) *FleetConfig {
-	fleet := &FleetConfig{CPUs: 48, MemoryMi: 192000, Churn: 0.02, Seed: 1}
+func partsFlags(fs *flag.FlagSet, b *Backend) *partsfleet.Config {
+	fleet := &partsfleet.Config{CPUs: 48, MemoryMi: 192000, Churn: 0.02, Seed: 1}
 	fs.Func("parts", "a JSON file holding the backend's parts, a JSON array of objects each with a name (a DNS label) and a reply's resources, taints, labels and devices (see testdata/parts.json), served as the reply's nodes; not with -parts-generate nor the flags of the backend's resources and devices", func(file string) error {
 		var err error
 		b.Parts, err = readParts(file)
@@ -192,8 +193,8 @@ func partsFlags(fs *flag.FlagSet, b *Backend) *FleetConfig {
 	})
 	fs.Func("parts-cpus", "with -parts-generate: the cpus of each machine (default 48)", func(s string) error {
 		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > maxMachineCPUs {
-			return fmt.Errorf("want 1 to %d cpus", maxMachineCPUs)
+		if err != nil || n < 1 || n > partsfleet.MaxCPUs {
+			return fmt.Errorf("want 1 to %d cpus", partsfleet.MaxCPUs)
 		}
 		fleet.CPUs = n
 		return nil
@@ -219,7 +220,7 @@ func partsFlags(fs *flag.FlagSet, b *Backend) *FleetConfig {
 }
 
 // mebibytes reads s, a whole number of Mi or Gi, as MiB; it reports
-// false for anything else, or a number over maxMachineMemoryMi.
+// false for anything else, or a number over [partsfleet.MaxMemoryMi].
 func mebibytes(s string) (int64, bool) {
 	scale := int64(1)
 	digits, ok := strings.CutSuffix(s, "Mi")
@@ -228,7 +229,7 @@ func mebibytes(s string) (int64, bool) {
 		scale = 1024
 	}
 	n, err := strconv.ParseInt(digits, 10, 64)
-	if !ok || err != nil || n < 0 || n > maxMachineMemoryMi/scale {
+	if !ok || err != nil || n < 0 || n > partsfleet.MaxMemoryMi/scale {
 		return 0, false
 	}
 	return n * scale, true

@@ -57,6 +57,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pingnode/pingnode/examples/internal/partsfleet"
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
@@ -204,7 +205,7 @@ func main() {
 	b := c.backend
 	current := func() Backend { return b }
 	if c.fleet != nil {
-		fleet := NewFleet(*c.fleet)
+		fleet := partsfleet.New(*c.fleet)
 		current = func() Backend {
 			b := b
 			b.Parts = fleet.Next() // the fleet moves on at each reply

@@ -3,20 +3,18 @@ package main
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/pingnode/pingnode/examples/internal/partsfleet"
 	"github.com/pingnode/pingnode/internal/golden"
 	"github.com/pingnode/pingnode/pingstatus"
 )
@@ -85,19 +83,19 @@ func TestPartsFileRefused(t *testing.T) {
 // TestPartsFlags: the flags of parts are checked at start, each refusal
 // naming its flag, and those that pass make the fleet they say.
 func TestPartsFlags(t *testing.T) {
-	defaults := FleetConfig{Machines: 24, CPUs: 48, MemoryMi: 192000, Churn: 0.02, Seed: 1}
+	defaults := partsfleet.Config{Machines: 24, CPUs: 48, MemoryMi: 192000, Churn: 0.02, Seed: 1}
 	tests := []struct {
 		name   string
 		args   []string
 		stderr []string // each a substring of what is said; none: accepted
-		fleet  *FleetConfig
+		fleet  *partsfleet.Config
 	}{
 		{"parts file", []string{"-parts", "testdata/parts.json", "-label", "feature.node.kubernetes.io/slurm-cluster=example", "-drain"}, nil, nil},
 		{"generate defaults", []string{"-parts-generate", "24"}, nil, &defaults},
-		{"generate none", []string{"-parts-generate", "0"}, nil, &FleetConfig{CPUs: 48, MemoryMi: 192000, Churn: 0.02, Seed: 1}},
+		{"generate none", []string{"-parts-generate", "0"}, nil, &partsfleet.Config{CPUs: 48, MemoryMi: 192000, Churn: 0.02, Seed: 1}},
 		{"generate all flags", []string{"-parts-generate", "5000", "-parts-cpus", "8", "-parts-memory", "32Gi", "-parts-churn", "1", "-parts-seed", "9"}, nil,
-			&FleetConfig{Machines: 5000, CPUs: 8, MemoryMi: 32768, Churn: 1, Seed: 9}},
-		{"generate no churn", []string{"-parts-generate", "24", "-parts-churn", "0"}, nil, &FleetConfig{Machines: 24, CPUs: 48, MemoryMi: 192000, Seed: 1}},
+			&partsfleet.Config{Machines: 5000, CPUs: 8, MemoryMi: 32768, Churn: 1, Seed: 9}},
+		{"generate no churn", []string{"-parts-generate", "24", "-parts-churn", "0"}, nil, &partsfleet.Config{Machines: 24, CPUs: 48, MemoryMi: 192000, Seed: 1}},
 		{"negative machines", []string{"-parts-generate", "-1"}, []string{`invalid value "-1" for flag -parts-generate: want a number of machines, 0 or more`}, nil},
 		{"too many machines", []string{"-parts-generate", "5001"}, []string{"plugin: -parts-generate: at most 5000 machines, the most parts a provider takes by default, got 5001"}, nil},
 		{"churn over 1", []string{"-parts-generate", "24", "-parts-churn", "1.5"}, []string{`invalid value "1.5" for flag -parts-churn: want a fraction from 0 to 1`}, nil},
@@ -135,113 +133,10 @@ func TestPartsFlags(t *testing.T) {
 	}
 }
 
-// machines reads the free cpus of each generated part back from its
-// resources (a full machine sends none, and FullKey), checking what each
-// says against config.
-func machines(t *testing.T, parts []pingstatus.PartResponse, config FleetConfig) map[string]int {
-	t.Helper()
-	free := map[string]int{}
-	for _, p := range parts {
-		if errs := validation.IsDNS1123Label(p.Name); len(errs) > 0 {
-			t.Errorf("name %q: %v", p.Name, errs)
-		}
-		if _, ok := free[p.Name]; ok {
-			t.Errorf("name %q repeated", p.Name)
-		}
-		if p.Taints == nil {
-			t.Fatalf("%s sends no taints list: a full taint would stay once it is free again", p.Name)
-		}
-		full := len(*p.Taints) == 1 && (*p.Taints)[0].Key == FullKey
-		switch {
-		case p.Resources == nil && full:
-			free[p.Name] = 0
-		case p.Resources == nil || full || len(*p.Taints) > 0:
-			t.Fatalf("%s: resources %v with taints %v", p.Name, p.Resources, *p.Taints)
-		default:
-			cpus, err := strconv.Atoi(p.Resources.CPU)
-			if err != nil || cpus < 1 || cpus > config.CPUs {
-				t.Errorf("%s: %q free cpus of %d", p.Name, p.Resources.CPU, config.CPUs)
-			}
-			if want := fmt.Sprintf("%dMi", config.MemoryMi*int64(cpus)/int64(config.CPUs)); p.Resources.Memory != want {
-				t.Errorf("%s: memory %s for %d free cpus, want %s", p.Name, p.Resources.Memory, cpus, want)
-			}
-			free[p.Name] = cpus
-		}
-	}
-	return free
-}
-
-// TestFleet: a generated fleet has its machines, named cn001 and on,
-// uniquely and validly; every reply is one the provider takes without a
-// warning; between replies some machines change and others do not, free
-// cpus staying from 0 to the machine's; and a seed gives the same replies
-// every time.
-func TestFleet(t *testing.T) {
-	config := FleetConfig{Machines: 300, CPUs: 48, MemoryMi: 192000, Churn: 0.05, Seed: 7}
-	fleet, again := NewFleet(config), NewFleet(config)
-	parts := fleet.Parts()
-	if len(parts) != 300 || parts[0].Name != "cn001" || parts[299].Name != "cn300" {
-		t.Fatalf("%d parts, from %s to %s; want 300, cn001 to cn300", len(parts), parts[0].Name, parts[len(parts)-1].Name)
-	}
-	before, full := machines(t, parts, config), 0
-	for reply := range 50 {
-		parts := fleet.Next()
-		if diff := cmp.Diff(parts, again.Next()); diff != "" {
-			t.Fatalf("reply %d differs with the same seed (-first +second):\n%s", reply, diff)
-		}
-		if problems := Reply(Backend{Parts: parts}).Validate(pingstatus.Options{}); len(problems) != 0 {
-			t.Fatalf("reply %d: %v", reply, problems)
-		}
-		after, changed := machines(t, parts, config), 0
-		for name, free := range after {
-			if free != before[name] {
-				changed++
-			}
-			if free == 0 {
-				full++
-			}
-		}
-		if len(after) != 300 || changed == 0 || changed > 60 {
-			t.Fatalf("reply %d: %d machines, %d changed; want 300, some of them and not most (churn 0.05)", reply, len(after), changed)
-		}
-		before = after
-	}
-	if full == 0 {
-		t.Error("no machine was ever full: the full taint is not exercised")
-	}
-	for i, free := range fleet.free {
-		if free < 0 || free > config.CPUs {
-			t.Errorf("machine %d: %d free cpus of %d", i, free, config.CPUs)
-		}
-	}
-	if other := NewFleet(FleetConfig{Machines: 300, CPUs: 48, MemoryMi: 192000, Churn: 0.05, Seed: 8}); cmp.Diff(NewFleet(config).Parts(), other.Parts()) == "" {
-		t.Error("seeds 7 and 8 give the same fleet")
-	}
-}
-
-// TestFleetChurnBounds: with churn 0 no machine ever changes, and with
-// churn 1 every machine changes at every reply, within its cpus.
-func TestFleetChurnBounds(t *testing.T) {
-	for _, churn := range []float64{0, 1} {
-		config := FleetConfig{Machines: 50, CPUs: 4, MemoryMi: 16000, Churn: churn, Seed: 1}
-		fleet := NewFleet(config)
-		before := machines(t, fleet.Parts(), config)
-		for range 20 {
-			after := machines(t, fleet.Next(), config)
-			for name, free := range after {
-				if changed := free != before[name]; changed != (churn == 1) {
-					t.Fatalf("churn %v: %s changed %v (%d to %d free cpus)", churn, name, changed, before[name], free)
-				}
-			}
-			before = after
-		}
-	}
-}
-
 // TestFleetServedConcurrently: the handler serves a fleet to concurrent
 // pings (run with -race), each reply moving it on and each one clean.
 func TestFleetServedConcurrently(t *testing.T) {
-	fleet := NewFleet(FleetConfig{Machines: 100, CPUs: 48, MemoryMi: 192000, Churn: 0.1, Seed: 3})
+	fleet := partsfleet.New(partsfleet.Config{Machines: 100, CPUs: 48, MemoryMi: 192000, Churn: 0.1, Seed: 3})
 	server := httptest.NewServer(Handler(func() Backend { return Backend{Parts: fleet.Next()} }, pingstatus.Options{}))
 	defer server.Close()
 	var wg sync.WaitGroup
