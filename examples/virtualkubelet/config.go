@@ -120,6 +120,10 @@ type Config struct {
 	// events is the event broadcaster that the parts' nodes of a provider
 	// of parts share, its supervisor's; nil, the provider runs its own.
 	events record.EventBroadcaster
+	// leases renews the Leases of the parts' nodes of a provider of
+	// parts, its supervisor's (leases.go); nil, the node controller
+	// renews the node's Lease.
+	leases *leaseRenewer
 	// StartRetry is how a start that failed is tried again (see
 	// [Provider.RunRetrying]); zero means [DefaultStartRetry].
 	StartRetry wait.Backoff

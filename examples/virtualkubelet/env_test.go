@@ -212,6 +212,14 @@ func eventually(t *testing.T, what string, check func(ctx context.Context) (bool
 // within is eventually with another limit.
 func within(t testing.TB, limit time.Duration, what string, check func(ctx context.Context) (bool, string)) {
 	t.Helper()
+	withinEvery(t, limit, 50*time.Millisecond, what, check)
+}
+
+// withinEvery is within, polling every period: a check that lists
+// thousands of nodes costs the API server more than what it measures
+// when made every 50 ms.
+func withinEvery(t testing.TB, limit, period time.Duration, what string, check func(ctx context.Context) (bool, string)) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	last := ""
@@ -224,7 +232,7 @@ func within(t testing.TB, limit time.Duration, what string, check func(ctx conte
 		select {
 		case <-ctx.Done():
 			t.Fatalf("%s: not after %s: %s", what, limit, last)
-		case <-time.After(50 * time.Millisecond):
+		case <-time.After(period):
 		}
 	}
 }
@@ -254,7 +262,8 @@ func restartEnv(t *testing.T, during func()) {
 
 // profilesEnv names an address at which a provider process the tests
 // start serves its profiles (net/http/pprof: /debug/pprof/heap,
-// /debug/pprof/goroutine), to see where a measured cost goes:
+// /debug/pprof/goroutine, /debug/pprof/profile), to see where a measured
+// cost goes:
 //
 //	PINGNODE_PPROF_ADDR=127.0.0.1:6061 PINGNODE_PARTS_N=1000 go test -run 'TestPartsScale$' .
 //	go tool pprof -top http://127.0.0.1:6061/debug/pprof/heap
@@ -267,6 +276,7 @@ func serveProfiles(addr string) {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	server := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = server.ListenAndServe() }()
 }

@@ -27,9 +27,9 @@ import (
 // to whether it answers: it hands status changes (resources, conditions)
 // to the Virtual Kubelet node controller and sends the object patch
 // itself, since the node controller sends no spec. The node controller
-// also renews the node's Lease, by which the node lifecycle controller
-// judges that the provider lives; the conditions say whether the plugin
-// does.
+// also renews the node's Lease (a part's node's, its supervisor's
+// renewer: leases.go), by which the node lifecycle controller judges that
+// the provider lives; the conditions say whether the plugin does.
 //
 // Its work is split by job: this file starts and stops it ([Provider.Run],
 // [Provider.RunRetrying]); ping.go is the step at each ping; delivery.go,
@@ -217,15 +217,24 @@ func (p *Provider) Run(ctx context.Context) error {
 
 	// The node controller runs until Run returns, and Run waits for it.
 	running, stop := context.WithCancel(ctx)
-	controller, err := node.NewNodeController(p, registration,
-		&statusWatch{NodeInterface: p.nodes, delivered: p.delivered, beforeRead: p.beforeStatusRead},
+	// The provider hands the node on at each status report itself, with
+	// jitter (report.go); the controller's own interval is a backstop it
+	// always beats.
+	backstop := 2 * p.cfg.statusReport()
+	lease := []node.NodeControllerOpt{
 		// The Lease, renewed as the kubelet does, with the node as its
 		// owner; its first renewal waits for the node to be registered.
 		node.WithNodeEnableLeaseV1WithRenewInterval(p.client.CoordinationV1().Leases(corev1.NamespaceNodeLease), leaseSeconds, renew),
-		// The provider hands the node on at each status report itself,
-		// with jitter (report.go); this is a backstop it always beats.
-		node.WithNodeStatusUpdateInterval(2*p.cfg.statusReport()),
-		node.WithNodeStatusUpdateErrorHandler(p.statusRefused))
+		node.WithNodeStatusUpdateInterval(backstop),
+	}
+	if p.cfg.leases != nil {
+		// A part's node: its supervisor renews the Lease (leases.go).
+		// Without one, the controller's interval is its ping interval.
+		lease = []node.NodeControllerOpt{node.WithNodePingInterval(backstop)}
+	}
+	controller, err := node.NewNodeController(p, registration,
+		&statusWatch{NodeInterface: p.nodes, delivered: p.delivered, beforeRead: p.beforeStatusRead},
+		append(lease, node.WithNodeStatusUpdateErrorHandler(p.statusRefused))...)
 	if err != nil {
 		stop()
 		return fmt.Errorf("node controller: %w", err)
@@ -244,6 +253,10 @@ func (p *Provider) Run(ctx context.Context) error {
 	}
 	p.metrics.running(1)
 	defer p.metrics.running(-1)
+	if p.cfg.leases != nil {
+		p.cfg.leases.serve(p.cfg.Static.Name)
+		defer p.cfg.leases.drop(p.cfg.Static.Name)
+	}
 
 	go p.handoff.run(running)
 	p.reportAfter(time.Now(), true) // the controller has just written the status

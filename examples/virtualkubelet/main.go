@@ -41,14 +41,14 @@
 // The files follow the provider's jobs: its configuration (config.go,
 // flags.go, fleet.go), its lifecycle (lifecycle.go: start, retry, stop),
 // the step at each ping (ping.go, source.go, held.go, report.go), its
-// plugin's parts with -parts (parts.go, supervisor.go, partnode.go), the
-// delivery of what changed to the API server (delivery.go, handoff.go,
-// statuswrite.go), its caches (cache.go, devicecache.go), the end of its
-// pods' deletion (podfinish.go), its devices with -dra-driver
-// (devices.go, publish.go, poddevices.go), what it tells people
-// (events.go, metrics.go, health.go) and its rights (rbac.go,
-// nodepolicy.go, partsrights.go); leader.go elects the replica that runs. README.md is the
-// operator's guide.
+// plugin's parts with -parts (parts.go, supervisor.go, partnode.go,
+// leases.go), the delivery of what changed to the API server
+// (delivery.go, handoff.go, statuswrite.go), its caches (cache.go,
+// devicecache.go), the end of its pods' deletion (podfinish.go), its
+// devices with -dra-driver (devices.go, publish.go, poddevices.go), what
+// it tells people (events.go, metrics.go, health.go) and its rights
+// (rbac.go, nodepolicy.go, partsrights.go); leader.go elects the replica
+// that runs. README.md is the operator's guide.
 package main
 
 import (

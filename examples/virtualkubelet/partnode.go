@@ -19,9 +19,10 @@ import (
 // supervisor's pings of the part (partFeed, source.go). What a fleet's
 // node has of its own, a part's node shares with the others: it reads
 // its node and its pods from the supervisor's caches (watchOwned), writes
-// through the supervisor's client and records its events through the
-// supervisor's broadcaster, so that a part's node costs its node
-// controller and Lease, and little more.
+// through the supervisor's client, records its events through the
+// supervisor's broadcaster, counts in the template's metrics, and has its
+// Lease renewed by the supervisor's renewer (leases.go), so that a part's
+// node costs its node controller, and little more.
 
 // The rate limit of the client every part's node of a process writes
 // through. A fleet of N nodes writes, every 10 s, N Lease renewals (one
@@ -63,7 +64,7 @@ type partNode struct {
 // client.
 func (s *supervisor) start(ctx context.Context, part string) *partNode {
 	cfg := s.cfg.forPart(part)
-	cfg.shared, cfg.events = s.owned, s.events
+	cfg.shared, cfg.events, cfg.leases = s.owned, s.events, s.leases
 	client, err := s.newClient()
 	if err != nil {
 		s.log.Error("a client for a part's node; the next ping tries again", "part", part, "error", err)

@@ -486,6 +486,11 @@ func TestPartsSamplePlugin(t *testing.T) {
 		})
 		schedulable(t, name)
 	}
+	names := make([]string, 0, len(machines))
+	for part := range machines {
+		names = append(names, cfg.Parts.NodeName(part))
+	}
+	leasesRenewed(t, names...)
 	pings := s.Pings.Load()
 	within(t, time.Minute, "two more pings", func(context.Context) (bool, string) {
 		return s.Pings.Load() >= pings+2, "pings"
@@ -496,4 +501,43 @@ func TestPartsSamplePlugin(t *testing.T) {
 	if got := ownedNodes(t.Context(), t, cfg.Parts.Owner); len(got) != len(machines) {
 		t.Errorf("nodes %v, want one for each machine", got)
 	}
+}
+
+// leasesRenewed waits until each node's Lease is the kubelet's (held by
+// the node, owned by it by its UID, of the default duration) and has been
+// renewed since it was first seen: the supervisor's renewer renews the
+// Leases of the parts' nodes (leases.go).
+func leasesRenewed(t *testing.T, names ...string) {
+	t.Helper()
+	first := map[string]time.Time{}
+	within(t, time.Minute, fmt.Sprintf("the Leases of %v renewed", names), func(ctx context.Context) (bool, string) {
+		for _, name := range names {
+			node, err := client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return false, err.Error()
+			}
+			lease, err := client.CoordinationV1().Leases(corev1.NamespaceNodeLease).Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return false, err.Error()
+			}
+			switch {
+			case lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity != name:
+				return false, fmt.Sprintf("%s: holder %v", name, lease.Spec.HolderIdentity)
+			case lease.Spec.LeaseDurationSeconds == nil || *lease.Spec.LeaseDurationSeconds != int32(DefaultLeaseDuration/time.Second):
+				return false, fmt.Sprintf("%s: duration %v", name, lease.Spec.LeaseDurationSeconds)
+			case len(lease.OwnerReferences) != 1 || lease.OwnerReferences[0].Kind != "Node" || lease.OwnerReferences[0].UID != node.UID:
+				return false, fmt.Sprintf("%s: owners %v, want the node %s", name, lease.OwnerReferences, node.UID)
+			case lease.Spec.RenewTime == nil:
+				return false, name + ": never renewed"
+			}
+			renewed := lease.Spec.RenewTime.Time
+			if was, seen := first[name]; !seen {
+				first[name] = renewed
+				return false, name + ": seen once"
+			} else if !renewed.After(was) {
+				return false, fmt.Sprintf("%s: renewed at %v, as first seen", name, renewed)
+			}
+		}
+		return true, ""
+	})
 }

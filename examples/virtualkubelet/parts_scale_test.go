@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -13,73 +12,34 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/pingnode/pingnode/examples/internal/partsfleet"
+	"github.com/pingnode/pingnode/pingstatus"
 )
 
-// scaleFullKey is the taint of a generated machine with no free cpu, as
-// the sample plugin's generator has it (examples/plugin, FullKey).
-const scaleFullKey = "plugin.example.com/full"
+// scaleFleet is the sample plugin's -parts-generate N (its defaults: 48
+// cpus and 192000Mi a machine, churn 0.02, seed 1; examples/internal/partsfleet)
+// served as a plugin's replies.
+type scaleFleet struct{ *partsfleet.Fleet }
 
-// scaleFleet is a minimal backend of many parts, as the sample plugin's
-// -parts-generate N -parts-churn 0.02 serves them (examples/plugin,
-// Fleet; a package main, which a test cannot import): N machines of 48
-// cpus, cn0001 and on, each of which, at each reply, starts or ends a job
-// with the chance churn; a full machine has the taint scaleFullKey and
-// sends no figures.
-type scaleFleet struct {
-	mu    sync.Mutex
-	rng   *rand.Rand
-	free  []int
-	churn float64
+func newScaleFleet(n int, churn float64) scaleFleet {
+	return scaleFleet{partsfleet.New(partsfleet.Config{Machines: n, CPUs: 48, MemoryMi: 192000, Churn: churn, Seed: 1})}
 }
 
-const scaleCPUs = 48
-
-func newScaleFleet(n int, churn float64) *scaleFleet {
-	f := &scaleFleet{rng: rand.New(rand.NewPCG(1, 0)), free: make([]int, n), churn: churn}
-	for i := range f.free {
-		f.free[i] = f.rng.IntN(scaleCPUs + 1)
-	}
-	return f
+func (f scaleFleet) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
+	_ = json.NewEncoder(w).Encode(pingstatus.PingResponse{Status: "ok", Nodes: pingstatus.PartList(f.Next()...)})
 }
 
-func scalePart(i int) string { return fmt.Sprintf("cn%04d", i+1) }
-
-func (f *scaleFleet) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
-	f.mu.Lock()
-	nodes := make([]map[string]any, len(f.free))
-	for i, free := range f.free {
-		if f.rng.Float64() < f.churn {
-			if used := scaleCPUs - free; used == 0 || free > 0 && f.rng.IntN(2) == 0 {
-				free -= 1 + f.rng.IntN(free)
-			} else {
-				free += 1 + f.rng.IntN(used)
-			}
-			f.free[i] = free
-		}
-		part := map[string]any{"name": scalePart(i), "taints": []any{}}
-		if free == 0 {
-			part["taints"] = []any{map[string]string{"key": scaleFullKey, "value": "true", "effect": "NoSchedule"}}
-		} else {
-			part["resources"] = map[string]string{"cpu": strconv.Itoa(free), "memory": fmt.Sprintf("%dMi", 4000*free)}
-		}
-		nodes[i] = part
-	}
-	f.mu.Unlock()
-	_ = json.NewEncoder(w).Encode(map[string]any{"status": "ok", "nodes": nodes})
-}
-
-// freeze stops the churn, and returns the free cpus of each machine.
-func (f *scaleFleet) freeze() []int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.churn = 0
-	return append([]int(nil), f.free...)
+// freeze stops the churn, and returns the parts as every reply after
+// describes them.
+func (f scaleFleet) freeze() []pingstatus.PartResponse {
+	f.Freeze()
+	return f.Parts()
 }
 
 // partsCost is what one provider of parts was measured to cost, per node.
@@ -155,7 +115,7 @@ func measureParts(t *testing.T, bin string, env []string, template string, n int
 	// start starts bin with fleet as its plugin, and waits until it has
 	// pinged it pings times (a first ping registers every part's node,
 	// one after the other, before the next).
-	start := func(fleet *scaleFleet, pings float64) (*providerProcess, string) {
+	start := func(fleet scaleFleet, pings float64) (*providerProcess, string) {
 		t.Helper()
 		server := httptest.NewServer(fleet)
 		t.Cleanup(server.Close)
@@ -180,12 +140,15 @@ func measureParts(t *testing.T, bin string, env []string, template string, n int
 	rss0 := rssMB(t, base)
 	base.kill(t)
 
-	t.Cleanup(func() { deleteParts(t, owner, n, template) })
 	fleet := newScaleFleet(n, 0.02)
+	t.Cleanup(func() { deleteParts(t, owner, template, fleet) })
 	p, url := start(fleet, 1)
 	began := time.Now()
-	within(t, 15*time.Minute, fmt.Sprintf("%d parts' nodes Ready", n), func(ctx context.Context) (bool, string) {
-		list, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: OwnerLabel + "=" + owner})
+	// Every 2 s, from the API server's watch cache (resourceVersion 0):
+	// a list of 5,000 nodes every 50 ms, from etcd, cost the API server
+	// more than the provider did, and its writes were refused (429).
+	withinEvery(t, 15*time.Minute, 2*time.Second, fmt.Sprintf("%d parts' nodes Ready", n), func(ctx context.Context) (bool, string) {
+		list, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: OwnerLabel + "=" + owner, ResourceVersion: "0"})
 		if err != nil {
 			return false, err.Error()
 		}
@@ -246,37 +209,47 @@ func measureParts(t *testing.T, bin string, env []string, template string, n int
 }
 
 // currentShare is the share of the parts' nodes whose figures and taint
-// are what the fleet says, free.
-func currentShare(t *testing.T, template string, free []int) float64 {
-	parts := Parts{Template: template}
+// are what the fleet's parts say (a full machine's taint, or its cpu),
+// all read at once.
+func currentShare(t *testing.T, template string, parts []pingstatus.PartResponse) float64 {
+	list, err := client.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{LabelSelector: OwnerLabel + "=" + DefaultOwner(template)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes := map[string]*corev1.Node{}
+	for i := range list.Items {
+		nodes[list.Items[i].Name] = &list.Items[i]
+	}
+	names := Parts{Template: template}
 	current := 0
-	for i, f := range free {
-		node, err := client.CoreV1().Nodes().Get(context.Background(), parts.NodeName(scalePart(i)), metav1.GetOptions{})
-		if err != nil {
+	for _, part := range parts {
+		node := nodes[names.NodeName(part.Name)]
+		if node == nil {
 			continue
 		}
-		full := false
+		tainted := false
 		for _, taint := range node.Spec.Taints {
-			full = full || taint.Key == scaleFullKey
+			tainted = tainted || taint.Key == partsfleet.FullKey
 		}
+		full := part.Resources == nil
 		cpu := node.Status.Allocatable[corev1.ResourceCPU]
-		if full == (f == 0) && (f == 0 || cpu.Value() == int64(f)) {
+		if tainted == full && (full || cpu.String() == part.Resources.CPU) {
 			current++
 		}
 	}
-	return float64(current) / float64(len(free))
+	return float64(current) / float64(len(parts))
 }
 
-// deleteParts deletes the nodes of owner and the Leases of the template's
-// n parts.
-func deleteParts(t *testing.T, owner string, n int, template string) {
+// deleteParts deletes the nodes of owner and the Leases of the fleet's
+// parts.
+func deleteParts(t *testing.T, owner, template string, fleet scaleFleet) {
 	ctx := context.Background()
 	if err := client.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: OwnerLabel + "=" + owner}); err != nil {
 		t.Errorf("deleting the parts' nodes: %v", err)
 	}
-	parts := Parts{Template: template}
-	for i := range n {
-		_ = client.CoordinationV1().Leases(corev1.NamespaceNodeLease).Delete(ctx, parts.NodeName(scalePart(i)), metav1.DeleteOptions{})
+	names := Parts{Template: template}
+	for _, part := range fleet.Parts() {
+		_ = client.CoordinationV1().Leases(corev1.NamespaceNodeLease).Delete(ctx, names.NodeName(part.Name), metav1.DeleteOptions{})
 	}
 }
 

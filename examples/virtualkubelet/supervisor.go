@@ -21,6 +21,7 @@ import (
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/record"
+	"k8s.io/utils/clock"
 
 	"github.com/pingnode/pingnode/nodeapply"
 	"github.com/pingnode/pingnode/nodeapply/parts"
@@ -60,6 +61,7 @@ type supervisor struct {
 	asker
 	owned   *caches                 // the nodes with its ownership label, and every node's pods
 	events  record.EventBroadcaster // the events of every part's node
+	leases  *leaseRenewer           // the Leases of every part's node
 	nodes   map[string]*partNode    // the nodes served, by part
 	skipped map[string]string       // what is not served (a part, or "node/" and a node's name), and why, as last said
 	deleted map[string]types.UID    // the nodes it deleted that its cache may still show: name to UID
@@ -158,6 +160,14 @@ func (s *supervisor) Run(ctx context.Context) error {
 	s.events = record.NewBroadcaster(record.WithContext(ctx))
 	s.events.StartRecordingToSink(&corev1client.EventSinkImpl{Interface: s.client.CoreV1().Events(metav1.NamespaceAll)})
 	defer s.events.Shutdown() // once every part's node has stopped
+	// One renewer of every part's node's Lease, stopped after them.
+	seconds, renew, _ := s.cfg.lease() // checked
+	s.leases = newLeaseRenewer(s.client.CoordinationV1().Leases(corev1.NamespaceNodeLease), owned.node, seconds, renew, clock.RealClock{}, s.log)
+	renewing, stopRenewing := context.WithCancel(ctx)
+	var renewer sync.WaitGroup
+	renewer.Go(func() { s.leases.run(renewing) })
+	defer renewer.Wait() // once every part's node has stopped
+	defer stopRenewing()
 	s.owned, s.nodes = owned, map[string]*partNode{}
 	s.skipped, s.deleted, s.lastWarnings = map[string]string{}, map[string]types.UID{}, nil
 	defer s.stopAll()
@@ -192,10 +202,12 @@ func (s *supervisor) pingOnce(ctx context.Context) {
 	ping.Body = nil // the parts' pings need only their patches
 	s.dropForeign()
 	s.adopt(ctx) // a node a replica registered just before this one led, say
-	for _, d := range parts.Step(ping, s.served(), s.opts.apply) {
+	decisions := parts.Step(ping, s.served(), s.opts.apply)
+	stored := s.readNew(ctx, decisions)
+	for _, d := range decisions {
 		switch d.Action {
 		case parts.Register:
-			s.register(ctx, d.Part, d.NodePing(ping))
+			s.register(ctx, d.Part, d.NodePing(ping), stored[d.Part])
 		case parts.Delete:
 			s.remove(ctx, d, ping)
 		case parts.Leave:
@@ -294,13 +306,58 @@ func (s *supervisor) dropForeign() {
 	}
 }
 
+// readers is how many reads of the nodes of new parts a ping makes at
+// once: read one after the other, the 5,000 parts of a first ping took
+// more than 9 minutes on a busy API server (a round trip each); the
+// client's rate limit (partsQPS) bounds them still.
+const readers = 16
+
+// read is a node read from the API server: the node, or why not.
+type read struct {
+	node *corev1.Node
+	err  error
+}
+
+// readNew reads from the API server the node of each part that decisions
+// register, readers at a time, by part.
+func (s *supervisor) readNew(ctx context.Context, decisions []parts.Decision) map[string]read {
+	var names []string
+	for _, d := range decisions {
+		if d.Action == parts.Register {
+			names = append(names, d.Part)
+		}
+	}
+	reads := make([]read, len(names))
+	next := make(chan int)
+	var workers sync.WaitGroup
+	for range min(readers, len(names)) {
+		workers.Go(func() {
+			for i := range next {
+				node, err := s.client.CoreV1().Nodes().Get(ctx, s.cfg.Parts.NodeName(names[i]), metav1.GetOptions{})
+				reads[i] = read{node, err}
+			}
+		})
+	}
+	for i := range names {
+		next <- i
+	}
+	close(next)
+	workers.Wait()
+	out := make(map[string]read, len(names))
+	for i, name := range names {
+		out[name] = reads[i]
+	}
+	return out
+}
+
 // register starts the node of a part that the reply lists and no node
-// serves, which registers it, and hands it ping. A node of the part's name
+// serves, which registers it, and hands it ping; stored is the node of
+// its name as the API server has it (readNew). A node of the part's name
 // that is not its own (it lacks the ownership label) is left alone, and
 // the part is not served; it is looked at again at the next ping.
-func (s *supervisor) register(ctx context.Context, part string, ping nodeapply.Ping) {
+func (s *supervisor) register(ctx context.Context, part string, ping nodeapply.Ping, r read) {
 	name := s.cfg.Parts.NodeName(part)
-	stored, err := s.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+	stored, err := r.node, r.err
 	switch {
 	case err == nil && !s.cfg.Parts.owns(stored):
 		s.skip(part, fmt.Sprintf("a node named %s is there already, without the label %s=%s: another's, left alone, and the part %s is not served", name, OwnerLabel, s.cfg.Parts.Owner, part))

@@ -1,0 +1,206 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	coordinationv1client "k8s.io/client-go/kubernetes/typed/coordination/v1"
+	corev1listers "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/clock"
+)
+
+// The Leases of the parts' nodes. A node's Lease in kube-node-lease,
+// renewed every renew interval (a quarter of its duration, 10 s), is how
+// the node lifecycle controller judges that the node's kubelet lives. A
+// node of its own has the Virtual Kubelet node controller's Lease loop; a
+// part's node has none: one renewer renews the Leases of every part's
+// node of a supervisor, from one delaying queue and a few workers,
+// instead of a goroutine, a timer, a copy of the node at each renewal
+// and a copy of the Lease with its managed fields for each node.
+//
+// It renews a node's Lease as the kubelet does (and the node controller
+// did): the Lease is named after the node, held by it, owned by it (so
+// that the garbage collector deletes it with the node), and created when
+// it is missing; a renewal refused (a conflict, the Lease deleted) reads
+// or creates the Lease again, after a backoff of 100 ms doubling up to 7
+// s, per node. It renews the Lease of a node from the time its node
+// controller has registered it until it stops (served, dropped), and
+// each renewal comes between nine and eleven tenths of the interval after
+// the last, so that nodes registered together spread over the interval.
+
+// The workers of a renewer: 5,000 Leases every 10 s are 500 renewals a
+// second, each a round trip of a few milliseconds.
+const leaseWorkers = 16
+
+// The backoff of a renewal that failed, per node: the kubelet's.
+const (
+	leaseRetryFirst = 100 * time.Millisecond
+	leaseRetryMax   = 7 * time.Second
+)
+
+// leaseRenewer renews the Leases of the nodes it serves.
+type leaseRenewer struct {
+	leases  coordinationv1client.LeaseInterface
+	nodes   corev1listers.NodeLister // the node's UID, for the Lease's owner
+	seconds int32                    // the Lease's duration
+	renew   time.Duration
+	clock   clock.Clock
+	log     *slog.Logger
+	queue   workqueue.TypedRateLimitingInterface[string]
+
+	mu sync.Mutex
+	// served are the nodes whose Leases it renews, by name, each with its
+	// Lease as last written, without its managed fields; nil when it is to
+	// be read, or created.
+	served map[string]*coordinationv1.Lease
+}
+
+// newLeaseRenewer returns a renewer of Leases of the duration seconds
+// every renew, through leases, which reads the nodes from nodes; nothing
+// is renewed until it runs.
+func newLeaseRenewer(leases coordinationv1client.LeaseInterface, nodes corev1listers.NodeLister, seconds int32, renew time.Duration, clk clock.WithTicker, log *slog.Logger) *leaseRenewer {
+	return &leaseRenewer{
+		leases: leases, nodes: nodes, seconds: seconds, renew: renew, clock: clk, log: log,
+		served: map[string]*coordinationv1.Lease{},
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
+			workqueue.NewTypedItemExponentialFailureRateLimiter[string](leaseRetryFirst, leaseRetryMax),
+			workqueue.TypedRateLimitingQueueConfig[string]{Name: "pingnode-leases", Clock: clk},
+		),
+	}
+}
+
+// run renews the Leases until ctx ends, and returns once its workers
+// have stopped.
+func (r *leaseRenewer) run(ctx context.Context) {
+	var workers sync.WaitGroup
+	for range leaseWorkers {
+		workers.Go(func() {
+			for r.next(ctx) {
+			}
+		})
+	}
+	<-ctx.Done()
+	r.queue.ShutDown()
+	workers.Wait()
+}
+
+// serve renews the Lease of the node name from now on, the first time at
+// once.
+func (r *leaseRenewer) serve(name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.served[name]; !ok {
+		r.served[name] = nil
+		r.queue.Add(name)
+	}
+}
+
+// drop renews the Lease of the node name no more.
+func (r *leaseRenewer) drop(name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.served, name)
+}
+
+// next renews one Lease of the queue, and reports whether the queue still
+// runs.
+func (r *leaseRenewer) next(ctx context.Context) bool {
+	name, shutdown := r.queue.Get()
+	if shutdown {
+		return false
+	}
+	defer r.queue.Done(name)
+	r.mu.Lock()
+	last, ok := r.served[name]
+	r.mu.Unlock()
+	if !ok {
+		r.queue.Forget(name) // dropped
+		return true
+	}
+	lease, err := r.renewOnce(ctx, name, last)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.served[name]; !ok {
+		r.queue.Forget(name) // dropped meanwhile
+		return true
+	}
+	if err != nil {
+		r.served[name] = nil // read again
+		if ctx.Err() == nil {
+			if !errors.Is(err, errNotRegistered) {
+				r.log.Info("renewing a part's node's Lease; trying again after a backoff", "node", name, "error", err)
+			}
+			r.queue.AddRateLimited(name)
+		}
+		return true
+	}
+	r.served[name] = lease
+	r.queue.Forget(name)
+	r.queue.AddAfter(name, r.renew-r.renew/10+rand.N(r.renew/5))
+	return true
+}
+
+// errNotRegistered is a renewal of the Lease of a node the cache does not
+// show yet (it was registered just now): it has no UID to own the Lease,
+// and is tried again after the backoff, without a word.
+var errNotRegistered = errors.New("the node is not in the cache yet")
+
+// renewOnce renews the Lease of the node name, last as last written (nil:
+// read it, or create it), and returns it as written, without its managed
+// fields (an update without managed fields keeps those stored).
+func (r *leaseRenewer) renewOnce(ctx context.Context, name string, last *coordinationv1.Lease) (*coordinationv1.Lease, error) {
+	node, err := r.nodes.Get(name)
+	if err != nil {
+		return nil, errNotRegistered
+	}
+	if last == nil {
+		stored, err := r.leases.Get(ctx, name, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			created, err := r.leases.Create(ctx, r.renewed(node, nil), metav1.CreateOptions{FieldManager: FieldManager})
+			return leanLease(created, err)
+		case err != nil:
+			return nil, err
+		}
+		last = stored
+	}
+	return leanLease(r.leases.Update(ctx, r.renewed(node, last), metav1.UpdateOptions{FieldManager: FieldManager}))
+}
+
+// renewed is last renewed now, for node: a new Lease when last is nil.
+// The holder, the duration and the owner are set when missing, as the
+// kubelet sets them.
+func (r *leaseRenewer) renewed(node *corev1.Node, last *coordinationv1.Lease) *coordinationv1.Lease {
+	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: node.Name, Namespace: corev1.NamespaceNodeLease}}
+	if last != nil {
+		lease = last.DeepCopy()
+	}
+	if lease.Spec.HolderIdentity == nil {
+		lease.Spec.HolderIdentity = &node.Name
+	}
+	if lease.Spec.LeaseDurationSeconds == nil {
+		lease.Spec.LeaseDurationSeconds = &r.seconds
+	}
+	lease.Spec.RenewTime = &metav1.MicroTime{Time: r.clock.Now()}
+	if len(lease.OwnerReferences) == 0 {
+		lease.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: node.Name, UID: node.UID}}
+	}
+	return lease
+}
+
+func leanLease(lease *coordinationv1.Lease, err error) (*coordinationv1.Lease, error) {
+	if err != nil {
+		return nil, err
+	}
+	lease.ManagedFields = nil
+	return lease, nil
+}

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"log/slog"
+	"testing"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes/fake"
+	corev1listers "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+	clocktesting "k8s.io/utils/clock/testing"
+)
+
+// TestLeaseRenewer: the renewer of the parts' nodes' Leases, worked one
+// renewal at a time on a test clock. A node it serves gets a Lease as the
+// kubelet's (named after it, held by it, owned by it, of the configured
+// duration), renewed between nine and eleven tenths of the interval
+// after; a Lease someone deleted is created again after the backoff; a
+// node the cache does not show yet is waited for, without a write; a
+// node dropped is renewed no more.
+func TestLeaseRenewer(t *testing.T) {
+	const renew = 10 * time.Second
+	ctx := t.Context()
+	client := fake.NewClientset()
+	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+	addNode := func(name string) {
+		t.Helper()
+		if err := indexer.Add(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("uid-" + name)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	addNode("vk-unit-a")
+	clock := clocktesting.NewFakeClock(time.Date(2026, 12, 2, 5, 0, 0, 0, time.UTC))
+	log := newCountLog(t, "renewing a part's node's Lease")
+	r := newLeaseRenewer(client.CoordinationV1().Leases(corev1.NamespaceNodeLease), corev1listers.NewNodeLister(indexer), 40, renew, clock, slog.New(log))
+	t.Cleanup(r.queue.ShutDown)
+	leases := client.CoordinationV1().Leases(corev1.NamespaceNodeLease)
+	lease := func(name string) *coordinationv1.Lease {
+		t.Helper()
+		l, err := leases.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("the Lease of %s: %v", name, err)
+		}
+		return l
+	}
+	// writesSince are the Lease writes since the first actions.
+	writesSince := func(first int) (out []string) {
+		for _, a := range client.Actions()[first:] {
+			if a.GetResource().Resource == "leases" && (a.GetVerb() == "create" || a.GetVerb() == "update") {
+				out = append(out, a.GetVerb())
+			}
+		}
+		return out
+	}
+	// step renews what is due after d on the clock.
+	step := func(d time.Duration) {
+		t.Helper()
+		clock.Step(d)
+		if !r.next(ctx) {
+			t.Fatal("the queue stopped")
+		}
+	}
+
+	r.serve("vk-unit-a")
+	step(0)
+	l := lease("vk-unit-a")
+	switch {
+	case l.Spec.HolderIdentity == nil || *l.Spec.HolderIdentity != "vk-unit-a":
+		t.Errorf("holder %v, want the node", l.Spec.HolderIdentity)
+	case l.Spec.LeaseDurationSeconds == nil || *l.Spec.LeaseDurationSeconds != 40:
+		t.Errorf("duration %v, want 40 s", l.Spec.LeaseDurationSeconds)
+	case len(l.OwnerReferences) != 1 || l.OwnerReferences[0].Kind != "Node" || l.OwnerReferences[0].UID != "uid-vk-unit-a":
+		t.Errorf("owners %v, want the node, by its UID", l.OwnerReferences)
+	case !l.Spec.RenewTime.Time.Equal(clock.Now()):
+		t.Errorf("renewed at %v, want now, %v", l.Spec.RenewTime, clock.Now())
+	}
+	first := clock.Now()
+	step(renew * 11 / 10)
+	if got := lease("vk-unit-a").Spec.RenewTime.Time; got.Before(first.Add(renew*9/10)) || got.After(first.Add(renew*11/10)) {
+		t.Errorf("renewed again at %v, want within 9 and 11 tenths of %s after %v", got, renew, first)
+	}
+
+	// Someone deletes the Lease: the renewal fails, and after the backoff
+	// the Lease is created again.
+	if err := leases.Delete(ctx, "vk-unit-a", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	step(renew * 11 / 10)
+	if _, err := leases.Get(ctx, "vk-unit-a", metav1.GetOptions{}); err == nil {
+		t.Fatal("the Lease is there again at once: want the renewal refused")
+	}
+	step(leaseRetryFirst)
+	if l := lease("vk-unit-a"); len(l.OwnerReferences) != 1 || !l.Spec.RenewTime.Time.Equal(clock.Now()) {
+		t.Errorf("created again: owners %v, renewed at %v; want the node, now", l.OwnerReferences, l.Spec.RenewTime)
+	}
+	if log.n.Load() != 1 {
+		t.Errorf("the refused renewal logged %d times, want once", log.n.Load())
+	}
+
+	// A node the cache does not show yet: no write until it does.
+	r.serve("vk-unit-b")
+	before := len(client.Actions())
+	step(0)
+	if w := writesSince(before); len(w) != 0 {
+		t.Errorf("a Lease written for a node the cache does not show: %v", w)
+	}
+	addNode("vk-unit-b")
+	step(leaseRetryFirst)
+	if l := lease("vk-unit-b"); l.OwnerReferences[0].UID != "uid-vk-unit-b" {
+		t.Errorf("owners %v, want vk-unit-b by its UID", l.OwnerReferences)
+	}
+	if log.n.Load() != 1 {
+		t.Errorf("a node not in the cache yet logged: %d failures logged, want the one before", log.n.Load())
+	}
+
+	// Dropped: its next renewal writes nothing, and none follows.
+	r.drop("vk-unit-a")
+	r.drop("vk-unit-b")
+	before = len(client.Actions())
+	step(renew * 11 / 10)
+	step(0)
+	if w := writesSince(before); len(w) != 0 {
+		t.Errorf("a dropped node's Lease renewed: %v", w)
+	}
+	if n := r.queue.Len(); n != 0 {
+		t.Errorf("%d renewals queued after both nodes were dropped, want none", n)
+	}
+}
