@@ -58,7 +58,8 @@ func (c partsCost) String() string {
 // TestPartsScale measures what a part's node costs: a provider process
 // of N parts ($PINGNODE_PARTS_N, 200 by default) from one plugin, pinged
 // every 5 s, whose machines churn as the sample plugin's -parts-generate
-// N -parts-churn 0.02, over a window ($PINGNODE_PARTS_WINDOW, 1m). It
+// N -parts-churn 0.02 ($PINGNODE_PARTS_CHURN: 0 is a steady backend),
+// over a window ($PINGNODE_PARTS_WINDOW, 1m). It
 // reports per node the goroutines, heap (go_goroutines and
 // go_memstats_heap_inuse_bytes of the provider's /metrics) and RSS above
 // a provider of no part, the provider's CPU seconds, the node and Lease
@@ -84,6 +85,13 @@ func TestPartsScale(t *testing.T) {
 			t.Fatalf("PINGNODE_PARTS_WINDOW=%q: %v", s, err)
 		}
 	}
+	churn := 0.02
+	if s := os.Getenv("PINGNODE_PARTS_CHURN"); s != "" {
+		var err error
+		if churn, err = strconv.ParseFloat(s, 64); err != nil || churn < 0 || churn > 1 {
+			t.Fatalf("PINGNODE_PARTS_CHURN=%q: want a chance, 0 to 1", s)
+		}
+	}
 	type version struct {
 		name, bin string
 		env       []string
@@ -95,8 +103,8 @@ func TestPartsScale(t *testing.T) {
 	costs := map[string]partsCost{}
 	for _, v := range versions {
 		t.Run(v.name, func(t *testing.T) {
-			costs[v.name] = measureParts(t, v.bin, v.env, "vk-scale-"+v.name+"-{part}", n, window)
-			t.Logf("%s, %d parts: %s", v.name, n, costs[v.name])
+			costs[v.name] = measureParts(t, v.bin, v.env, "vk-scale-"+v.name+"-{part}", n, churn, window)
+			t.Logf("%s, %d parts, churn %g: %s", v.name, n, churn, costs[v.name])
 		})
 	}
 	if before, ok := costs["before"]; ok {
@@ -109,7 +117,7 @@ func TestPartsScale(t *testing.T) {
 
 // measureParts runs bin as a provider of no part, then of n parts, and
 // measures the second against the first.
-func measureParts(t *testing.T, bin string, env []string, template string, n int, window time.Duration) partsCost {
+func measureParts(t *testing.T, bin string, env []string, template string, n int, churn float64, window time.Duration) partsCost {
 	const interval = 5 * time.Second
 	owner := DefaultOwner(template)
 	// start starts bin with fleet as its plugin, and waits until it has
@@ -140,7 +148,7 @@ func measureParts(t *testing.T, bin string, env []string, template string, n int
 	rss0 := rssMB(t, base)
 	base.kill(t)
 
-	fleet := newScaleFleet(n, 0.02)
+	fleet := newScaleFleet(n, churn)
 	t.Cleanup(func() { deleteParts(t, owner, template, fleet) })
 	p, url := start(fleet, 1)
 	began := time.Now()
