@@ -210,7 +210,7 @@ func replyOf(t *rapid.T, groups []pingstatus.DeviceGroup) []byte {
 		}
 		list[i] = r
 	}
-	body, err := json.Marshal(pingstatus.PingResponse{Devices: pingstatus.DeviceList(list...)})
+	body, err := json.Marshal(pingstatus.PingResponse{NodeResponse: pingstatus.NodeResponse{Devices: pingstatus.DeviceList(list...)}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,18 +56,16 @@ func ExampleParse_legacy() {
 // A plugin builds its reply with the wire types and checks it before
 // serving it.
 func ExamplePingResponse_Validate() {
-	reply := pingstatus.PingResponse{
-		Status: "ok",
-		Resources: &pingstatus.ResourcesResponse{
-			CPU:    "128",
-			Memory: "512Gi",
-			Accelerators: []pingstatus.AcceleratorResponse{
-				{ResourceType: "nvidia.com/gpu", Available: "8"},
-				{ResourceType: "gpu", Available: "1"}, // not domain-prefixed
-			},
+	reply := pingstatus.PingResponse{Status: "ok"}
+	reply.Resources = &pingstatus.ResourcesResponse{
+		CPU:    "128",
+		Memory: "512Gi",
+		Accelerators: []pingstatus.AcceleratorResponse{
+			{ResourceType: "nvidia.com/gpu", Available: "8"},
+			{ResourceType: "gpu", Available: "1"}, // not domain-prefixed
 		},
-		Taints: pingstatus.TaintList(), // the plugin wants none of its taints any more
 	}
+	reply.Taints = pingstatus.TaintList() // the plugin wants none of its taints any more
 	for _, w := range reply.Validate(pingstatus.Options{}) {
 		fmt.Println(w)
 	}
@@ -82,25 +80,23 @@ func ExamplePingResponse_Validate() {
 // the reply before serving it.
 func ExamplePingResponse_Validate_devices() {
 	product, capability, bad := "NVIDIA A100-SXM4-80GB", "8.0.0", "7.5"
-	reply := pingstatus.PingResponse{
-		Status: "ok",
-		Devices: pingstatus.DeviceList(
-			pingstatus.DeviceResponse{
-				Name:  "a100",
-				Count: 8,
-				Attributes: map[string]pingstatus.DeviceAttribute{
-					"productName":           {StringValue: &product},
-					"cudaComputeCapability": {VersionValue: &capability},
-				},
-				Capacity: map[string]pingstatus.DeviceCapacity{"memory": {Value: "80Gi"}},
+	reply := pingstatus.PingResponse{Status: "ok"}
+	reply.Devices = pingstatus.DeviceList(
+		pingstatus.DeviceResponse{
+			Name:  "a100",
+			Count: 8,
+			Attributes: map[string]pingstatus.DeviceAttribute{
+				"productName":           {StringValue: &product},
+				"cudaComputeCapability": {VersionValue: &capability},
 			},
-			pingstatus.DeviceResponse{
-				Name:       "t4",
-				Count:      16,
-				Attributes: map[string]pingstatus.DeviceAttribute{"cudaComputeCapability": {VersionValue: &bad}},
-			},
-		),
-	}
+			Capacity: map[string]pingstatus.DeviceCapacity{"memory": {Value: "80Gi"}},
+		},
+		pingstatus.DeviceResponse{
+			Name:       "t4",
+			Count:      16,
+			Attributes: map[string]pingstatus.DeviceAttribute{"cudaComputeCapability": {VersionValue: &bad}},
+		},
+	)
 	for _, w := range reply.Validate(pingstatus.Options{}) {
 		fmt.Println(w)
 	}
@@ -155,16 +151,15 @@ func ExampleOptions_CheckDevices() {
 // reported NVIDIA's XID 79 (fallen off the bus) takes no new claim. A
 // node taint's effect is refused on a device.
 func ExamplePingResponse_Validate_deviceTaints() {
-	reply := pingstatus.PingResponse{
-		Devices: pingstatus.DeviceList(
-			pingstatus.DeviceResponse{Name: "a100-failing", Count: 1, Taints: []pingstatus.TaintResponse{
-				{Key: "gpu.nvidia.com/xid", Value: "79", Effect: "NoSchedule"},
-			}},
-			pingstatus.DeviceResponse{Name: "t4", Count: 2, Taints: []pingstatus.TaintResponse{
-				{Key: "gpu.nvidia.com/unmonitored", Effect: "PreferNoSchedule"},
-			}},
-		),
-	}
+	var reply pingstatus.PingResponse
+	reply.Devices = pingstatus.DeviceList(
+		pingstatus.DeviceResponse{Name: "a100-failing", Count: 1, Taints: []pingstatus.TaintResponse{
+			{Key: "gpu.nvidia.com/xid", Value: "79", Effect: "NoSchedule"},
+		}},
+		pingstatus.DeviceResponse{Name: "t4", Count: 2, Taints: []pingstatus.TaintResponse{
+			{Key: "gpu.nvidia.com/unmonitored", Effect: "PreferNoSchedule"},
+		}},
+	)
 	for _, w := range reply.Validate(pingstatus.Options{}) {
 		fmt.Println(w)
 	}

@@ -106,10 +106,16 @@ var levelFields = [...][]string{
 }
 
 // tagNames returns the JSON names of the fields of the struct type t, in
-// their order, as their json tags give them.
+// their order, as their json tags give them; the fields of an embedded
+// struct (a reply's and a part's [NodeResponse]) stand in its place, as
+// encoding/json reads them.
 func tagNames(t reflect.Type) []string {
 	var names []string
 	for f := range t.Fields() {
+		if f.Anonymous {
+			names = append(names, tagNames(f.Type)...)
+			continue
+		}
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		names = append(names, name)
 	}

@@ -32,9 +32,9 @@ func rawMirror(lv level) reflect.Type {
 // encoding/json reads, sorted.
 func jsonNames(v any) []string {
 	var names []string
-	for f := range reflect.TypeOf(v).Fields() {
-		if !f.IsExported() {
-			continue
+	for _, f := range reflect.VisibleFields(reflect.TypeOf(v)) {
+		if !f.IsExported() || f.Anonymous {
+			continue // an embedded struct's fields are read in its place
 		}
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		if name == "" {
@@ -314,25 +314,19 @@ func allSpellings(name string) []string {
 	return out
 }
 
-// TestPartFieldsAreTheReplys holds a part's wire type to the reply's: after
-// its name, a part has the reply's fields of a node, in their order, with
-// the same types and json tags, so that one set of rules, indexed by the
-// same constants, reads both.
+// TestPartFieldsAreTheReplys: a part's fields are its name, then the
+// reply's fields of a node, one embedded type ([NodeResponse]) written
+// once, so that one set of rules, indexed by the same constants, reads
+// both.
 func TestPartFieldsAreTheReplys(t *testing.T) {
-	reply, part := reflect.TypeFor[PingResponse](), reflect.TypeFor[PartResponse]()
-	if part.NumField() != nodesField {
-		t.Fatalf("PartResponse has %d fields, want %d: its name and the reply's fields of a node", part.NumField(), nodesField)
+	node := tagNames(reflect.TypeFor[NodeResponse]())
+	if diff := cmp.Diff(append([]string{"status"}, append(node, "nodes")...), levelFields[replyLevel]); diff != "" {
+		t.Errorf("the reply's fields (-status, NodeResponse's, nodes +table):\n%s", diff)
 	}
-	for k := resourcesField; k < nodesField; k++ {
-		r, p := reply.Field(k), part.Field(k)
-		if r.Name != p.Name || r.Type != p.Type || r.Tag != p.Tag {
-			t.Errorf("field %d: the reply's is %s %s `%s`, the part's %s %s `%s`", k, r.Name, r.Type, r.Tag, p.Name, p.Type, p.Tag)
-		}
+	if diff := cmp.Diff(append([]string{"name"}, node...), levelFields[partLevel]); diff != "" {
+		t.Errorf("a part's fields (-name, NodeResponse's +table):\n%s", diff)
 	}
-	if got := levelFields[partLevel][partNameField]; got != "name" {
-		t.Errorf("a part's first field is %q, want name", got)
-	}
-	if got := levelFields[replyLevel][nodesField]; got != "nodes" {
-		t.Errorf("the reply's field %d is %q, want nodes", nodesField, got)
+	if levelFields[replyLevel][resourcesField] != node[0] || levelFields[replyLevel][nodesField] != "nodes" || levelFields[partLevel][partNameField] != "name" {
+		t.Errorf("the constants index the table wrongly: %v", levelFields[replyLevel])
 	}
 }

@@ -243,8 +243,8 @@ func TestPartsNearMissesOfNodes(t *testing.T) {
 // and Validate reports a bad one as Parse does.
 func TestValidateParts(t *testing.T) {
 	reply := pingstatus.PingResponse{Status: "ok", Nodes: pingstatus.PartList(
-		pingstatus.PartResponse{Name: "cn001", Resources: &pingstatus.ResourcesResponse{CPU: "1", Memory: "4000Mi"}},
-		pingstatus.PartResponse{Name: "cn002", Taints: pingstatus.TaintList(), Labels: map[string]string{}},
+		pingstatus.PartResponse{Name: "cn001", NodeResponse: pingstatus.NodeResponse{Resources: &pingstatus.ResourcesResponse{CPU: "1", Memory: "4000Mi"}}},
+		pingstatus.PartResponse{Name: "cn002", NodeResponse: pingstatus.NodeResponse{Taints: pingstatus.TaintList(), Labels: map[string]string{}}},
 	)}
 	if w := reply.Validate(pingstatus.Options{}); w != nil {
 		t.Errorf("Validate of a clean reply of parts: %v", w)

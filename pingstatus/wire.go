@@ -11,6 +11,26 @@ type PingResponse struct {
 	// Status is free text for people ("ok", "healthy"); pingnode keeps it in
 	// [NodePatch.Status] and acts on nothing in it.
 	Status string `json:"status,omitempty"`
+	// NodeResponse holds what the reply says of the node: its resources,
+	// taints, labels and devices. Its fields stand in the reply itself,
+	// beside "status": reply.Resources, reply.Taints and so on.
+	NodeResponse
+	// Nodes lists the backend's parts (its machines, or its partitions of
+	// identical machines), each a node of its own that the scheduler can
+	// fit a pod on, for a provider that serves parts. nil means "no
+	// news": the parts stay as they are. A pointer to an empty list means
+	// the backend has no parts. Beside Nodes, Resources and Devices must
+	// be nil (a sum is what the parts replace), and Taints and Labels are
+	// every part's, before its own. Build it with [PartList].
+	Nodes *[]PartResponse `json:"nodes,omitempty"`
+}
+
+// NodeResponse is what a reply says of a node: the fields of a reply
+// (beside its status and its parts) and of each of its parts, with the
+// same meaning and rules in both. Every field is optional; an omitted one
+// means "no news". In a part, Taints are the part's own, after the
+// reply's, and Labels its own, over the reply's.
+type NodeResponse struct {
 	// Resources are what the backend can take right now.
 	Resources *ResourcesResponse `json:"resources,omitempty"`
 	// Taints is the plugin's whole list of taints. nil means "no news": the
@@ -33,35 +53,19 @@ type PingResponse struct {
 	// published devices are left alone. A pointer to an empty list
 	// means the backend has no devices. Build it with [DeviceList].
 	Devices *[]DeviceResponse `json:"devices,omitempty"`
-	// Nodes lists the backend's parts (its machines, or its partitions of
-	// identical machines), each a node of its own that the scheduler can
-	// fit a pod on, for a provider that serves parts. nil means "no
-	// news": the parts stay as they are. A pointer to an empty list means
-	// the backend has no parts. Beside Nodes, Resources and Devices must
-	// be nil (a sum is what the parts replace), and Taints and Labels are
-	// every part's, before its own. Build it with [PartList].
-	Nodes *[]PartResponse `json:"nodes,omitempty"`
 }
 
 // PartResponse is one part of the backend: a machine, or a partition of
 // identical machines, that the provider serves as a node of its own.
-// After Name, its fields are a reply's, with a reply's meaning and rules.
 type PartResponse struct {
 	// Name is a DNS label (lowercase letters, digits and '-') of at most
 	// 63 characters, unique in the reply: "cn001", "gpu-a100". The
 	// provider names the part's node after it, and labels the node with
 	// it.
 	Name string `json:"name"`
-	// Resources are what the part can take right now, as in a reply.
-	Resources *ResourcesResponse `json:"resources,omitempty"`
-	// Taints are the part's own taints, after the reply's.
-	Taints *[]TaintResponse `json:"taints,omitempty"`
-	// Labels are the part's own labels; a key the reply's labels have too
-	// takes the part's value.
-	Labels map[string]string `json:"labels,omitzero"`
-	// Devices are the part's devices, published as the pool of the
-	// part's node.
-	Devices *[]DeviceResponse `json:"devices,omitempty"`
+	// NodeResponse holds what the reply says of the part's node, as a
+	// reply says it of its own.
+	NodeResponse
 }
 
 // PartList returns a value for [PingResponse.Nodes] holding parts: the

@@ -143,7 +143,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 func labelsProblems(labels map[string]string, opts pingstatus.Options) []string {
 	var problems []string
 	for _, ns := range opts.LabelNamespaces {
-		probe := pingstatus.PingResponse{Labels: map[string]string{ns + "/x": ""}}
+		probe := pingstatus.PingResponse{NodeResponse: pingstatus.NodeResponse{Labels: map[string]string{ns + "/x": ""}}}
 		if w := probe.Validate(pingstatus.Options{LabelNamespaces: []string{ns}}); len(w) > 0 {
 			problems = append(problems, fmt.Sprintf("-label-namespaces: %q cannot be allowed: %s", ns, w[0].Message))
 		}
@@ -151,7 +151,7 @@ func labelsProblems(labels map[string]string, opts pingstatus.Options) []string 
 	if len(problems) > 0 {
 		return problems
 	}
-	for _, w := range (pingstatus.PingResponse{Labels: labels}).Validate(opts) {
+	for _, w := range (pingstatus.PingResponse{NodeResponse: pingstatus.NodeResponse{Labels: labels}}).Validate(opts) {
 		problems = append(problems, "-label: "+w.String())
 	}
 	return problems
@@ -167,7 +167,7 @@ func devicesProblems(b Backend) []string {
 	}
 	var problems []string
 	reply := Reply(b)
-	for _, w := range (pingstatus.PingResponse{Resources: reply.Resources, Devices: reply.Devices}).Validate(pingstatus.Options{}) {
+	for _, w := range (pingstatus.PingResponse{NodeResponse: pingstatus.NodeResponse{Resources: reply.Resources, Devices: reply.Devices}}).Validate(pingstatus.Options{}) {
 		problems = append(problems, "-devices: "+w.String())
 	}
 	return problems

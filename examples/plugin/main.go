@@ -103,11 +103,13 @@ const DrainKey = "plugin.example.com/draining"
 func Reply(b Backend) pingstatus.PingResponse {
 	reply := pingstatus.PingResponse{
 		Status: "ok",
-		Resources: &pingstatus.ResourcesResponse{
-			CPU: b.CPU, Memory: b.Memory, Pods: b.Pods, EphemeralStorage: b.EphemeralStorage, Hugepages: maps.Clone(b.Hugepages), Basis: b.Basis,
+		NodeResponse: pingstatus.NodeResponse{
+			Resources: &pingstatus.ResourcesResponse{
+				CPU: b.CPU, Memory: b.Memory, Pods: b.Pods, EphemeralStorage: b.EphemeralStorage, Hugepages: maps.Clone(b.Hugepages), Basis: b.Basis,
+			},
+			Taints: pingstatus.TaintList(), // the plugin's whole list: empty removes its taint
+			Labels: map[string]string{},    // the plugin's whole set: {} removes its labels
 		},
-		Taints: pingstatus.TaintList(), // the plugin's whole list: empty removes its taint
-		Labels: map[string]string{},    // the plugin's whole set: {} removes its labels
 	}
 	maps.Copy(reply.Labels, b.Labels)
 	names := make([]string, 0, len(b.Devices))

@@ -288,7 +288,7 @@ func TestLabelsProblems(t *testing.T) {
 				t.Errorf("labelsProblems = %q, want one each containing %q", got, tt.want)
 			}
 			if len(tt.want) == 0 {
-				if problems := (pingstatus.PingResponse{Labels: tt.labels}).Validate(pingstatus.Options{LabelNamespaces: tt.namespaces}); len(problems) != 0 {
+				if problems := (pingstatus.PingResponse{NodeResponse: pingstatus.NodeResponse{Labels: tt.labels}}).Validate(pingstatus.Options{LabelNamespaces: tt.namespaces}); len(problems) != 0 {
 					t.Errorf("flags pass but Validate finds %v", problems)
 				}
 			}

@@ -136,7 +136,7 @@ func (f *Fleet) Freeze() {
 func (f *Fleet) parts() []pingstatus.PartResponse {
 	parts := make([]pingstatus.PartResponse, len(f.free))
 	for i, free := range f.free {
-		parts[i] = pingstatus.PartResponse{Name: f.names[i], Taints: pingstatus.TaintList()}
+		parts[i] = pingstatus.PartResponse{Name: f.names[i], NodeResponse: pingstatus.NodeResponse{Taints: pingstatus.TaintList()}}
 		if free == 0 {
 			parts[i].Taints = pingstatus.TaintList(pingstatus.TaintResponse{Key: FullKey, Value: "true", Effect: "NoSchedule"})
 			continue

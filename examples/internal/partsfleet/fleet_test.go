@@ -53,10 +53,9 @@ func machines(t *testing.T, parts []pingstatus.PartResponse, config Config) map[
 // and no sum of resources beside them.
 func replyOf(parts []pingstatus.PartResponse) pingstatus.PingResponse {
 	return pingstatus.PingResponse{
-		Status: "ok",
-		Taints: pingstatus.TaintList(),
-		Labels: map[string]string{},
-		Nodes:  pingstatus.PartList(parts...),
+		Status:       "ok",
+		NodeResponse: pingstatus.NodeResponse{Taints: pingstatus.TaintList(), Labels: map[string]string{}},
+		Nodes:        pingstatus.PartList(parts...),
 	}
 }
 
