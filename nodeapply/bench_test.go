@@ -29,7 +29,7 @@ func steady(t testing.TB) (*corev1.Node, *pingstatus.NodePatch) {
 
 // maxMergeAllocs is the most allocations of the merge of a steady ping's
 // taints, or of its labels, with a few of them: the merge's own slices
-// and set (rule 1). A copy of the node would be more: node.DeepCopy()
+// and set (rule merge-pure). A copy of the node would be more: node.DeepCopy()
 // of the steady nodes of these tests allocates 7 times or more.
 const maxMergeAllocs = 6
 

@@ -46,23 +46,19 @@ func sameSecond(a, b metav1.Time) bool {
 	return a.Truncate(time.Second).Equal(b.Truncate(time.Second))
 }
 
-// diffConditions lists the changes to the conditions the ping asks for: a
-// new condition is one change, a changed one a change per field.
-func (a *applier) diffConditions(changes []Change, in, out []corev1.NodeCondition) []Change {
-	for k := range a.wantCount() {
-		t := a.want(k).typ
-		path := "status.conditions[" + string(t) + "]"
-		j := findCondition(out, t)
-		if j < 0 {
-			continue // Apply never removes a condition
-		}
+// diffConditions lists the changes to the conditions: a new condition is
+// one change, a changed one a change per field. Apply never removes a
+// condition and keeps each in its place (rule condition-others), so out
+// is in with some changed and some new at the end.
+func diffConditions(changes []Change, in, out []corev1.NodeCondition) []Change {
+	for j := range out {
 		o := &out[j]
-		i := findCondition(in, t)
-		if i < 0 {
+		path := "status.conditions[" + string(o.Type) + "]"
+		if j >= len(in) {
 			changes = append(changes, Change{Op: Added, Subject: pingstatus.SubjectCondition, Path: path, New: conditionText(o)})
 			continue
 		}
-		b := &in[i]
+		b := &in[j]
 		for _, f := range conditionFields {
 			if !f.same(b, o) {
 				changes = append(changes, Change{Op: Modified, Subject: pingstatus.SubjectCondition, Path: path + "." + f.name, Old: f.text(b), New: f.text(o)})

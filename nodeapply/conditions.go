@@ -71,128 +71,39 @@ var virtualNodeWants = [...]conditionWant{
 	{typ: corev1.NodeNetworkUnavailable, status: corev1.ConditionFalse, reason: ReasonVirtualNode, prefix: messageVirtualNetwork},
 }
 
-// conditionWants works out what the ping asks of Ready, of the
-// connectivity condition and, with Options.VirtualNodeConditions, of the
-// virtual node's conditions, from the ping and the node's own conditions.
-func (a *checker) conditionWants() {
-	a.wants[0], a.wants[1] = a.reachabilityWants()
-	a.virtual = a.opts.VirtualNodeConditions
-}
-
-// reachabilityWants works out what the ping asks of Ready and of the
-// connectivity condition.
-func (a *checker) reachabilityWants() (ready, conn conditionWant) {
-	at := a.at
-	ready = conditionWant{typ: corev1.NodeReady}
-	conn = conditionWant{typ: a.opts.connectivity()}
-	if a.ping.Reached() {
-		conn.status, conn.reason, conn.prefix = corev1.ConditionTrue, ReasonPingSuccessful, messagePingSuccessful
-		if a.ping.Unlisted { // rule 20
-			return a.partGoneReady(), conn
-		}
-		ready.status, ready.reason, ready.prefix = corev1.ConditionTrue, ReasonPluginReachable, messagePluginReachable
-		return ready, conn
-	}
-	detail := text.Clean(a.ping.Failure, MaxFailureBytes)
-	conn.status, conn.reason, conn.prefix, conn.detail = corev1.ConditionFalse, ReasonPingFailed, messagePingFailed, detail
-
-	// The run of failures began when the connectivity condition turned
-	// False, or begins now.
-	conditions := a.in.Status.Conditions
-	start := at
-	if i := findCondition(conditions, conn.typ); i >= 0 && conditions[i].Status == corev1.ConditionFalse {
-		start = conditions[i].LastTransitionTime.Time
-	}
-	lasted := max(at.Sub(start), 0) // a clock that went back counts as no time
-	a.pastGrace = a.opts.NoGrace || lasted >= a.opts.grace()
-	keepPods := a.opts.Unreachable == UnreachableNoSchedule && (a.opts.NotReadyAfter <= 0 || lasted < a.opts.NotReadyAfter)
-	switch {
-	case a.pastGrace && keepPods:
-		ready.status, ready.reason, ready.keepMessage = corev1.ConditionTrue, ReasonPluginUnreachableKeepingPods, true
-		ready.prefix, ready.since, ready.detail = messageKeepingPods, start, detail
-	case a.pastGrace:
-		ready.status, ready.reason, ready.keepMessage = corev1.ConditionFalse, ReasonPluginUnreachable, true
-		ready.prefix, ready.since, ready.detail = messageUnreachable, start, detail
-	case findCondition(conditions, corev1.NodeReady) < 0:
-		ready.status, ready.reason, ready.keepMessage = corev1.ConditionUnknown, ReasonPluginNotReached, true
-		ready.prefix, ready.detail = messageNotReached, detail
-	default:
-		ready.leave = true
-	}
-	return ready, conn
-}
-
-// wantCount returns how many conditions the ping asks for: none without a
-// time, Ready and the connectivity condition, and perhaps the virtual
-// node's four.
-func (a *checker) wantCount() int {
-	switch {
-	case a.at.IsZero():
-		return 0
-	case a.virtual:
-		return len(a.wants) + len(virtualNodeWants)
-	}
-	return len(a.wants)
-}
-
-// want returns what the ping asks of the k-th condition, in the order a
-// node with none gets them. It is read-only.
-func (a *checker) want(k int) *conditionWant {
-	if k < len(a.wants) {
-		return &a.wants[k]
-	}
-	return &virtualNodeWants[k-len(a.wants)]
-}
-
-// heartbeatDue reports whether c's heartbeat is older than
-// Options.HeartbeatInterval.
-func (a *checker) heartbeatDue(c *corev1.NodeCondition) bool {
-	return a.opts.HeartbeatInterval > 0 && a.at.Sub(c.LastHeartbeatTime.Time) >= a.opts.HeartbeatInterval
-}
-
-// conditionsUnchanged reports whether the node's conditions are as the
-// ping asks.
-func (a *checker) conditionsUnchanged() bool {
+// conditions sets the conditions the ping asks for (rules condition-set
+// to condition-others): a new one at the end of the list, a changed one in
+// its place. The transition time moves only when the status does; the
+// heartbeat moves whenever the condition changes, or is older than
+// Options.HeartbeatInterval. A ping without a time leaves them alone.
+func (a *applier) conditions() {
 	if a.at.IsZero() {
-		return true
+		return
 	}
-	conditions := a.in.Status.Conditions
-	for k := range a.wantCount() {
-		w := a.want(k)
-		i := findCondition(conditions, w.typ)
-		if i < 0 {
-			if !w.leave {
-				return false
-			}
-			continue
-		}
-		if !w.satisfiedBy(&conditions[i]) || a.heartbeatDue(&conditions[i]) {
-			return false
-		}
+	wants := [2]conditionWant{}
+	wants[0], wants[1] = a.reachabilityWants()
+	n := len(wants)
+	if a.opts.VirtualNodeConditions {
+		n += len(virtualNodeWants)
 	}
-	return true
-}
-
-// conditions writes the conditions the ping asks for to out: a new one at the end of the
-// list, a changed one in its place. The transition time moves only when
-// the status does; the heartbeat moves whenever the condition changes, or
-// is older than Options.HeartbeatInterval.
-func (a *applier) conditions(out *corev1.Node) {
 	at := metav1.NewTime(a.at)
-	for k := range a.wantCount() {
-		w := a.want(k)
-		i := findCondition(out.Status.Conditions, w.typ)
-		if i < 0 {
-			if !w.leave {
-				out.Status.Conditions = append(out.Status.Conditions, corev1.NodeCondition{
-					Type: w.typ, Status: w.status, Reason: w.reason, Message: w.message(),
-					LastHeartbeatTime: at, LastTransitionTime: at,
-				})
-			}
-			continue
+	for k := range n {
+		w := &virtualNodeWants[max(k-len(wants), 0)]
+		if k < len(wants) {
+			w = &wants[k]
 		}
-		c := &out.Status.Conditions[i]
-		if !w.satisfiedBy(c) {
+		conditions := a.node().Status.Conditions
+		i := findCondition(conditions, w.typ)
+		switch {
+		case i < 0 && w.leave:
+		case i < 0:
+			out := a.edit(concernConditions)
+			out.Status.Conditions = append(out.Status.Conditions, corev1.NodeCondition{
+				Type: w.typ, Status: w.status, Reason: w.reason, Message: w.message(),
+				LastHeartbeatTime: at, LastTransitionTime: at,
+			})
+		case !w.satisfiedBy(&conditions[i]):
+			c := &a.edit(concernConditions).Status.Conditions[i]
 			if c.Status != w.status {
 				c.Status, c.LastTransitionTime = w.status, at
 				c.Message = w.message()
@@ -201,10 +112,72 @@ func (a *applier) conditions(out *corev1.Node) {
 				c.Message = w.message()
 			}
 			c.Reason, c.LastHeartbeatTime = w.reason, at
-			continue
-		}
-		if a.heartbeatDue(c) {
-			c.LastHeartbeatTime = at
+		case a.heartbeatDue(&conditions[i]):
+			a.edit(concernConditions).Status.Conditions[i].LastHeartbeatTime = at
 		}
 	}
+}
+
+// reachabilityWants works out what the ping asks of Ready and of the
+// connectivity condition (rules ping-answered and ping-failed).
+func (a *applier) reachabilityWants() (ready, conn conditionWant) {
+	ready = conditionWant{typ: corev1.NodeReady}
+	conn = conditionWant{typ: a.opts.connectivity()}
+	if a.ping.Reached() {
+		conn.status, conn.reason, conn.prefix = corev1.ConditionTrue, ReasonPingSuccessful, messagePingSuccessful
+		if a.ping.Unlisted { // rule part-gone
+			return a.partGoneReady(), conn
+		}
+		ready.status, ready.reason, ready.prefix = corev1.ConditionTrue, ReasonPluginReachable, messagePluginReachable
+		return ready, conn
+	}
+	detail := text.Clean(a.ping.Failure, MaxFailureBytes)
+	conn.status, conn.reason, conn.prefix, conn.detail = corev1.ConditionFalse, ReasonPingFailed, messagePingFailed, detail
+
+	start, lasted := a.failingFor()
+	pastGrace := a.opts.NoGrace || lasted >= a.opts.grace()
+	keepPods := a.opts.Unreachable == UnreachableNoSchedule && (a.opts.NotReadyAfter <= 0 || lasted < a.opts.NotReadyAfter)
+	switch {
+	case pastGrace && keepPods:
+		ready.status, ready.reason, ready.keepMessage = corev1.ConditionTrue, ReasonPluginUnreachableKeepingPods, true
+		ready.prefix, ready.since, ready.detail = messageKeepingPods, start, detail
+	case pastGrace:
+		ready.status, ready.reason, ready.keepMessage = corev1.ConditionFalse, ReasonPluginUnreachable, true
+		ready.prefix, ready.since, ready.detail = messageUnreachable, start, detail
+	case findCondition(a.in.Status.Conditions, corev1.NodeReady) < 0:
+		ready.status, ready.reason, ready.keepMessage = corev1.ConditionUnknown, ReasonPluginNotReached, true
+		ready.prefix, ready.detail = messageNotReached, detail
+	default:
+		ready.leave = true
+	}
+	return ready, conn
+}
+
+// failingFor returns when the run of failures that a failed ping with a
+// time belongs to began, and how long it has lasted at the ping: it began
+// when the connectivity condition of the input turned False, or begins
+// now. A clock that went back counts as no time.
+func (a *applier) failingFor() (start time.Time, lasted time.Duration) {
+	conditions := a.in.Status.Conditions
+	start = a.at
+	if i := findCondition(conditions, a.opts.connectivity()); i >= 0 && conditions[i].Status == corev1.ConditionFalse {
+		start = conditions[i].LastTransitionTime.Time
+	}
+	return start, max(a.at.Sub(start), 0)
+}
+
+// pastGrace reports whether the ping failed, with a time, after the
+// plugin had failed for the grace (rule ping-failed).
+func (a *applier) pastGrace() bool {
+	if a.ping.Reached() || a.at.IsZero() {
+		return false
+	}
+	_, lasted := a.failingFor()
+	return a.opts.NoGrace || lasted >= a.opts.grace()
+}
+
+// heartbeatDue reports whether c's heartbeat is older than
+// Options.HeartbeatInterval.
+func (a *applier) heartbeatDue(c *corev1.NodeCondition) bool {
+	return a.opts.HeartbeatInterval > 0 && a.at.Sub(c.LastHeartbeatTime.Time) >= a.opts.HeartbeatInterval
 }

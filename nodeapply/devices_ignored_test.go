@@ -15,7 +15,10 @@ import (
 )
 
 // withoutDevices returns a copy of patch without its devices: as the
-// plugin's reply would be, had it sent no devices list.
+// plugin's reply would be, had it sent no devices list. It keeps the
+// patch's judgement, so that Apply takes both as judged alike (a reply
+// that lists devices counts no accelerator, rule device-not-counted,
+// which the judgement of the copy alone would not know).
 func withoutDevices(patch *pingstatus.NodePatch) *pingstatus.NodePatch {
 	if patch == nil {
 		return nil
@@ -31,7 +34,7 @@ func withoutDevices(patch *pingstatus.NodePatch) *pingstatus.NodePatch {
 // warnings and its two patches. The devices are the pool's, package
 // devicepool's. One warning tells them apart: a failed or Unlisted ping
 // whose reply has devices and nothing else has its reply ignored with a
-// warning (rules 13 and 20), and without them it has no reply to ignore.
+// warning (rules failure-keeps and part-gone), and without them it has no reply to ignore.
 func TestPropertyDevicesIgnored(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		opts := agreementOptions(t)
@@ -44,6 +47,9 @@ func TestPropertyDevicesIgnored(t *testing.T) {
 			}
 			ping.Reply.ReplaceDevices = true
 			ping.Reply.Devices, ping.Reply.KeptDeviceGroups = gen.PatchDevices(t)
+		}
+		if ping.Reached() && !ping.Unlisted {
+			ping.Reply, _ = opts.Reply.Check(ping.Reply) // judged with its devices
 		}
 		bare := ping
 		bare.Reply = withoutDevices(ping.Reply)
@@ -59,14 +65,14 @@ func TestPropertyDevicesIgnored(t *testing.T) {
 		}
 		wantWarnings := without.Warnings
 		if (!ping.Reached() || ping.Unlisted) && bare.Reply.IsEmpty() {
-			// Rules 13 and 20: a failed or Unlisted ping's reply is
-			// ignored with a warning, and one with devices alone is a
-			// reply with news.
-			message := "the ping failed; its reply is ignored"
+			// Rules failure-keeps and part-gone: a failed or Unlisted
+			// ping's reply is ignored with a warning, and one with
+			// devices alone is a reply with news.
+			message, rule := "the ping failed; its reply is ignored", "failure-keeps"
 			if ping.Reached() {
-				message = "the ping is Unlisted (the reply does not list this node's part); its reply is ignored"
+				message, rule = "the ping is Unlisted (the reply does not list this node's part); its reply is ignored", "part-gone"
 			}
-			wantWarnings = slices.Concat(wantWarnings, []pingstatus.Warning{{Path: "ping.reply", Message: message, Subject: pingstatus.SubjectReply, Action: pingstatus.Ignored}})
+			wantWarnings = slices.Concat(wantWarnings, []pingstatus.Warning{{Path: "ping.reply", Message: message, Subject: pingstatus.SubjectReply, Action: pingstatus.Ignored, Rule: rule}})
 			slices.SortStableFunc(wantWarnings, func(x, y pingstatus.Warning) int { return strings.Compare(x.Path, y.Path) })
 		}
 		if diff := cmp.Diff(wantWarnings, with.Warnings, cmpopts.EquateEmpty()); diff != "" {

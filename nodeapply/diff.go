@@ -7,39 +7,37 @@ import (
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
-// diff lists what differs between the input and out in the parts of the
-// node that apply touched: capacity and allocatable, taints, labels and
-// their ownership annotations, the conditions the ping sets, the
-// ping-response annotation. Quantities compare by value, taints by key
-// and effect, then value and the second each was added, and labels by
-// key, then value; the order of taints does not count. It notes which
-// patch the changes call for: taints, labels and their ownership
-// annotations go in the object patch, the rest in the status patch.
-func (a *applier) diff(out *corev1.Node) []Change {
-	in := a.in
-	var changes []Change
-	if a.touchedTaints {
+// diff lists what differs between the input and the draft's copy in the
+// concerns that wrote to it: capacity and allocatable, taints, labels and
+// their ownership annotations, the conditions, the ping-response
+// annotation. Quantities compare by value, taints by key and effect, then
+// value and the second each was added, and labels by key, then value; the
+// order of taints does not count. It says which patch the changes call
+// for: taints, labels and their ownership annotations go in the object
+// patch, the rest in the status patch.
+func (a *applier) diff() (changes []Change, object, status bool) {
+	in, out := a.in, a.out
+	if a.touched&concernTaints != 0 {
 		changes = diffTaints(changes, in.Spec.Taints, out.Spec.Taints)
 		changes = diffAnnotation(changes, a.opts.ownership(), in.Annotations, out.Annotations)
 	}
-	if a.touchedLabels {
+	if a.touched&concernLabels != 0 {
 		changes = diffLabels(changes, in.Labels, out.Labels)
 		changes = diffAnnotation(changes, a.opts.labelOwnership(), in.Annotations, out.Annotations)
 	}
 	objectChanges := len(changes)
-	if a.touchedResources {
+	if a.touched&concernResources != 0 {
 		changes = diffResources(changes, "status.capacity", in.Status.Capacity, out.Status.Capacity)
 		changes = diffResources(changes, "status.allocatable", in.Status.Allocatable, out.Status.Allocatable)
 	}
-	if a.touchedConditions {
-		changes = a.diffConditions(changes, in.Status.Conditions, out.Status.Conditions)
+	if a.touched&concernConditions != 0 {
+		changes = diffConditions(changes, in.Status.Conditions, out.Status.Conditions)
 	}
-	if a.touchedAnnotation {
+	if a.touched&concernPingResponse != 0 {
 		changes = diffAnnotation(changes, PingResponseAnnotation, in.Annotations, out.Annotations)
 	}
-	a.objectChanged, a.statusChanged = objectChanges > 0, len(changes) > objectChanges
 	sortChanges(changes)
-	return changes
+	return changes, objectChanges > 0, len(changes) > objectChanges
 }
 
 // diffAnnotation adds the change of the annotation key from in to out,

@@ -42,25 +42,38 @@ func labelEntries(annotation string, yield func(string) bool) {
 	}
 }
 
-// labelMerge is the patch's labels merged into a node's (rules 18 and
-// 19): the labels of the plugin's that go, those set to the patch's value
-// (new, or with another value), the label ownership annotation after it
-// ("" for none), and what was refused. As taintMerge, it is the one
-// implementation of those rules, for the checker and the build.
+// labelMerge is the patch's labels merged into a node's (rules
+// label-ownership and label-foreign): the labels of the plugin's that go,
+// those set to the patch's value (new, or with another value), the label
+// ownership annotation after it ("" for none), and what was refused. As
+// taintMerge, it is the one implementation of those rules.
 type labelMerge struct {
 	remove, put []string // keys
 	owned       string
 	warnings    warnings
 }
 
+// labels merges the patch's labels into the node's, when the patch
+// carries labels, and writes the merge unless the node has it.
+func (a *applier) labels() {
+	if !a.patch.ReplaceLabels {
+		return
+	}
+	m := a.mergeLabels(a.node())
+	a.warnings = append(a.warnings, m.warnings...)
+	if key := a.opts.labelOwnership(); !m.holds(a.node(), key) {
+		m.write(a.edit(concernLabels), a.patch.Labels, key)
+	}
+}
+
 // mergeLabels merges the patch's labels into node's, reading node only:
 // the plugin's labels are replaced by the patch's, a listed label set to
 // its value, one no longer listed removed unless its entry was refused
 // (KeptLabelKeys); everyone else's stay, and a listed label whose key is
-// someone else's is refused when its value differs.
-func (a *checker) mergeLabels(node *corev1.Node) labelMerge {
+// someone else's is refused when its value differs. The patch's labels
+// are as pingstatus judged them: valid, in namespaces the options allow.
+func (a *applier) mergeLabels(node *corev1.Node) labelMerge {
 	var m labelMerge
-	warn := m.warnings.add
 	check := a.opts.labelCheck()
 	key := a.opts.labelOwnership()
 	var owned map[string]bool // nil while the annotation lists none
@@ -71,7 +84,7 @@ func (a *checker) mergeLabels(node *corev1.Node) labelMerge {
 			}
 			owned[entry] = true
 		} else {
-			warn(pingstatus.SubjectAnnotation, pingstatus.Ignored, "metadata.annotations["+key+"]", "entry "+strconv.Quote(entry)+" is not a label a plugin may own; ignored")
+			m.warnings.add(ruleLabelForeign, pingstatus.SubjectAnnotation, pingstatus.Ignored, "metadata.annotations["+key+"]", "entry "+strconv.Quote(entry)+" is not a label a plugin may own; ignored")
 		}
 		return true
 	})
@@ -91,18 +104,10 @@ func (a *checker) mergeLabels(node *corev1.Node) labelMerge {
 	}
 	for _, k := range sortedKeys(a.patch.Labels) {
 		v := a.patch.Labels[k]
-		switch p := check.Check(k, v); {
-		case !p.Valid():
-			warn(pingstatus.SubjectLabel, pingstatus.Refused, "patch.labels["+k+"]", strconv.Quote(k+"="+v)+" is not a valid label; not applied")
-			continue
-		case !p.Mine():
-			warn(pingstatus.SubjectLabel, pingstatus.Refused, "patch.labels["+k+"]", k+" is not the plugin's to set; not applied")
-			continue
-		}
 		have, present := node.Labels[k]
 		if present && !owned[k] {
 			if have != v {
-				warn(pingstatus.SubjectLabel, pingstatus.Refused, labelPath(k), "the plugin asks for "+k+"="+v+" but "+k+"="+have+" is not the plugin's; left as it is")
+				m.warnings.add(ruleLabelForeign, pingstatus.SubjectLabel, pingstatus.Refused, labelPath(k), "the plugin asks for "+k+"="+v+" but "+k+"="+have+" is not the plugin's; left as it is")
 			}
 			continue // someone else's: it stays, and satisfies an equal want
 		}
@@ -127,10 +132,10 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // holds reports whether node has the merge already: no label to remove
-// or set, the annotation key saying the same, and nothing refused.
+// or set, and the annotation key saying the same.
 func (m *labelMerge) holds(node *corev1.Node, key string) bool {
 	annotation, present := node.Annotations[key]
-	return len(m.warnings) == 0 && len(m.remove) == 0 && len(m.put) == 0 && annotation == m.owned && present == (m.owned != "")
+	return len(m.remove) == 0 && len(m.put) == 0 && annotation == m.owned && present == (m.owned != "")
 }
 
 // write puts the merge into out, a copy of the node it was made from.

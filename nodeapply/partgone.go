@@ -7,7 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// The part-gone rule (rule 20): a ping with Ping.Unlisted puts the
+// The part-gone rule (rule part-gone): a ping with Ping.Unlisted puts the
 // part-gone taint on the node, with the time the part left, and turns
 // Ready False once the part has been gone for Options.PartGrace. The
 // taint is the rule's memory: its TimeAdded is when the part left, read
@@ -23,21 +23,8 @@ func isPartGone(t *corev1.Taint) bool {
 // which the API server stores as none, is none.
 func hasTimeAdded(t *corev1.Taint) bool { return t.TimeAdded != nil && !t.TimeAdded.IsZero() }
 
-// partGoneWant works out what the ping asks of the part-gone taint: an
-// Unlisted ping puts it, another answered ping removes it, and a failed
-// one leaves it.
-func (a *checker) partGoneWant() fence {
-	switch {
-	case !a.ping.Reached():
-		return fenceLeave
-	case a.ping.Unlisted:
-		return fencePresent
-	}
-	return fenceAbsent
-}
-
 // PartGone reports whether the node's part has left the backend (rule
-// 20): whether the node has the part-gone taint, [PartGoneTaintKey] with
+// part-gone): whether the node has the part-gone taint, [PartGoneTaintKey] with
 // the effect NoSchedule, and since when, the time it was added to the
 // second, zero when it says none. Of several such taints the last
 // counts, as a repair keeps it. Package parts reads it so too.
@@ -59,7 +46,7 @@ func PartGone(node *corev1.Node) (since time.Time, gone bool) {
 
 // PartGraceOver reports whether a part gone since since (as [PartGone]
 // says) has been gone for the part's grace ([Options.PartGrace]) at the
-// time at, to the second (rule 20): from then on Apply turns its node's
+// time at, to the second (rule part-gone): from then on Apply turns its node's
 // Ready False, and package parts may delete it. Never with a zero since
 // or at; a time at before since counts as no time passed.
 func (o *Options) PartGraceOver(since, at time.Time) bool {
@@ -72,7 +59,7 @@ func (o *Options) PartGraceOver(since, at time.Time) bool {
 // partLeft returns when the part left: as [PartGone] says, or, for a
 // taint without a time or none at all, the ping's time (zero for a ping
 // without a time).
-func (a *checker) partLeft() time.Time {
+func (a *applier) partLeft() time.Time {
 	if since, _ := PartGone(a.in); !since.IsZero() {
 		return since
 	}
@@ -81,20 +68,23 @@ func (a *checker) partLeft() time.Time {
 
 // partGoneReady works out what an Unlisted ping with a time asks of
 // Ready: while the part has been gone less than PartGrace, a Ready True
-// is an answered ping's, and any other Ready, or none, is Unknown, saying
-// why (an earlier reason, such as the plugin's being unreachable, no
-// longer holds: it answers); False after the grace. The message says since
-// when, once, as Ready's unreachable message does.
-func (a *checker) partGoneReady() conditionWant {
+// is an answered ping's, a Ready False for the part is kept (a clock that
+// stepped back does not bring the grace back), and any other Ready, or
+// none, is Unknown, saying why (an earlier reason, such as the plugin's
+// being unreachable, no longer holds: it answers); False after the grace.
+// The message says since when, once, as Ready's unreachable message
+// does.
+func (a *applier) partGoneReady() conditionWant {
 	ready := conditionWant{typ: corev1.NodeReady}
 	left := a.partLeft()
-	i := findCondition(a.in.Status.Conditions, corev1.NodeReady)
+	conditions := a.in.Status.Conditions
+	i := findCondition(conditions, corev1.NodeReady)
 	switch {
-	case a.opts.PartGraceOver(left, a.at):
+	case a.opts.PartGraceOver(left, a.at), i >= 0 && conditions[i].Status == corev1.ConditionFalse && conditions[i].Reason == ReasonPartGone:
 		ready.status = corev1.ConditionFalse
-	case i < 0 || a.in.Status.Conditions[i].Status != corev1.ConditionTrue:
+	case i < 0 || conditions[i].Status != corev1.ConditionTrue:
 		ready.status = corev1.ConditionUnknown
-	default: // an answered ping's (rule 10)
+	default: // an answered ping's (rule ping-answered)
 		ready.status, ready.reason, ready.prefix = corev1.ConditionTrue, ReasonPluginReachable, messagePluginReachable
 		return ready
 	}
@@ -102,54 +92,33 @@ func (a *checker) partGoneReady() conditionWant {
 	return ready
 }
 
-// partGoneUnchanged reports whether the node's taints are as the ping
-// asks of the part-gone taint, without allocating.
-func (a *checker) partGoneUnchanged() bool {
-	if a.partGone == fenceLeave {
-		return true
-	}
-	n, stamped := 0, true
-	for i := range a.in.Spec.Taints {
-		if t := &a.in.Spec.Taints[i]; isPartGone(t) {
-			n++
-			stamped = hasTimeAdded(t) || a.at.IsZero()
-		}
-	}
-	if a.partGone == fencePresent {
-		return n == 1 && stamped
-	}
-	return n == 0
-}
-
-// setPartGone puts the part-gone taint on out, or removes it, as the ping
-// asks: one the node has stays in its place as it is, given the ping's
-// time if it has none; a new one goes at the end, with the time the part
-// left (the ping's, unless a repair dropped one that said otherwise).
-// Other taints keep their place.
-func (a *applier) setPartGone(out *corev1.Node) {
-	if a.partGone == fenceLeave {
+// partGoneTaint puts the part-gone taint on the node, or removes it, as
+// the ping asks (rule part-gone): an Unlisted ping puts it, another
+// answered ping removes it, and a failed one leaves it. One the node has
+// stays in its place as it is, given the ping's time if it has none; a
+// new one goes at the end, with the time the part left (the ping's,
+// unless a repair dropped one that said otherwise). Other taints keep
+// their place.
+func (a *applier) partGoneTaint() {
+	if !a.ping.Reached() {
 		return
 	}
-	n, at := 0, -1
-	for i := range out.Spec.Taints {
-		if isPartGone(&out.Spec.Taints[i]) {
-			n, at = n+1, i
-		}
-	}
-	if a.partGone == fencePresent && n == 1 {
-		if t := &out.Spec.Taints[at]; !hasTimeAdded(t) && !a.at.IsZero() {
-			added := metav1.NewTime(a.at)
-			t.TimeAdded = &added // out is a copy: its taints are its own
-		}
-		return
-	}
-	if a.partGone == fenceAbsent && n == 0 {
+	present := a.ping.Unlisted
+	n, last := countOwn(a.node(), isPartGone)
+	switch {
+	case n == 0 && !present:
 		return // as the ping asks already: no copy
+	case n == 1 && present:
+		if t := &a.node().Spec.Taints[last]; !hasTimeAdded(t) && !a.at.IsZero() {
+			added := metav1.NewTime(a.at)
+			a.edit(concernTaints).Spec.Taints[last].TimeAdded = &added // the copy's taints are its own
+		}
+		return
 	}
 	taint := corev1.Taint{Key: PartGoneTaintKey, Effect: corev1.TaintEffectNoSchedule}
-	if left := a.partLeft(); !left.IsZero() && a.partGone == fencePresent {
+	if left := a.partLeft(); !left.IsZero() && present {
 		added := metav1.NewTime(left)
 		taint.TimeAdded = &added
 	}
-	putOwn(out, isPartGone, a.partGone == fencePresent, taint)
+	putOwn(a.edit(concernTaints), isPartGone, present, taint)
 }

@@ -123,7 +123,7 @@ func sameReady(a, b *corev1.NodeCondition) bool {
 
 // TestPropertyPartGone runs sequences of pings of a part's node (listed,
 // Unlisted, failed, with a time or not, the clock sometimes stepping
-// back) under any options and checks rule 20 at every ping:
+// back) under any options and checks rule part-gone at every ping:
 //   - the input node is never modified, and the output is valid;
 //   - an Unlisted ping that the plugin answered leaves exactly one
 //     part-gone taint: the node's own, as it was (its value, and its time
@@ -135,8 +135,10 @@ func sameReady(a, b *corev1.NodeCondition) bool {
 //   - an answered ping without Unlisted removes it, with or without a time;
 //   - Ready never turns False, nor says PartGone, before PartGrace has
 //     passed since the time added: until then an Unlisted ping leaves
-//     Ready as it is (or Unknown on a node that had none), and after it
-//     Ready is False for the reason PartGone; the connectivity condition
+//     Ready True as it is (or Unknown on a node whose Ready was not True,
+//     or that had none), and after it Ready is False for the reason
+//     PartGone, and stays so, its transition time unmoved, even at a ping
+//     whose clock stepped back into the grace; the connectivity condition
 //     is True;
 //   - an Unlisted ping changes nothing but the conditions, pingnode's own
 //     taints and the ping-response annotation (its reply and held are
@@ -250,6 +252,12 @@ func checkPartReady(t *rapid.T, step int, ping nodeapply.Ping, opts nodeapply.Op
 	case lasted >= partGraceOf(opts):
 		if a == nil || a.Status != corev1.ConditionFalse || a.Reason != nodeapply.ReasonPartGone {
 			t.Fatalf("ping %d: the part left %s ago (grace %s), and Ready is %v", step, lasted, partGraceOf(opts), a)
+		}
+	case b != nil && b.Status == corev1.ConditionFalse && b.Reason == nodeapply.ReasonPartGone:
+		// False for the part stays False, on the same transition: a clock
+		// that stepped back brings no grace back.
+		if a == nil || a.Status != corev1.ConditionFalse || a.Reason != nodeapply.ReasonPartGone || !a.LastTransitionTime.Equal(&b.LastTransitionTime) {
+			t.Fatalf("ping %d: the part left %s ago (grace %s) from a node whose Ready was %v, and Ready is %v", step, lasted, partGraceOf(opts), b, a)
 		}
 	case b == nil || b.Status != corev1.ConditionTrue:
 		if a == nil || a.Status != corev1.ConditionUnknown || a.Reason != nodeapply.ReasonPartGone {

@@ -51,6 +51,16 @@ var partGoneCases = []sequenceCase{
 		{at: 60 * time.Second, reply: "spec-example.json", unlisted: true}, unlisted(20 * time.Second),
 		unlisted(149 * time.Second), unlisted(150 * time.Second), {at: 180 * time.Second, reply: "slurm-taints.json"},
 	}},
+	// Once Ready is False for the part it stays False, on the same
+	// transition time, whatever a ping's clock says: the part leaves at
+	// +10s (PartGrace 60 s), Ready is False at +75s, and a ping stamped
+	// +40s (a clock stepped back into the grace) changes nothing, nor does
+	// +80s. (Unknown at +40s would move the transition time, cost a write,
+	// and make the node lifecycle controller swap its not-ready taint for
+	// the unreachable one, restarting the pods' toleration.)
+	{"part-gone-clock-steps-back", "interlink-node.json", nodeapply.Options{PartGrace: time.Minute}, []step{
+		ok(0), unlisted(10 * time.Second), unlisted(75 * time.Second), unlisted(40 * time.Second), unlisted(80 * time.Second),
+	}},
 	// Under UnreachableNoSchedule the plugin's unreachable taint goes at
 	// the Unlisted ping (it answered) and the part-gone taint comes; Ready
 	// stays as the failures left it through the part's grace.
@@ -87,7 +97,7 @@ func answeredNode(t *testing.T, taints ...corev1.Taint) *corev1.Node {
 
 var protectedTaint = corev1.Taint{Key: nodeapply.DefaultProtectedKey, Value: "true", Effect: corev1.TaintEffectNoSchedule}
 
-// TestPartGoneTaint pins down the part-gone taint of rule 20 at one ping:
+// TestPartGoneTaint pins down the part-gone taint of rule part-gone at one ping:
 // where it goes, its time, what keeps it as it is, what removes it, what
 // is ignored with a warning, and that no plugin may set it.
 func TestPartGoneTaint(t *testing.T) {
@@ -183,7 +193,7 @@ func TestPartGoneTaint(t *testing.T) {
 		node:     answeredNode(t, protectedTaint),
 		ping:     nodeapply.Ping{At: t0, Reply: &pingstatus.NodePatch{ReplaceTaints: true, Taints: []corev1.Taint{partGone(nil)}}},
 		taints:   []corev1.Taint{protectedTaint},
-		warnings: []string{"patch.taints[0]"},
+		warnings: []string{"patch.taints[0].key"},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := tc.node.DeepCopy()

@@ -1,33 +1,26 @@
 package nodeapply
 
 import (
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/pingnode/pingnode/internal/text"
 )
 
-// pingResponse returns the value of interLink's ping-response annotation
-// after the ping: the body, cleaned and cut, or "" when the ping failed.
-func (a *checker) pingResponse() string {
-	if !a.ping.Reached() {
-		return ""
-	}
-	return text.Clean(string(a.ping.Body), MaxPingResponseBytes)
-}
-
-// pingResponseUnchanged reports whether the annotation is as the ping
-// asks, or not asked for.
-func (a *checker) pingResponseUnchanged() bool {
+// pingResponse keeps interLink's ping-response annotation, with
+// Options.KeepPingResponse (rule text-bounded): the reply's body, cleaned
+// and cut, or "" when the ping failed.
+func (a *applier) pingResponse() {
 	if !a.opts.KeepPingResponse {
-		return true
+		return
 	}
-	v, ok := a.in.Annotations[PingResponseAnnotation]
-	return ok && v == a.pingResponse()
-}
-
-func (a *applier) setPingResponse(out *corev1.Node) {
+	value := ""
+	if a.ping.Reached() {
+		value = text.Clean(string(a.ping.Body), MaxPingResponseBytes)
+	}
+	if v, ok := a.node().Annotations[PingResponseAnnotation]; ok && v == value {
+		return
+	}
+	out := a.edit(concernPingResponse)
 	if out.Annotations == nil {
 		out.Annotations = map[string]string{}
 	}
-	out.Annotations[PingResponseAnnotation] = a.pingResponse()
+	out.Annotations[PingResponseAnnotation] = value
 }

@@ -9,13 +9,18 @@ import (
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
-// repair makes out valid where the API server would reject it, changing
-// as little as it can and always to the safe side, with a warning for each
-// repair: a negative quantity becomes 0; a fraction of a whole-number
-// resource is rounded down; a taint with an invalid key or value is
-// dropped; an invalid effect becomes NoSchedule; of taints repeating a key
-// and effect, the last is kept.
-func (a *applier) repair(out *corev1.Node) {
+// repair makes the node valid where the API server would reject it
+// (rule node-valid), changing as little as it can and always to the safe
+// side, with a warning for each repair: a negative quantity becomes 0; a
+// fraction of a whole-number resource is rounded down; a taint with an
+// invalid key or value is dropped; an invalid effect becomes NoSchedule;
+// of taints repeating a key and effect, the last is kept. A valid node is
+// not copied.
+func (a *applier) repair() {
+	if kuberules.NodeProblems(a.node()) == nil {
+		return
+	}
+	out := a.edit(concernResources | concernTaints)
 	a.repairList(out.Status.Capacity, "status.capacity")
 	a.repairList(out.Status.Allocatable, "status.allocatable")
 	a.repairTaints(out)
@@ -32,7 +37,7 @@ func (a *applier) repairList(list corev1.ResourceList, path string) {
 			fixed = resource.Quantity{}
 		}
 		list[name] = fixed
-		a.warn(pingstatus.SubjectResource, pingstatus.Repaired, path+"["+string(name)+"]", "the node had "+q.String()+", which "+problem+" (the API server would refuse the node); set to "+fixed.String())
+		a.warn(ruleNodeValid, pingstatus.SubjectResource, pingstatus.Repaired, path+"["+string(name)+"]", "the node had "+q.String()+", which "+problem+" (the API server would refuse the node); set to "+fixed.String())
 	}
 }
 
@@ -61,19 +66,19 @@ func (a *applier) repairTaints(out *corev1.Node) {
 		path := "spec.taints[" + kuberules.IDOf(&t).String() + "]"
 		problems := check.Check(&t)
 		if problems.Key != "" {
-			a.warn(pingstatus.SubjectTaint, pingstatus.Repaired, path, "the node had a taint whose key "+problems.Key+"; dropped (the API server would refuse the node)")
+			a.warn(ruleNodeValid, pingstatus.SubjectTaint, pingstatus.Repaired, path, "the node had a taint whose key "+problems.Key+"; dropped (the API server would refuse the node)")
 			continue
 		}
 		if problems.Value != "" {
-			a.warn(pingstatus.SubjectTaint, pingstatus.Repaired, path, "the node had a taint whose value "+problems.Value+"; dropped (the API server would refuse the node)")
+			a.warn(ruleNodeValid, pingstatus.SubjectTaint, pingstatus.Repaired, path, "the node had a taint whose value "+problems.Value+"; dropped (the API server would refuse the node)")
 			continue
 		}
 		if problems.Effect {
-			a.warn(pingstatus.SubjectTaint, pingstatus.Repaired, path, "the node had a taint with effect "+quote(string(t.Effect))+"; NoSchedule used")
+			a.warn(ruleNodeValid, pingstatus.SubjectTaint, pingstatus.Repaired, path, "the node had a taint with effect "+quote(string(t.Effect))+"; NoSchedule used")
 			t.Effect = corev1.TaintEffectNoSchedule
 		}
 		if _, repeated := unique.Add(t, i); repeated {
-			a.warn(pingstatus.SubjectTaint, pingstatus.Repaired, "spec.taints["+kuberules.IDOf(&t).String()+"]", "the node had this key and effect twice; the last is kept")
+			a.warn(ruleNodeValid, pingstatus.SubjectTaint, pingstatus.Repaired, "spec.taints["+kuberules.IDOf(&t).String()+"]", "the node had this key and effect twice; the last is kept")
 		}
 	}
 	out.Spec.Taints = unique.List

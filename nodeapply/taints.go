@@ -10,29 +10,43 @@ import (
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
-// taintMerge is the patch's taints merged into a node's (rules 4 to 7):
+// taintMerge is the patch's taints merged into a node's (rules
+// taint-ownership, taint-replace, taint-foreign and taint-replace-all):
 // the node's taints after it, the ownership annotation after it ("" for
 // none), and what was refused. It is the one implementation of those
-// rules: the checker computes it from the input, and a steady ping is one
-// whose merge is the input's taints and annotation, with no warning, so
-// the node is not copied; the build writes it into the copy.
+// rules: a steady ping is one whose merge is the node's taints and
+// annotation, which taints then leaves as they are, uncopied.
 type taintMerge struct {
 	taints   []corev1.Taint // read-only: their TimeAdded are the node's or the patch's; write copies them
 	owned    string
 	warnings warnings
 }
 
+// taints merges the patch's taints into the node's, when the patch
+// carries a taints list, and writes the merge unless the node has it.
+func (a *applier) taints() {
+	if !a.patch.ReplaceTaints {
+		return
+	}
+	m := a.mergeTaints(a.node())
+	a.warnings = append(a.warnings, m.warnings...)
+	if key := a.opts.ownership(); !m.holds(a.node(), key) {
+		m.write(a.edit(concernTaints), key)
+	}
+}
+
 // mergeTaints merges the patch's taints into node's, reading node only:
 // the plugin's taints are replaced by the patch's list, a listed taint
 // the node has keeping its place (and the time it was added), a new one
 // added at the end, and one no longer listed removed unless its entry was
-// refused (KeptTaintKeys); everyone else's stay.
-func (a *checker) mergeTaints(node *corev1.Node) taintMerge {
+// refused (KeptTaintKeys); everyone else's stay. The patch's taints are
+// as pingstatus judged them: valid, the plugin's to set, unique by key
+// and effect.
+func (a *applier) mergeTaints(node *corev1.Node) taintMerge {
 	var m taintMerge
-	warn := m.warnings.add
-	unique := a.pluginTaints(warn)
-	want := unique.List
-	owned := a.previouslyOwned(node, warn)
+	want := a.patch.Taints
+	index := kuberules.IndexTaints(want)
+	owned := a.previouslyOwned(node, m.warnings.add)
 
 	result := make([]corev1.Taint, 0, len(node.Spec.Taints)+len(want))
 	mine := make([]bool, 0, cap(result)) // whether result[i] is the plugin's
@@ -42,7 +56,7 @@ func (a *checker) mergeTaints(node *corev1.Node) taintMerge {
 	}
 	for i := range node.Spec.Taints {
 		t := &node.Spec.Taints[i]
-		j, wanted := unique.Index(kuberules.IDOf(t))
+		j, wanted := index.Index(kuberules.IDOf(t))
 		switch {
 		case !owned.owns(t): // someone else's: it stays, and satisfies an equal want
 			if wanted {
@@ -62,7 +76,7 @@ func (a *checker) mergeTaints(node *corev1.Node) taintMerge {
 		w := &want[j]
 		if i := placed[j]; i >= 0 {
 			if !mine[i] && result[i].Value != w.Value {
-				warn(pingstatus.SubjectTaint, pingstatus.Refused, taintPath(kuberules.IDOf(w)), "the plugin asks for "+taintText(w)+" but "+taintText(&result[i])+" is not the plugin's; left as it is")
+				m.warnings.add(ruleTaintForeign, pingstatus.SubjectTaint, pingstatus.Refused, taintPath(kuberules.IDOf(w)), "the plugin asks for "+taintText(w)+" but "+taintText(&result[i])+" is not the plugin's; left as it is")
 			}
 			continue // in place, or already satisfied by someone else's and not adopted
 		}
@@ -77,10 +91,10 @@ func (a *checker) mergeTaints(node *corev1.Node) taintMerge {
 
 // holds reports whether node has the merge already: the same taints in
 // the same order, each with the same value and time added, and the
-// ownership annotation key saying the same, with nothing refused.
+// ownership annotation key saying the same.
 func (m *taintMerge) holds(node *corev1.Node, key string) bool {
 	annotation, present := node.Annotations[key]
-	return len(m.warnings) == 0 && annotation == m.owned && present == (m.owned != "") &&
+	return annotation == m.owned && present == (m.owned != "") &&
 		slices.EqualFunc(m.taints, node.Spec.Taints, func(x, y corev1.Taint) bool {
 			return x.Key == y.Key && x.Value == y.Value && x.Effect == y.Effect && x.TimeAdded.Equal(y.TimeAdded)
 		})
@@ -99,7 +113,7 @@ func (m *taintMerge) write(out *corev1.Node, key string) {
 // previouslyOwned returns which of node's taints the plugin owns: those
 // the ownership annotation lists, or in compatibility mode all but the
 // protected ones.
-func (a *checker) previouslyOwned(node *corev1.Node, warn warnFunc) ownership {
+func (a *applier) previouslyOwned(node *corev1.Node, warn warnFunc) ownership {
 	o := ownership{all: a.opts.ReplaceAllTaints, protected: a.opts.Reply.ProtectedKeys}
 	if o.all {
 		return o
@@ -108,7 +122,7 @@ func (a *checker) previouslyOwned(node *corev1.Node, warn warnFunc) ownership {
 	var invalid []string
 	o.listed, invalid = ownedSet(node.Annotations[key])
 	for _, entry := range invalid {
-		warn(pingstatus.SubjectAnnotation, pingstatus.Ignored, "metadata.annotations["+key+"]", "entry "+strconv.Quote(entry)+" is not key:Effect; ignored")
+		warn(ruleTaintOwnership, pingstatus.SubjectAnnotation, pingstatus.Ignored, "metadata.annotations["+key+"]", "entry "+strconv.Quote(entry)+" is not key:Effect; ignored")
 	}
 	return o
 }
@@ -126,27 +140,4 @@ func (o *ownership) owns(t *corev1.Taint) bool {
 		return false
 	}
 	return o.all || o.listed[kuberules.IDOf(t)] && !kuberules.IsReservedKey(t.Key)
-}
-
-// pluginTaints returns the patch's taints that Apply may set: valid, with
-// keys the plugin may use, unique by key and effect (the last one kept).
-// pingstatus already guarantees all this; a hand-built patch may not.
-func (a *checker) pluginTaints(warn warnFunc) kuberules.UniqueTaints {
-	check := kuberules.TaintCheck{Protected: a.opts.Reply.ProtectedKeys}
-	unique := kuberules.NewUniqueTaints(len(a.patch.Taints))
-	for i, t := range a.patch.Taints {
-		path := func() string { return "patch.taints[" + strconv.Itoa(i) + "]" }
-		switch problems := check.Check(&t); {
-		case !problems.Valid():
-			warn(pingstatus.SubjectTaint, pingstatus.Refused, path(), taintText(&t)+" is not a valid taint; not applied")
-			continue
-		case problems.Reserved || problems.Protected:
-			warn(pingstatus.SubjectTaint, pingstatus.Refused, path(), t.Key+" is not the plugin's to set; not applied")
-			continue
-		}
-		if _, repeated := unique.Add(t, i); repeated {
-			warn(pingstatus.SubjectTaint, pingstatus.Repaired, path(), "repeats "+kuberules.IDOf(&t).String()+"; the last one is kept")
-		}
-	}
-	return unique
 }

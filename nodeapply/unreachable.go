@@ -57,72 +57,40 @@ const UnreachableTaintKey = kuberules.UnreachableTaintKey
 // ([Ping.Unlisted]). It is pingnode's own: no plugin may set it.
 const PartGoneTaintKey = kuberules.PartGoneTaintKey
 
-// unreachableTaint is the taint itself: no value, so that it never
-// changes while it stands, and no time added (Apply has no clock; the
-// connectivity condition says since when).
-var unreachableTaint = corev1.Taint{Key: UnreachableTaintKey, Effect: corev1.TaintEffectNoSchedule}
-
-// fence is what a ping asks of one of pingnode's own taints: the
-// unreachable taint, or the part-gone taint (partgone.go).
-type fence int
-
-const (
-	fenceLeave   fence = iota // as it is: a failed ping (without a time, for the unreachable taint)
-	fenceAbsent               // no such taint
-	fencePresent              // the taint, once
-)
-
-// fenceWant works out what the ping asks of the unreachable taint: an
-// answered ping removes it, and a failed one with a time puts it when the
-// grace has ended under UnreachableNoSchedule and removes it otherwise.
-func (a *checker) fenceWant() fence {
-	switch {
-	case a.ping.Reached():
-		return fenceAbsent
-	case a.at.IsZero():
-		return fenceLeave
-	case a.pastGrace && a.opts.Unreachable == UnreachableNoSchedule:
-		return fencePresent
-	}
-	return fenceAbsent
-}
-
-// isFence reports whether t is the unreachable taint (key and effect).
-func isFence(t *corev1.Taint) bool {
+// isUnreachable reports whether t is the unreachable taint (key and
+// effect).
+func isUnreachable(t *corev1.Taint) bool {
 	return t.Key == UnreachableTaintKey && t.Effect == corev1.TaintEffectNoSchedule
 }
 
-// fenceUnchanged reports whether the node's taints are as the ping asks
-// of the unreachable taint, without allocating.
-func (a *checker) fenceUnchanged() bool {
-	if a.fence == fenceLeave {
-		return true
+// unreachableTaint puts the unreachable taint on the node, at the end,
+// or removes it, as the ping asks (rule unreachable-taint): an answered
+// ping removes it; a failed one with a time puts it when the grace has
+// ended under UnreachableNoSchedule and removes it otherwise; a failed
+// one without a time leaves it. Other taints keep their place. The taint
+// has no value, so that it never changes while it stands, and no time
+// added (Apply has no clock; the connectivity condition says since when).
+func (a *applier) unreachableTaint() {
+	present := a.pastGrace() && a.opts.Unreachable == UnreachableNoSchedule
+	if !a.ping.Reached() && a.at.IsZero() {
+		return
 	}
-	n := 0
-	for i := range a.in.Spec.Taints {
-		if isFence(&a.in.Spec.Taints[i]) {
-			n++
-		}
-	}
-	if a.fence == fencePresent {
-		return n == 1
-	}
-	return n == 0
-}
-
-// setFence puts the unreachable taint on out, at the end, or removes it,
-// as the ping asks; other taints keep their place.
-func (a *applier) setFence(out *corev1.Node) {
-	n := 0
-	for i := range out.Spec.Taints {
-		if isFence(&out.Spec.Taints[i]) {
-			n++
-		}
-	}
-	if a.fence == fenceLeave || a.fence == fenceAbsent && n == 0 || a.fence == fencePresent && n == 1 {
+	if n, _ := countOwn(a.node(), isUnreachable); n == 0 && !present || n == 1 && present {
 		return // as the ping asks already: no copy
 	}
-	putOwn(out, isFence, a.fence == fencePresent, unreachableTaint)
+	putOwn(a.edit(concernTaints), isUnreachable, present, corev1.Taint{Key: UnreachableTaintKey, Effect: corev1.TaintEffectNoSchedule})
+}
+
+// countOwn returns how many of node's taints is tells, one of pingnode's
+// own, and where the last of them stands.
+func countOwn(node *corev1.Node, is func(*corev1.Taint) bool) (n, last int) {
+	last = -1
+	for i := range node.Spec.Taints {
+		if is(&node.Spec.Taints[i]) {
+			n, last = n+1, i
+		}
+	}
+	return n, last
 }
 
 // putOwn replaces on out the taints that is tells, one of pingnode's own,

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -52,9 +53,9 @@ func cloneMap[V any](m map[string]V) map[string]V {
 	return out
 }
 
-// TestCheckDevices pins what CheckDevices makes of a patch built by hand:
-// refused where Parse refuses the same devices, with Parse's words under
-// the group's name.
+// TestCheckDevices pins what Check makes of the devices of a patch built
+// by hand: refused where Parse refuses the same devices, with Parse's
+// words under the group's name.
 func TestCheckDevices(t *testing.T) {
 	const kept = "; entry dropped, the plugin's current a100 devices kept"
 	patch := func(groups ...pingstatus.DeviceGroup) *pingstatus.NodePatch {
@@ -68,9 +69,8 @@ func TestCheckDevices(t *testing.T) {
 		devices  []pingstatus.DeviceGroup
 		kept     []string
 		warnings []string
-		itself   bool // the patch itself is returned
 	}{
-		{name: "valid", in: patch(a100, t4), replace: true, devices: []pingstatus.DeviceGroup{a100, t4}, itself: true},
+		{name: "valid", in: patch(a100, t4), replace: true, devices: []pingstatus.DeviceGroup{a100, t4}},
 		{name: "sorted by name", in: patch(t4, a100), replace: true, devices: []pingstatus.DeviceGroup{a100, t4}},
 		{name: "the last group refused", in: &pingstatus.NodePatch{ReplaceDevices: true, KeptDeviceGroups: make([]string, 0, 4),
 			Devices: []pingstatus.DeviceGroup{a100, with(t4, func(g *pingstatus.DeviceGroup) { g.Count = -1 })}},
@@ -130,8 +130,8 @@ func TestCheckDevices(t *testing.T) {
 				"patch.devices[a100].count: -1 must not be negative" + kept,
 				`patch.keptDeviceGroups[4]: "No Name" is not a valid device group name: must be a lowercase DNS label: letters a-z, digits and '-', starting and ending with a letter or digit; dropped`,
 			}},
-		{name: "no news is left alone", in: &pingstatus.NodePatch{Devices: []pingstatus.DeviceGroup{{Name: "A", Count: -1}}},
-			devices: []pingstatus.DeviceGroup{{Name: "A", Count: -1}}, itself: true},
+		{name: "devices without ReplaceDevices are no news", in: &pingstatus.NodePatch{Devices: []pingstatus.DeviceGroup{{Name: "A", Count: -1}}},
+			warnings: []string{"patch.devices: given without ReplaceDevices: no news; ignored"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -140,7 +140,7 @@ func TestCheckDevices(t *testing.T) {
 				before = append(before, with(g, func(*pingstatus.DeviceGroup) {}))
 			}
 			beforeKept := append([]string(nil), tt.in.KeptDeviceGroups...)
-			got, warnings := tt.opts.CheckDevices(tt.in)
+			got, warnings := tt.opts.Check(tt.in)
 			if got.ReplaceDevices != tt.replace {
 				t.Errorf("ReplaceDevices = %v, want %v", got.ReplaceDevices, tt.replace)
 			}
@@ -160,12 +160,14 @@ func TestCheckDevices(t *testing.T) {
 			if diff := cmp.Diff(tt.warnings, texts); diff != "" {
 				t.Errorf("warnings (-want +got):\n%s", diff)
 			}
-			if (got == tt.in) != tt.itself {
-				t.Errorf("returned the patch itself: %v, want %v", got == tt.in, tt.itself)
+			if got == tt.in {
+				t.Error("returned the patch itself, which was never judged")
 			}
-			if got != tt.in { // what is built on the result leaves the patch alone
-				_ = append(got.Devices, pingstatus.DeviceGroup{Name: "appended"})
-				_ = append(got.KeptDeviceGroups, "appended")
+			// What is built on the result leaves the patch alone.
+			_ = append(got.Devices, pingstatus.DeviceGroup{Name: "appended"})
+			_ = append(got.KeptDeviceGroups, "appended")
+			if again, warnings := tt.opts.Check(got); again != got || warnings != nil {
+				t.Errorf("Check of its own result: %p (want %p), %v", again, got, warnings)
 			}
 			if diff := cmp.Diff(before, tt.in.Devices, equateQuantities, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("the patch's devices were changed (-before +after):\n%s", diff)
@@ -177,19 +179,32 @@ func TestCheckDevices(t *testing.T) {
 	}
 }
 
-// TestCheckDevicesOfAValidPatchCostsNothing pins down that the steady
-// ping of a provider, whose patch is valid and in order, allocates
-// nothing to check it.
-func TestCheckDevicesOfAValidPatchCostsNothing(t *testing.T) {
-	p := &pingstatus.NodePatch{Kind: pingstatus.Structured, ReplaceDevices: true, Devices: []pingstatus.DeviceGroup{a100, t4}, KeptDeviceGroups: []string{"h100"}}
-	var opts pingstatus.Options
-	allocs := testing.AllocsPerRun(100, func() {
-		if got, warnings := opts.CheckDevices(p); got != p || warnings != nil {
-			t.Fatalf("CheckDevices of a valid patch: %p (want %p), %v", got, p, warnings)
+// TestCheckOfAJudgedPatchCostsNothing pins down that the steady ping of
+// a provider, whose patch Parse judged, allocates nothing to check it,
+// nor does a patch that Check judged; one judged with other options is
+// judged again.
+func TestCheckOfAJudgedPatchCostsNothing(t *testing.T) {
+	opts := pingstatus.Options{LabelNamespaces: []string{"nvidia.com"}}
+	parsed, _ := pingstatus.Parse([]byte(`{"resources":{"cpu":"8"},"taints":[],"labels":{"nvidia.com/gpu.product":"A100"},"devices":[{"name":"a100","count":8}]}`), opts)
+	checked, _ := opts.Check(&pingstatus.NodePatch{Kind: pingstatus.Structured, ReplaceDevices: true, Devices: []pingstatus.DeviceGroup{a100, t4}, KeptDeviceGroups: []string{"h100"}})
+	for _, p := range []*pingstatus.NodePatch{&parsed, checked} {
+		allocs := testing.AllocsPerRun(100, func() {
+			if got, warnings := opts.Check(p); got != p || warnings != nil {
+				t.Fatalf("Check of a judged patch: %p (want %p), %v", got, p, warnings)
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("Check of a judged patch allocates %v times, want 0", allocs)
 		}
-	})
-	if allocs != 0 {
-		t.Errorf("CheckDevices of a valid patch allocates %v times, want 0", allocs)
+	}
+	same := pingstatus.Options{LabelNamespaces: []string{"nvidia.com"}, MaxBodyBytes: 2 << 20}
+	if got, _ := same.Check(&parsed); got != &parsed {
+		t.Error("a patch judged with options that judge alike (but for the body's limit) is judged again")
+	}
+	other := pingstatus.Options{}
+	got, warnings := other.Check(&parsed)
+	if got == &parsed || len(warnings) != 1 || warnings[0].Rule != "label-namespace" || got.Labels["nvidia.com/gpu.product"] != "" {
+		t.Errorf("a patch judged with other options: %p (the patch %p), %v, labels %v; want it judged again, the label refused", got, &parsed, warnings, got.Labels)
 	}
 }
 
@@ -220,7 +235,7 @@ func replyOf(t *rapid.T, groups []pingstatus.DeviceGroup) []byte {
 var entryPath = regexp.MustCompile(`^devices\[([0-9]+)\](.*)$`)
 
 // TestPropertyCheckDevicesAgreesWithParse: for device groups built by hand,
-// valid or not, CheckDevices publishes, keeps and drops exactly the groups
+// valid or not, Check publishes, keeps and drops exactly the groups
 // that Parse does when a reply lists the same groups, and warns about
 // each in the same words, at the same path under the group's name rather
 // than its index; but for what it says of a repeated name.
@@ -230,18 +245,18 @@ func TestPropertyCheckDevicesAgreesWithParse(t *testing.T) {
 		opts := pingstatus.Options{MaxDevices: rapid.SampledFrom([]int{0, 4, 20}).Draw(t, "maxDevices")}
 		body := replyOf(t, groups)
 		want, parseWarnings := pingstatus.Parse(body, opts)
-		got, warnings := opts.CheckDevices(&pingstatus.NodePatch{ReplaceDevices: true, Devices: groups})
+		got, warnings := opts.Check(&pingstatus.NodePatch{ReplaceDevices: true, Devices: groups})
 		if got.ReplaceDevices != want.ReplaceDevices {
-			t.Fatalf("%s: CheckDevices ReplaceDevices %v, Parse %v", body, got.ReplaceDevices, want.ReplaceDevices)
+			t.Fatalf("%s: Check ReplaceDevices %v, Parse %v", body, got.ReplaceDevices, want.ReplaceDevices)
 		}
 		if diff := cmp.Diff(want.Devices, got.Devices, equateQuantities, cmpopts.EquateEmpty()); diff != "" {
-			t.Fatalf("%s: devices (-Parse +CheckDevices):\n%s", body, diff)
+			t.Fatalf("%s: devices (-Parse +Check):\n%s", body, diff)
 		}
 		if diff := cmp.Diff(want.KeptDeviceGroups, got.KeptDeviceGroups, cmpopts.EquateEmpty()); diff != "" {
-			t.Fatalf("%s: kept groups (-Parse +CheckDevices):\n%s", body, diff)
+			t.Fatalf("%s: kept groups (-Parse +Check):\n%s", body, diff)
 		}
 		// Parse's warnings, each path under the group's name as
-		// CheckDevices names it.
+		// Check names it.
 		texts := func(warnings []pingstatus.Warning, parsed bool) []string {
 			var out []string
 			for _, w := range warnings {
@@ -264,7 +279,49 @@ func TestPropertyCheckDevicesAgreesWithParse(t *testing.T) {
 			return out
 		}
 		if diff := cmp.Diff(texts(parseWarnings, true), texts(warnings, false)); diff != "" {
-			t.Fatalf("%s: warnings (-Parse +CheckDevices):\n%s", body, diff)
+			t.Fatalf("%s: warnings (-Parse +Check):\n%s", body, diff)
+		}
+	})
+}
+
+// TestPropertyCheckJudgesOnce: for any patch built by hand, valid or
+// not, Check leaves the patch as it was and gives a judged patch that
+// is valid by the package's rules (the same checks as Parse's output),
+// that Check gives back as it is, with no warning, and that, decoded
+// from JSON with no judgement, Check takes as it is with no warning:
+// judging twice finds nothing more. Every warning carries a rule of the
+// package comment, and the part it is about.
+func TestPropertyCheckJudgesOnce(t *testing.T) {
+	rules := declaredRules(t)
+	rapid.Check(t, func(t *rapid.T) {
+		opts := pingstatus.Options{LabelNamespaces: gen.LabelNamespaces, ProtectedKeys: []string{"vendor.io/maintenance"}, MaxTaints: rapid.SampledFrom([]int{0, 2}).Draw(t, "maxTaints")}
+		hand := gen.HandBuiltPatch().Draw(t, "patch")
+		before, _ := json.Marshal(hand)
+		judged, warnings := opts.Check(hand)
+		if after, _ := json.Marshal(hand); string(after) != string(before) {
+			t.Fatalf("Check modified the patch: %s, was %s", after, before)
+		}
+		for _, w := range warnings {
+			if !rules[w.Rule] || !strings.HasPrefix(w.Path, "patch") {
+				t.Fatalf("%q: rule %q, path %q", w, w.Rule, w.Path)
+			}
+			if strings.HasPrefix(w.Path, "patch.parts[") && w.Subject != pingstatus.SubjectPart && w.Part == "" {
+				t.Fatalf("%q is about a part's field, and names no part", w)
+			}
+		}
+		if err := checkPatch(*judged, opts); err != nil {
+			t.Fatalf("Check gives an invalid patch: %v", err)
+		}
+		if again, w := opts.Check(judged); again != judged || w != nil {
+			t.Fatalf("Check of its own result: %v", w)
+		}
+		unjudged := roundTrip(t, *judged)
+		again, w := opts.Check(&unjudged)
+		if len(w) != 0 {
+			t.Fatalf("Check of its result decoded from JSON warns: %v", w)
+		}
+		if diff := cmp.Diff(*judged, *again, equateQuantities, ignoreJudgement, cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("Check of its result decoded from JSON (-first +second):\n%s", diff)
 		}
 	})
 }

@@ -16,7 +16,7 @@ import (
 // The rules of one device group, as the API server judges a
 // ResourceSlice's device (Kubernetes 1.37, pkg/apis/resource/validation),
 // on the typed group: the one implementation that Parse and
-// [Options.CheckDevices] both run.
+// [Options.Check] both run.
 
 // capacityName is the resource name a device's capacity is judged as: no
 // resource that counts whole, so a capacity is judged as a byte count, not
@@ -63,7 +63,7 @@ func (p *parser) groupRules(g *DeviceGroup, at groupAt, d *entryRead, quiet bool
 	case n > kuberules.MaxDeviceAttributesAndCapacities && quiet:
 		return false
 	case n > kuberules.MaxDeviceAttributesAndCapacities:
-		j.refuse(j.words().path, "%d attributes and capacities, the most is %d; %s", n, kuberules.MaxDeviceAttributesAndCapacities, j.words().done)
+		j.refuse(ruleDeviceFields, j.words().path, "%d attributes and capacities, the most is %d; %s", n, kuberules.MaxDeviceAttributesAndCapacities, j.words().done)
 		ok = false
 	case quiet:
 		for key, a := range g.Attributes {
@@ -87,10 +87,11 @@ func (p *parser) groupRules(g *DeviceGroup, at groupAt, d *entryRead, quiet bool
 	return j.taints() && ok
 }
 
-// refuse warns that the group is refused for a problem at path. A quiet
+// refuse warns that the group is refused for a problem at path, by the
+// rule named rule. A quiet
 // judge never calls it, nor builds its arguments.
-func (j *groupJudge) refuse(path, format string, args ...any) {
-	j.p.warn(SubjectDevice, Refused, path, format, args...)
+func (j *groupJudge) refuse(rule, path, format string, args ...any) {
+	j.p.warn(rule, SubjectDevice, Refused, path, format, args...)
 }
 
 // words returns what the warnings about the group say of it, made at the
@@ -118,9 +119,9 @@ func (j *groupJudge) count() bool {
 		spelled = strconv.Itoa(j.g.Count)
 	}
 	if j.g.Count < 0 {
-		j.refuse(j.words().path+fieldPath(deviceLevel, countField), "%s must not be negative; %s", spelled, j.words().done)
+		j.refuse(ruleDeviceFields, j.words().path+fieldPath(deviceLevel, countField), "%s must not be negative; %s", spelled, j.words().done)
 	} else {
-		j.refuse(j.words().path+fieldPath(deviceLevel, countField), "%s is too large: the most is %d; %s", spelled, limit, j.words().done)
+		j.refuse(ruleDeviceFields, j.words().path+fieldPath(deviceLevel, countField), "%s is too large: the most is %d; %s", spelled, limit, j.words().done)
 	}
 	return false
 }
@@ -133,7 +134,7 @@ func (j *groupJudge) key(k int, what, key string) bool {
 		return true
 	}
 	if !j.quiet {
-		j.refuse(deviceKeyPath(j.words().path, k, key), "%s is not a valid %s name: %s; %s", text.Quote(key, quoteBytes), what, problem, j.words().done)
+		j.refuse(ruleDeviceFields, deviceKeyPath(j.words().path, k, key), "%s is not a valid %s name: %s; %s", text.Quote(key, quoteBytes), what, problem, j.words().done)
 	}
 	return false
 }
@@ -170,7 +171,7 @@ func (j *groupJudge) attribute(key string, a DeviceAttribute) bool {
 				}
 				got = strings.Join(kinds, " and ")
 			}
-			j.refuse(deviceKeyPath(j.words().path, attributesField, key), "must have exactly one of string, int, bool or version, got %s; %s", got, j.words().done)
+			j.refuse(ruleDeviceFields, deviceKeyPath(j.words().path, attributesField, key), "must have exactly one of string, int, bool or version, got %s; %s", got, j.words().done)
 		}
 		return false
 	}
@@ -186,7 +187,7 @@ func (j *groupJudge) attribute(key string, a DeviceAttribute) bool {
 		return ok
 	}
 	if !j.quiet {
-		j.refuse(deviceKeyPath(j.words().path, attributesField, key)+fieldPath(attributeLevel, k), "%s is not a valid %s: %s; %s", text.Quote(value, quoteBytes), what, problem, j.words().done)
+		j.refuse(ruleDeviceFields, deviceKeyPath(j.words().path, attributesField, key)+fieldPath(attributeLevel, k), "%s is not a valid %s: %s; %s", text.Quote(value, quoteBytes), what, problem, j.words().done)
 	}
 	return false
 }
@@ -215,7 +216,7 @@ func (j *groupJudge) capacity(key string, q resource.Quantity) bool {
 		} else {
 			spelled = q.String()
 		}
-		j.refuse(deviceKeyPath(j.words().path, capacityField, key)+fieldPath(capacityLevel, capacityValueField), "%s %s; %s", spelled, problem, j.words().done)
+		j.refuse(ruleDeviceFields, deviceKeyPath(j.words().path, capacityField, key)+fieldPath(capacityLevel, capacityValueField), "%s %s; %s", spelled, problem, j.words().done)
 	}
 	return false
 }
@@ -229,7 +230,7 @@ func (j *groupJudge) taints() bool {
 	}
 	if n > kuberules.MaxDeviceTaints {
 		if !j.quiet {
-			j.refuse(j.words().path+fieldPath(deviceLevel, deviceTaintsField), "%d taints, the most is %d; %s", n, kuberules.MaxDeviceTaints, j.words().done)
+			j.refuse(ruleDeviceTaints, j.words().path+fieldPath(deviceLevel, deviceTaintsField), "%d taints, the most is %d; %s", n, kuberules.MaxDeviceTaints, j.words().done)
 		}
 		return false
 	}
@@ -270,19 +271,19 @@ func (j *groupJudge) taint(i int, t *DeviceTaint) bool {
 	path := indexPath(j.words().path+fieldPath(deviceLevel, deviceTaintsField), i)
 	done := j.words().done
 	if keyProblem != "" {
-		j.refuse(path+fieldPath(deviceTaintLevel, keyField), "%s is not a valid taint key: %s; %s", text.Quote(t.Key, quoteBytes), keyProblem, done)
+		j.refuse(ruleDeviceTaints, path+fieldPath(deviceTaintLevel, keyField), "%s is not a valid taint key: %s; %s", text.Quote(t.Key, quoteBytes), keyProblem, done)
 	}
 	if valueProblem != "" {
-		j.refuse(path+fieldPath(deviceTaintLevel, valueField), "%s is not a valid taint value: %s; %s", text.Quote(t.Value, quoteBytes), valueProblem, done)
+		j.refuse(ruleDeviceTaints, path+fieldPath(deviceTaintLevel, valueField), "%s is not a valid taint value: %s; %s", text.Quote(t.Value, quoteBytes), valueProblem, done)
 	}
 	switch {
 	case effectOK:
 	case t.Effect == "":
-		j.refuse(path+fieldPath(deviceTaintLevel, effectField), "missing; %s", done)
+		j.refuse(ruleDeviceTaints, path+fieldPath(deviceTaintLevel, effectField), "missing; %s", done)
 	case t.Effect == DeviceTaintEffect(corev1.TaintEffectPreferNoSchedule):
-		j.refuse(path+fieldPath(deviceTaintLevel, effectField), "PreferNoSchedule is a node taint's effect, not a device's: None, NoSchedule or NoExecute; %s", done)
+		j.refuse(ruleDeviceTaints, path+fieldPath(deviceTaintLevel, effectField), "PreferNoSchedule is a node taint's effect, not a device's: None, NoSchedule or NoExecute; %s", done)
 	default:
-		j.refuse(path+fieldPath(deviceTaintLevel, effectField), "%s is not None, NoSchedule or NoExecute; %s", text.Quote(string(t.Effect), quoteBytes), done)
+		j.refuse(ruleDeviceTaints, path+fieldPath(deviceTaintLevel, effectField), "%s is not None, NoSchedule or NoExecute; %s", text.Quote(string(t.Effect), quoteBytes), done)
 	}
 	return false
 }

@@ -11,7 +11,7 @@ import (
 // The rules of a devices list, written once for both lists they judge:
 // a reply's, whose entries Parse reads from the tree into typed groups
 // first (devicesyntax.go), and a patch's built by hand
-// ([Options.CheckDevices]).
+// ([Options.Check]).
 // The rules of each group are in devicerules.go.
 
 // keptDevices is what is done with a device entry whose group is named but
@@ -20,28 +20,26 @@ func keptDevices(group string) string {
 	return "entry dropped, the plugin's current " + group + " devices kept"
 }
 
-// patchDevicesPath is the path of a patch's devices, under which the
-// warnings of [Options.CheckDevices] name a group.
-const patchDevicesPath = "patch.devices"
-
 // groupAt is where a device group stands, as a warning names it: by its
 // index in a reply's devices list ("devices[3]"), or, in a patch built by
-// hand, by its name ("patch.devices[a100]"; quoted and cut when it is no
-// valid name). It builds no string until a warning asks for one.
+// hand, by its name ("devices[a100]", under the patch's path; quoted and
+// cut when it is no valid name). It builds no string until a warning asks
+// for one.
 type groupAt struct {
 	index int // in a reply's list; -1 for a group of a patch
 	name  string
 }
 
 func (at groupAt) String() string {
+	list := fieldPath(replyLevel, devicesField)
 	if at.index >= 0 {
-		return indexPath(fieldPath(replyLevel, devicesField), at.index)
+		return indexPath(list, at.index)
 	}
 	name := at.name
 	if kuberules.DeviceGroupNameProblem(name) != "" {
 		name = text.Quote(name, quoteBytes)
 	}
-	return patchDevicesPath + "[" + name + "]"
+	return list + "[" + name + "]"
 }
 
 // repeats says that the group at at repeats the earlier one of its name,
@@ -70,12 +68,7 @@ func (l *groupList) len() int {
 	return len(l.groups)
 }
 
-func (l *groupList) path() string {
-	if l.fromReply {
-		return fieldPath(replyLevel, devicesField)
-	}
-	return patchDevicesPath
-}
+func (l *groupList) path() string { return fieldPath(replyLevel, devicesField) }
 
 // name returns the name of entry i, nil when it has none, and false when
 // its reading dropped the entry, with a warning.
@@ -138,7 +131,7 @@ func (p *parser) devices(l *groupList) (replace bool, out []DeviceGroup, kept []
 	list := l.path()
 	limit := p.opts.maxDevices()
 	if l.len() > limit { // a reply's list is within it: see deviceEntries
-		p.warn(SubjectDevice, Ignored, list, "%d entries, more than the limit of %d; devices left unchanged", l.len(), limit)
+		p.warn(ruleDeviceLimit, SubjectDevice, Ignored, list, "%d entries, more than the limit of %d; devices left unchanged", l.len(), limit)
 		return false, nil, nil
 	}
 	last := lastOfEach(l)
@@ -159,16 +152,16 @@ func (p *parser) devices(l *groupList) (replace bool, out []DeviceGroup, kept []
 		at := l.at(i)
 		namePath := func() string { return at.String() + fieldPath(deviceLevel, nameField) }
 		if name == nil {
-			p.warn(SubjectDevice, Refused, namePath(), "missing; entry dropped")
+			p.warn(ruleDeviceName, SubjectDevice, Refused, namePath(), "missing; entry dropped")
 			continue
 		}
 		if problem := kuberules.DeviceGroupNameProblem(*name); problem != "" {
-			p.warn(SubjectDevice, Refused, namePath(), "%s is not a valid device group name: %s; entry dropped", text.Quote(*name, quoteBytes), problem)
+			p.warn(ruleDeviceName, SubjectDevice, Refused, namePath(), "%s is not a valid device group name: %s; entry dropped", text.Quote(*name, quoteBytes), problem)
 			continue
 		}
 		if last != nil {
 			if j, repeated := previous[*name]; repeated {
-				p.warn(SubjectDevice, Repaired, at.String(), "%s; the last one is used", at.repeats(*name, l.at(j)))
+				p.warn(ruleDeviceName, SubjectDevice, Repaired, at.String(), "%s; the last one is used", at.repeats(*name, l.at(j)))
 			}
 			previous[*name] = i
 			if last[*name] != i {
@@ -193,7 +186,7 @@ func (p *parser) devices(l *groupList) (replace bool, out []DeviceGroup, kept []
 		out = append(out, g)
 	}
 	if total > int64(limit) {
-		p.warn(SubjectDevice, Ignored, list, "counts add up to %d devices, more than the limit of %d; devices left unchanged", total, limit)
+		p.warn(ruleDeviceLimit, SubjectDevice, Ignored, list, "counts add up to %d devices, more than the limit of %d; devices left unchanged", total, limit)
 		return false, nil, nil
 	}
 	byName := func(a, b DeviceGroup) int { return strings.Compare(a.Name, b.Name) }

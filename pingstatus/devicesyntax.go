@@ -50,7 +50,7 @@ type entryRead struct {
 // the limit or no list.
 func (p *parser) deviceEntries(t *tree, l int) (*groupList, bool) {
 	list := fieldPath(replyLevel, devicesField)
-	if !p.withinLimit(SubjectDevice, list, "devices", t.count(l), p.opts.maxDevices()) ||
+	if !p.withinLimit(ruleDeviceLimit, SubjectDevice, list, "devices", t.count(l), p.opts.maxDevices()) ||
 		!p.expect(t, l, SubjectDevice, Refused, list, arrayKinds, "devices left unchanged") {
 		return nil, false
 	}
@@ -122,7 +122,7 @@ func (p *parser) readGroup(t *tree, e *entry, at groupAt) (DeviceGroup, *entryRe
 
 	ok := !countWarned && !refused
 	refuse := func(sub, problem string) {
-		p.warn(SubjectDevice, Refused, path+sub, "%s; %s", problem, done)
+		p.warn(ruleDeviceFields, SubjectDevice, Refused, path+sub, "%s; %s", problem, done)
 		ok = false
 	}
 	switch {

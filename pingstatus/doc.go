@@ -63,7 +63,7 @@
 // fields are ignored, in the reply and in each of its objects, so
 // interLink and every provider before labels and devices read a reply
 // with them as before; one that looks like a known field misspelled or
-// misplaced is warned of (rule 19).
+// misplaced is warned of (rule key-near-miss).
 //
 // The resources are what the backend can take right now: idle cpus, free
 // memory and devices, room for more pods. The scheduler subtracts the
@@ -80,7 +80,7 @@
 //
 // A backend of many machines may list them as its parts instead, each
 // a node of its own that the scheduler can fit a pod on, for a provider
-// that serves parts (rules 20 to 22):
+// that serves parts (rules part-entries, part-fields and part-no-sum):
 //
 //	{
 //	  "status": "ok",
@@ -115,8 +115,8 @@
 //     boolean and null as its token, written as sent. It takes what
 //     encoding/json takes, and NaN and the infinities where a value may
 //     stand; a body it does not take is [Unusable]. Keys given more than
-//     once, and unknown keys that look like known fields (rule 19), are
-//     judged on the tree, in the values Parse reads.
+//     once, and unknown keys that look like known fields, are judged on
+//     the tree, in the values Parse reads.
 //   - The rules: one pass over the tree, along the fields of the wire
 //     types ([PingResponse] and its parts, the one description of the
 //     reply's shape, which [JSONSchema] follows, field names matched as
@@ -128,174 +128,209 @@
 // Warnings come in that order: the text's, the keys', those about values
 // of the wrong JSON type and lists over their limits, then the rules'.
 //
+// A patch is judged once: the one that Parse gives remembers it, and
+// [Options.Check], the entry by which nodeapply and its steps take every
+// patch, returns it as it is. A patch built by hand is judged by Check,
+// by the same rules, with the same code: what a rule says of a reply's
+// field it says of the patch's field that holds it.
+//
 // # The rules
 //
 // Each field is read and judged on its own, so a reply with a wrong
 // "memory" still updates "cpu" and "taints". What is refused is left
 // unchanged on the node, and a warning names its JSON path
-// ("taints[2].effect") and what was done. A caller that counts or sorts
-// warnings asks [Warning.Subject] (the reply as a whole, a resource, a
-// taint, a label, a device) and [Warning.Action] ([Refused]: not accepted, the node keeps
-// what it has; [Repaired]: read to the safe side and used, like an unknown
-// effect as NoSchedule; [Ignored]: passed over whole, like a list over its
-// limit), never the path. [Kind], [Subject] and [Action] marshal as their
+// ("taints[2].effect") and what was done. Each rule has a name, which
+// the warnings it gives carry ([Warning.Rule]) and which does not change
+// when a rule is added. A caller that counts or sorts warnings asks
+// [Warning.Subject] (the reply as a whole, a resource, a taint, a label,
+// a device, a part), [Warning.Action] ([Refused]: not accepted, the node
+// keeps what it has; [Repaired]: read to the safe side and used, like an
+// unknown effect as NoSchedule; [Ignored]: passed over whole, like a list
+// over its limit) and [Warning.Part] (the part of the backend it is
+// about), never the path. [Kind], [Subject] and [Action] marshal as their
 // names ("structured", "taint", "repaired").
 //
-//  1. Quantities must parse and must not be negative (the API server would
-//     reject the node, and with it every later status update), nor exceed
-//     what a scheduler counts in an int64.
-//  2. cpu, memory, pods and ephemeralStorage of zero are refused unless
-//     [Options.AllowZero]: a plugin that reports no cpu silently drains
-//     the node, and one that reports no scratch space keeps every pod that
-//     asks for it off the node; the tool for "take no pods" is a taint.
-//     ephemeralStorage is Kubernetes' ephemeral-storage, the scratch space
-//     the scheduler counts for pods that request it (Slurm's TmpDisk, an
-//     HTCondor slot's Disk): a node without it takes no such pod.
-//  3. pods and accelerators must be whole numbers.
-//  4. resources.basis must be "available" or "total"; anything else is
-//     read as "total", so that nothing is added to figures whose meaning is
-//     unknown.
-//  5. accelerators[].resourceType must be an extended resource name: a
-//     domain-prefixed qualified name outside kubernetes.io, not starting with
-//     "requests." (nvidia.com/gpu, xilinx.com/fpga). Zero is allowed: the
-//     devices are gone. A type listed twice is summed.
-//  6. taints[].key must be a qualified name and value a label value (empty
-//     or at most 63 characters); an entry with a bad key is dropped, and one
-//     with a bad value is dropped while the plugin's current taints with that
-//     key are kept ([NodePatch.KeptTaintKeys]). An empty or unknown effect
-//     becomes NoSchedule, the safe side.
-//  7. Taints are unique by key and effect: of a repeated pair the last entry
-//     is kept.
-//  8. Keys that Kubernetes controllers own (node.kubernetes.io/*,
-//     node.cloudprovider.kubernetes.io/*, node-role.kubernetes.io/*),
-//     pingnode's own (pingnode.io/plugin-unreachable, the taint nodeapply
-//     puts on a node whose plugin does not answer) and the provider's
+//   - reply-unusable: A body larger than [Options.MaxBodyBytes], or one
+//     that starts like a JSON object but does not parse, is ignored
+//     whole: [Unusable], an empty patch.
+//   - reply-encoding: A reply in UTF-16 or UTF-32 is decoded and read,
+//     with a warning: JSON must be UTF-8.
+//   - key-repeated: A key given more than once counts by its last value
+//     (the earlier ones are passed over unread), with a warning.
+//   - value-type: A value of the wrong JSON type (a number where a string
+//     must be, NaN, an object for a list) is refused, and what the node
+//     has for it stays; an effect that is no string is read as
+//     NoSchedule, and a basis as "total" (the safe side).
+//   - quantity-valid: Quantities must parse and must not be negative (the
+//     API server would reject the node, and with it every later status
+//     update), nor exceed what a scheduler counts in an int64.
+//   - resource-nonzero: cpu, memory, pods and ephemeralStorage of zero are
+//     refused unless [Options.AllowZero]: a plugin that reports no cpu
+//     silently drains the node, and one that reports no scratch space
+//     keeps every pod that asks for it off the node; the tool for "take
+//     no pods" is a taint. ephemeralStorage is Kubernetes'
+//     ephemeral-storage, the scratch space the scheduler counts for pods
+//     that request it (Slurm's TmpDisk, an HTCondor slot's Disk): a node
+//     without it takes no such pod.
+//   - resource-whole: pods and accelerators must be whole numbers.
+//   - resource-basis: resources.basis must be "available" or "total";
+//     anything else is read as "total", so that nothing is added to
+//     figures whose meaning is unknown.
+//   - accelerator-name: accelerators[].resourceType must be an extended
+//     resource name: a domain-prefixed qualified name outside
+//     kubernetes.io, not starting with "requests." (nvidia.com/gpu,
+//     xilinx.com/fpga). Zero is allowed: the devices are gone. A type
+//     listed twice is summed. In a patch's Resources, a name other than
+//     cpu, memory, pods, ephemeral-storage and hugepages-<size> is an
+//     accelerator's.
+//   - taint-valid: taints[].key must be a qualified name and value a
+//     label value (empty or at most 63 characters); an entry with a bad
+//     key is dropped, and one with a bad value is dropped while the
+//     plugin's current taints with that key are kept
+//     ([NodePatch.KeptTaintKeys]). An empty or unknown effect becomes
+//     NoSchedule, the safe side.
+//   - taint-unique: Taints are unique by key and effect: of a repeated
+//     pair the last entry is kept.
+//   - taint-reserved: Keys that Kubernetes controllers own
+//     (node.kubernetes.io/*, node.cloudprovider.kubernetes.io/*,
+//     node-role.kubernetes.io/*), pingnode's own (the taints nodeapply
+//     puts on a node whose plugin does not answer,
+//     pingnode.io/plugin-unreachable, and on a part's node whose part the
+//     reply no longer lists, pingnode.io/part-gone) and the provider's
 //     protected keys ([DefaultProtectedKey] and [Options.ProtectedKeys])
 //     are dropped.
-//  9. Over [Options.MaxAccelerators], [Options.MaxTaints] or
+//   - list-limit: Over [Options.MaxAccelerators], [Options.MaxTaints] or
 //     [Options.MaxLabels] entries, the whole list is ignored.
-//  10. labels' keys must be qualified names and their values label values
-//     (empty, or at most 63 characters). An entry with a bad key is
-//     dropped, and one with a bad value, or a value that is not a string,
-//     is dropped while the plugin's current label with that key is kept
-//     ([NodePatch.KeptLabelKeys]).
-//  11. A label key must be in a namespace the provider allows: its prefix
-//     is one of [DefaultLabelNamespaces] (node-feature-discovery's,
-//     feature.node.kubernetes.io and profile.node.kubernetes.io) or of
-//     [Options.LabelNamespaces], or a subdomain of one. Whatever the
-//     options, no plugin sets an unprefixed label (the cluster's users'),
-//     nor one in kubernetes.io, k8s.io or their subdomains but those two
-//     (Kubernetes' and the kubelet's; node-restriction.kubernetes.io is
-//     how administrators fence nodes, KEP-279), nor one of the provider's
-//     own ([Options.ProtectedLabels]): a node that could label itself
-//     there could attract workloads dedicated to other nodes. Such
-//     entries are dropped.
-//  12. hugepages maps a page size, written as the kubelet writes it (a
-//     power of two below 1024 followed by Ki, Mi or Gi: 2Mi, 1Gi), to the
-//     memory in pages of that size; it becomes the resource
-//     hugepages-<size> that pods request. Zero is allowed (the pages are
-//     gone); an entry with another size is dropped, and more than 16
-//     sizes are ignored whole.
-//  13. devices[].name must be a DNS label (lowercase letters, digits and
-//     '-', starting and ending with a letter or digit) of at most 56
-//     characters, so that each device's name, the group's with '-' and an
-//     index, is one too. An entry without a valid name is dropped. Of
-//     entries with the same name the last counts, with a warning: the
-//     earlier ones are passed over unread.
-//  14. devices[].count is required: a whole number from 0 (none free) to
-//     [Options.MaxDevices], as a JSON number or a quantity string ("8",
-//     "1k"). Each attribute's name, and each capacity's, is a C identifier
-//     of at most 32 characters ("productName"), which Kubernetes reads as
-//     in the driver's domain, or a lowercase DNS subdomain of at most 63
-//     characters, '/' and such an identifier ("gpu.nvidia.com/memory").
-//     An attribute has exactly one value that is not null: "string" (at
-//     most 64 bytes), "int" (a whole JSON number in an int64, read from
-//     its text: 80.0 is 80), "bool", or "version" (a semantic version
-//     2.0.0 of at most 64 bytes: "8.0.0", not "8.0"). A capacity is
-//     {"value": quantity}, not negative. A device has at most 32
-//     attributes and capacities together.
-//  15. devices[].taints (absent, null or [] for healthy devices) lists
-//     at most 16 taints, which go on each device of the group in the
-//     reply's order, judged as the API server judges a ResourceSlice
-//     device's: "key" a qualified name, "value" a label value (empty, or
-//     at most 63 characters; null is empty), and "effect" required, one
-//     of None (it tells, and does nothing), NoSchedule (no new claim that
-//     does not tolerate it is given the device) and NoExecute (the pods
-//     using the device are evicted too). An empty or unknown effect is a
-//     mistake, not NoSchedule as for the node's taints (PreferNoSchedule
-//     is a node's effect only). Keys that Kubernetes controllers own on a
-//     node are a device's to use, and a key and effect given twice are
-//     taken twice, as the API server takes them.
-//  16. An entry with a valid name and any other mistake (a bad taint among
-//     them) is refused whole, with a warning for each mistake, and the
-//     plugin's devices of that group are kept as they are
-//     ([NodePatch.KeptDeviceGroups]): a group is never published in part.
-//     [Options.CheckDevices] judges a patch built by hand by the same
-//     rules, 13 to 17.
-//  17. Over [Options.MaxDevices] entries, or counts that add up to more
-//     than it, the whole list is ignored.
-//  18. A reply that lists devices counts none of them as accelerators: an
-//     accelerator other than 0 beside a devices list is refused. The
-//     scheduler counts devices itself, and serves a classic request
-//     (nvidia.com/gpu: 1) from them through a DeviceClass's
-//     extendedResourceName (KEP-5004); a count of the same GPUs beside
-//     them would let it give each twice. An accelerator of 0 is read, so
-//     that a plugin moving from counts to devices clears the count an
-//     earlier reply left on the node.
-//  19. An unknown key is ignored, but one that looks like a known field
-//     of its object is ignored with a warning that names the field meant
-//     ([Warning.Subject] is that field's): a near miss, one insertion,
-//     deletion or substitution of a character or one swap of two adjacent
-//     ones from a field of at least 5 characters ("attribues",
-//     "memroy"), or a field with "s" or "es" added or taken away or a
-//     final "y" as "ies" ("device", "attribute", "cpus", "capacities");
-//     or a field of another level, exactly in any letter case: the
-//     reply's "resources", "taints", "labels" and "devices" under
-//     "resources" or in a device group, and resources' fields at the top
-//     of the reply. Letter case never counts ("Devices" is devices, read
-//     as encoding/json reads it), and "status", for logs only, has no
-//     near misses ("state", "stats"), so "message", "timestamp", "error",
-//     "time" and "name" beside the reply's fields stay silent. A reply
-//     gets at most 16 such warnings and one more saying how many were
-//     left out; those in a value Parse passes over (the earlier value of
-//     a repeated key, a list over its limit) are not warned. In a part
-//     (rule 20), a resource's field is warned as belonging in
-//     "resources", and "nodes" as belonging at the top of the reply;
-//     "nodes" has "node" for its one near miss ("notes", "codes" and
-//     "modes" are words of other replies).
-//  20. "nodes" lists the backend's parts, its machines or its partitions
-//     of identical machines, each a node of its own ([NodePatch.Parts],
-//     sorted by name). An entry is an object whose "name" is a DNS label
-//     (lowercase letters, digits and '-', starting and ending with a
-//     letter or digit) of at most 63 characters: the provider names the
-//     part's node after it and labels the node with it. An entry that is
-//     no object, or has no valid name, is dropped with a warning, and the
-//     list is then incomplete ([NodePatch.PartsIncomplete]): the part it
-//     meant may be one the provider serves, so no part leaves with this
-//     reply. Of entries with the same name the last counts, with a
-//     warning: the earlier ones are passed over unread. "nodes" absent
-//     or null is no news of the parts; [] says the backend has none; over
-//     [Options.MaxParts] entries, or not a list, it is ignored whole, and
-//     is no news either.
-//  21. A part's resources, taints, labels and devices are read by the
-//     rules of a reply's (1 to 18), each part on its own, and the paths
-//     of their warnings start with its entry's ("nodes[3].resources.cpu").
+//   - label-valid: labels' keys must be qualified names and their values
+//     label values (empty, or at most 63 characters). An entry with a bad
+//     key is dropped, and one with a bad value, or a value that is not a
+//     string, is dropped while the plugin's current label with that key
+//     is kept ([NodePatch.KeptLabelKeys]).
+//   - label-namespace: A label key must be in a namespace the provider
+//     allows: its prefix is one of [DefaultLabelNamespaces]
+//     (node-feature-discovery's, feature.node.kubernetes.io and
+//     profile.node.kubernetes.io) or of [Options.LabelNamespaces], or a
+//     subdomain of one. Whatever the options, no plugin sets an
+//     unprefixed label (the cluster's users'), nor one in kubernetes.io,
+//     k8s.io or their subdomains but those two (Kubernetes' and the
+//     kubelet's; node-restriction.kubernetes.io is how administrators
+//     fence nodes, KEP-279), nor one of the provider's own
+//     ([Options.ProtectedLabels]): a node that could label itself there
+//     could attract workloads dedicated to other nodes. Such entries are
+//     dropped.
+//   - resource-hugepages: hugepages maps a page size, written as the
+//     kubelet writes it (a power of two below 1024 followed by Ki, Mi or
+//     Gi: 2Mi, 1Gi), to the memory in pages of that size; it becomes the
+//     resource hugepages-<size> that pods request. Zero is allowed (the
+//     pages are gone); an entry with another size is dropped, and more
+//     than 16 sizes are ignored whole.
+//   - device-name: devices[].name must be a DNS label (lowercase letters,
+//     digits and '-', starting and ending with a letter or digit) of at
+//     most 56 characters, so that each device's name, the group's with
+//     '-' and an index, is one too. An entry without a valid name is
+//     dropped. Of entries with the same name the last counts, with a
+//     warning: the earlier ones are passed over unread.
+//   - device-fields: devices[].count is required: a whole number from 0
+//     (none free) to [Options.MaxDevices], as a JSON number or a quantity
+//     string ("8", "1k"). Each attribute's name, and each capacity's, is
+//     a C identifier of at most 32 characters ("productName"), which
+//     Kubernetes reads as in the driver's domain, or a lowercase DNS
+//     subdomain of at most 63 characters, '/' and such an identifier
+//     ("gpu.nvidia.com/memory"). An attribute has exactly one value that
+//     is not null: "string" (at most 64 bytes), "int" (a whole JSON number
+//     in an int64, read from its text: 80.0 is 80), "bool", or "version"
+//     (a semantic version 2.0.0 of at most 64 bytes: "8.0.0", not "8.0").
+//     A capacity is {"value": quantity}, not negative. A device has at
+//     most 32 attributes and capacities together.
+//   - device-taints: devices[].taints (absent, null or [] for healthy
+//     devices) lists at most 16 taints, which go on each device of the
+//     group in the reply's order, judged as the API server judges a
+//     ResourceSlice device's: "key" a qualified name, "value" a label
+//     value (empty, or at most 63 characters; null is empty), and
+//     "effect" required, one of None (it tells, and does nothing),
+//     NoSchedule (no new claim that does not tolerate it is given the
+//     device) and NoExecute (the pods using the device are evicted too).
+//     An empty or unknown effect is a mistake, not NoSchedule as for the
+//     node's taints (PreferNoSchedule is a node's effect only). Keys that
+//     Kubernetes controllers own on a node are a device's to use, and a
+//     key and effect given twice are taken twice, as the API server takes
+//     them.
+//   - device-kept: An entry with a valid name and any other mistake (a
+//     bad taint among them) is refused whole, with a warning for each
+//     mistake, and the plugin's devices of that group are kept as they
+//     are ([NodePatch.KeptDeviceGroups]): a group is never published in
+//     part.
+//   - device-limit: Over [Options.MaxDevices] entries, or counts that add
+//     up to more than it, the whole list is ignored.
+//   - device-not-counted: A reply that lists devices counts none of them
+//     as accelerators: an accelerator other than 0 beside a devices list
+//     is refused. The scheduler counts devices itself, and serves a
+//     classic request (nvidia.com/gpu: 1) from them through a
+//     DeviceClass's extendedResourceName (KEP-5004); a count of the same
+//     GPUs beside them would let it give each twice. An accelerator of 0
+//     is read, so that a plugin moving from counts to devices clears the
+//     count an earlier reply left on the node.
+//   - key-near-miss: An unknown key is ignored, but one that looks like a
+//     known field of its object is ignored with a warning that names the
+//     field meant ([Warning.Subject] is that field's): a near miss, one
+//     insertion, deletion or substitution of a character or one swap of
+//     two adjacent ones from a field of at least 5 characters
+//     ("attribues", "memroy"), or a field with "s" or "es" added or taken
+//     away or a final "y" as "ies" ("device", "attribute", "cpus",
+//     "capacities"); or a field of another level, exactly in any letter
+//     case: the reply's "resources", "taints", "labels" and "devices"
+//     under "resources" or in a device group, and resources' fields at
+//     the top of the reply. Letter case never counts ("Devices" is
+//     devices, read as encoding/json reads it), and "status", for logs
+//     only, has no near misses ("state", "stats"), so "message",
+//     "timestamp", "error", "time" and "name" beside the reply's fields
+//     stay silent. A reply gets at most 16 such warnings and one more
+//     saying how many were left out; those in a value Parse passes over
+//     (the earlier value of a repeated key, a list over its limit) are
+//     not warned. In a part (rule part-entries), a resource's field is
+//     warned as belonging in "resources", and "nodes" as belonging at the
+//     top of the reply; "nodes" has "node" for its one near miss
+//     ("notes", "codes" and "modes" are words of other replies).
+//   - part-entries: "nodes" lists the backend's parts, its machines or
+//     its partitions of identical machines, each a node of its own
+//     ([NodePatch.Parts], sorted by name). An entry is an object whose
+//     "name" is a DNS label (lowercase letters, digits and '-', starting
+//     and ending with a letter or digit) of at most 63 characters: the
+//     provider names the part's node after it and labels the node with
+//     it. An entry that is no object, or has no valid name, is dropped
+//     with a warning, and the list is then incomplete
+//     ([NodePatch.PartsIncomplete]): the part it meant may be one the
+//     provider serves, so no part leaves with this reply. Of entries with
+//     the same name the last counts, with a warning: the earlier ones are
+//     passed over unread. "nodes" absent or null is no news of the parts;
+//     [] says the backend has none; over [Options.MaxParts] entries, or
+//     not a list, it is ignored whole, and is no news either.
+//   - part-fields: A part's resources, taints, labels and devices are read
+//     by the rules of a reply's, each part on its own, and the paths of
+//     their warnings start with its entry's ("nodes[3].resources.cpu").
 //     The reply's taints and labels beside "nodes" are every part's,
 //     before its own: a part's taints are the reply's, then its own,
 //     unique by key and effect with the part's counting, as the last of a
-//     repeated pair does (rule 7); its labels are the reply's, with its
-//     own over them. A part without a list of its own has the reply's,
-//     shared, read-only. The reply's list refused whole (of the wrong
-//     type, or over its limit) leaves every part's list of that field
-//     unchanged, and so does a part's own refused whole. Beside "nodes"
-//     the reply's taints and labels have at most [MaxShared] entries each
-//     (each part with a list of its own gets a copy of them); a part's own
-//     are judged by the limits of a reply's.
-//  22. Beside "nodes" (not null), the reply's "resources" and "devices"
-//     are ignored with a warning: a sum is what the parts replace. The
-//     patch itself then carries none of the four fields of a node, only
-//     its parts, so a provider that serves no parts leaves its node as it
-//     is with such a reply.
+//     repeated pair does (rule taint-unique); its labels are the reply's,
+//     with its own over them. A part without a list of its own has the
+//     reply's, shared, read-only. The reply's list refused whole (of the
+//     wrong type, or over its limit) leaves every part's list of that
+//     field unchanged, and so does a part's own refused whole. Beside
+//     "nodes" the reply's taints and labels have at most [MaxShared]
+//     entries each (each part with a list of its own gets a copy of
+//     them); a part's own are judged by the limits of a reply's. (So
+//     a part's patch holds at most MaxShared more than a reply's limit,
+//     which is what [Options.Check] takes of a part's lists.)
+//   - part-no-sum: Beside "nodes" (not null), the reply's "resources" and
+//     "devices" are ignored with a warning: a sum is what the parts
+//     replace. The patch itself then carries none of the four fields of a
+//     node, only its parts, so a provider that serves no parts leaves its
+//     node as it is with such a reply.
+//   - patch-fields: A patch built by hand is read as the reply it stands
+//     for ([Options.Check]): a list of taints, labels, devices or parts
+//     without the field that says it replaces the node's (ReplaceTaints,
+//     ReplaceLabels, ReplaceDevices, ReplaceParts) is no news, ignored
+//     with a warning, and a part's patch lists no parts of its own.
 //
 // # What serializers write
 //
@@ -313,7 +348,7 @@
 //     without regard to case (.NET writes "Cpu" and "ResourceType").
 //   - Numbers are read from their text, never through a float64: 64.0 and
 //     1e3 are whole numbers, 9007199254740993 is exact, and an integer
-//     beyond what a scheduler counts is too large (rule 1).
+//     beyond what a scheduler counts is too large (rule quantity-valid).
 //   - NaN, Infinity and -Infinity (Python's json.dumps, Gson) and nan, inf,
 //     -inf and -nan (C's printf) are no JSON numbers: a field that holds one
 //     is refused as a value of the wrong type, with a warning, and the other
@@ -338,7 +373,7 @@
 //     tree once, and only the values Parse reads.
 //   - A quantity, string or JSON number, longer than 64 bytes is refused
 //     without being parsed: the quantity parser's work grows faster than
-//     its text. Every value that rule 1 accepts is far shorter: it is below
+//     its text. Every value that rule quantity-valid accepts is far shorter: it is below
 //     2^63, so at most 19 digits before the point, and the quantity parser
 //     keeps 9 after it (nano), so a plain decimal takes at most 30
 //     characters with its sign, and a suffix or an exponent a few more.
@@ -353,7 +388,7 @@
 //     and a taint or label value longer than 63 are refused by their
 //     length alone; a warning names a
 //     label whose key is no qualified name by its key quoted and cut.
-//   - A list over its limit (rules 9 and 17), and a device's attributes
+//   - A list over its limit (rules list-limit and device-limit), and a device's attributes
 //     and capacity, or its taints, over theirs, are counted, not read.
 //   - A device attribute's int is read from its text in one pass, however
 //     long, never through big arithmetic; a string or version longer than
@@ -365,7 +400,7 @@
 //     the same for 5,000 parts in one body as for the body's size in
 //     one node's fields, and the parts are sorted once, by name.
 //   - Only keys that name no field are compared with the fields (rule
-//     19), and only those of at most 18 characters, with the few fields of
+//     key-near-miss), and only those of at most 18 characters, with the few fields of
 //     their object and of one other level.
 //
 // # For plugin authors

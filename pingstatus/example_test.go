@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/pingnode/pingnode/pingstatus"
 )
@@ -120,30 +121,41 @@ func mustMarshal(v any) []byte {
 }
 
 // A provider that builds a patch by hand, rather than parsing a reply,
-// checks its devices by the rules Parse judges a reply's with: a group
-// Parse would refuse is kept as it is published, with a warning under its
-// name.
-func ExampleOptions_CheckDevices() {
-	patch := &pingstatus.NodePatch{ReplaceDevices: true, Devices: []pingstatus.DeviceGroup{
-		{Name: "t4", Count: 4},
-		{Name: "a100", Count: 5000},
-		{Name: "h100", Count: 8, Taints: []pingstatus.DeviceTaint{{Key: "gpu.nvidia.com/xid", Value: "79", Effect: "PreferNoSchedule"}}},
-	}}
-	checked, warnings := pingstatus.Options{}.CheckDevices(patch)
+// has it judged by the rules Parse judges a reply with: what Parse would
+// refuse is refused, with a warning under the patch's field. The result
+// remembers that it was judged, and is checked again at no cost.
+func ExampleOptions_Check() {
+	patch := &pingstatus.NodePatch{
+		Resources:      corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("64"), "gpu": resource.MustParse("8")},
+		ReplaceTaints:  true,
+		Taints:         []corev1.Taint{{Key: "vendor.io/maintenance", Effect: "Evict"}, {Key: "node.kubernetes.io/unschedulable", Effect: "NoSchedule"}},
+		ReplaceDevices: true,
+		Devices: []pingstatus.DeviceGroup{
+			{Name: "t4", Count: 4},
+			{Name: "a100", Count: 5000},
+			{Name: "h100", Count: 8, Taints: []pingstatus.DeviceTaint{{Key: "gpu.nvidia.com/xid", Value: "79", Effect: "PreferNoSchedule"}}},
+		},
+	}
+	checked, warnings := pingstatus.Options{}.Check(patch)
+	fmt.Println("resources:", len(checked.Resources), "taints:", checked.Taints)
 	for _, g := range checked.Devices {
 		fmt.Printf("published: %s, %d devices\n", g.Name, g.Count)
 	}
 	fmt.Println("kept as they are:", checked.KeptDeviceGroups)
 	for _, w := range warnings {
-		fmt.Println("warning:", w)
+		fmt.Printf("warning (%s): %s\n", w.Rule, w)
 	}
-	again, warnings := pingstatus.Options{}.CheckDevices(checked)
+	again, warnings := pingstatus.Options{}.Check(checked)
 	fmt.Println("checked again:", again == checked, len(warnings))
 	// Output:
+	// resources: 1 taints: [{vendor.io/maintenance  NoSchedule <nil>}]
 	// published: t4, 4 devices
 	// kept as they are: [a100 h100]
-	// warning: patch.devices[a100].count: 5000 is too large: the most is 1024; entry dropped, the plugin's current a100 devices kept
-	// warning: patch.devices[h100].taints[0].effect: PreferNoSchedule is a node taint's effect, not a device's: None, NoSchedule or NoExecute; entry dropped, the plugin's current h100 devices kept
+	// warning (accelerator-name): patch.resources[gpu]: "gpu" is not an extended resource name: must be domain-prefixed, like example.com/gpu; entry dropped
+	// warning (taint-valid): patch.taints[0].effect: "Evict" is not NoSchedule, PreferNoSchedule or NoExecute; NoSchedule used
+	// warning (taint-reserved): patch.taints[1].key: node.kubernetes.io/unschedulable belongs to Kubernetes controllers; entry dropped
+	// warning (device-fields): patch.devices[a100].count: 5000 is too large: the most is 1024; entry dropped, the plugin's current a100 devices kept
+	// warning (device-taints): patch.devices[h100].taints[0].effect: PreferNoSchedule is a node taint's effect, not a device's: None, NoSchedule or NoExecute; entry dropped, the plugin's current h100 devices kept
 	// checked again: true 0
 }
 

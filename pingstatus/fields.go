@@ -198,15 +198,15 @@ func isPrintable(s string) bool {
 	return true
 }
 
-// labelPath returns the path of the label key as a warning names it:
-// labels[nvidia.com/gpu.product], or, for a key that is no qualified name
-// and so may hold any text, the key quoted and cut as warnings quote a
-// plugin's text.
-func labelPath(key string) string {
+// labelPath returns the path of the label key of the labels at list as
+// a warning names it: labels[nvidia.com/gpu.product], or, for a key that
+// is no qualified name and so may hold any text, the key quoted and cut
+// as warnings quote a plugin's text.
+func labelPath(list, key string) string {
 	if kuberules.LengthProblem(key, kuberules.MaxNameBytes) != "" || kuberules.QualifiedNameProblem(key) != "" {
 		key = text.Quote(key, quoteBytes)
 	}
-	return levelFields[replyLevel][labelsField] + "[" + key + "]"
+	return list + "[" + key + "]"
 }
 
 // deviceKeyPath returns the path of the attribute or capacity key of the

@@ -233,7 +233,7 @@ func TestFieldPaths(t *testing.T) {
 	want := []string{
 		"status", "resources", "taints", "resources.cpu", "resources.accelerators", "resources.basis", ".resourceType", ".effect",
 		"devices", ".count", ".version", ".value", "devices[1].attributes[gpu.nvidia.com/productName]", `devices[0].capacity["a]b"]`,
-		".taints", ".effect", "devices[3]", "patch.devices[a100]", `patch.devices["A]100"]`,
+		".taints", ".effect", "devices[3]", "devices[a100]", `devices["A]100"]`,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("paths (-want +got):\n%s", diff)

@@ -1,18 +1,25 @@
 package pingstatus_test
 
 import (
+	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/pingnode/pingnode/internal/contracts"
 	"github.com/pingnode/pingnode/internal/golden"
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
 // FuzzParse: Parse never panics, and every entry of what it accepts is valid
 // by the rules (a device group's taints among them), with the default
-// options and with every toggle set; and the devices it gives are a patch
-// that CheckDevices takes as it is; and no reply gets more than 16
-// near-miss warnings.
+// options and with every toggle set; and the patch it gives is one that
+// Check returns as it is, and takes without a warning, as it is, when
+// it is decoded from JSON with no judgement; and no reply gets more than
+// 16 near-miss warnings.
 func FuzzParse(f *testing.F) {
 	for _, in := range golden.Inputs(f, "../testdata/replies/*") {
 		f.Add(in.Data)
@@ -37,6 +44,7 @@ func FuzzParse(f *testing.F) {
 	} {
 		f.Add([]byte(body))
 	}
+	rules := declaredRules(f)
 	f.Fuzz(func(t *testing.T, body []byte) {
 		for _, opts := range []pingstatus.Options{
 			{},
@@ -46,19 +54,68 @@ func FuzzParse(f *testing.F) {
 			patch, warnings := pingstatus.Parse(body, opts)
 			misses := 0
 			for _, w := range warnings {
+				if !rules[w.Rule] {
+					t.Fatalf("Parse(%q, %+v): %q carries %q, a rule the package comment does not declare", body, opts, w, w.Rule)
+				}
 				if strings.Contains(w.Message, "did you mean") || strings.Contains(w.Message, "belongs") {
 					misses++
 				}
 			}
-			if misses > 16 { // rule 19: past 16, one warning counts the rest
+			if misses > 16 { // rule key-near-miss: past 16, one warning counts the rest
 				t.Fatalf("Parse(%q, %+v): %d near-miss warnings, more than 16", body, opts, misses)
 			}
 			if err := checkPatch(patch, opts); err != nil {
 				t.Fatalf("Parse(%q, %+v): %v", body, opts, err)
 			}
-			if checked, warnings := opts.CheckDevices(&patch); checked != &patch || warnings != nil {
-				t.Fatalf("Parse(%q, %+v): CheckDevices of its patch: %v", body, opts, warnings)
+			if checked, warnings := opts.Check(&patch); checked != &patch || warnings != nil {
+				t.Fatalf("Parse(%q, %+v): Check of its patch: %v", body, opts, warnings)
+			}
+			// The same patch, unjudged (as JSON decodes it), is one that
+			// Check takes as it is: the rules are the same.
+			unjudged := roundTrip(t, patch)
+			again, warnings := opts.Check(&unjudged)
+			if len(warnings) != 0 {
+				t.Fatalf("Parse(%q, %+v): Check of its patch, unjudged: %v", body, opts, warnings)
+			}
+			if diff := cmp.Diff(patch, *again, equateQuantities, ignoreJudgement, cmpopts.EquateEmpty(), cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
+				t.Fatalf("Parse(%q, %+v): Check of its patch, unjudged (-Parse +Check):\n%s", body, opts, diff)
 			}
 		}
 	})
+}
+
+// ignoreJudgement compares patches by what they say, not by whether they
+// were judged.
+var ignoreJudgement = cmpopts.IgnoreUnexported(pingstatus.NodePatch{})
+
+// roundTrip returns patch as JSON decodes it: the same, with no
+// judgement.
+func roundTrip(t interface {
+	Helper()
+	Fatal(...any)
+}, patch pingstatus.NodePatch) pingstatus.NodePatch {
+	t.Helper()
+	b, err := json.Marshal(patch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out pingstatus.NodePatch
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// declaredRules returns the names of the rules of the package comment.
+func declaredRules(t testing.TB) map[string]bool {
+	t.Helper()
+	doc, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := map[string]bool{}
+	for _, name := range contracts.Names(doc) {
+		rules[name] = true
+	}
+	return rules
 }

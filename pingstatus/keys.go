@@ -9,7 +9,7 @@ import (
 
 // The keys of a reply, judged on its tree before the rules read it: keys
 // given more than once (the last value counts), and unknown keys that
-// look like known fields (rule 19, nearmiss.go). They are judged along
+// look like known fields (rule key-near-miss, nearmiss.go). They are judged along
 // the fields Parse reads, in the order of the text, and only in the
 // values that Parse reads: the last of a repeated key, a list or an
 // object within its limit.
@@ -27,6 +27,7 @@ type where struct {
 	item            int32 // of an entry in a device's taints, or -1
 	keyed           bool  // at the entry key of such an object, or under it
 	key             string
+	partName        string // of the entry in the parts list, if it has a valid one
 }
 
 var nowhere = where{top: -1, sub: -1, field: -1, inner: -1, part: -1, index: -1, item: -1}
@@ -47,7 +48,7 @@ func (w where) String() string {
 func (w where) within(lv level) string {
 	switch {
 	case w.keyed && w.top == labelsField:
-		return labelPath(w.key)
+		return labelPath(fieldPath(replyLevel, labelsField), w.key)
 	case w.keyed && w.sub == hugepagesField:
 		return hugepagesPath(w.key)
 	case w.keyed: // a device's attribute or capacity
@@ -141,7 +142,7 @@ func (p *parser) keys(t *tree) {
 	p.warnings = append(p.warnings, j.repeats...)
 	p.warnings = append(p.warnings, j.misses...)
 	if j.moreMisses > 0 {
-		p.warn(SubjectReply, Ignored, "", "%d more unknown fields look like misspelled or misplaced known fields; ignored", j.moreMisses)
+		p.warn(ruleKeyNearMiss, SubjectReply, Ignored, "", "%d more unknown fields look like misspelled or misplaced known fields; ignored", j.moreMisses)
 	}
 }
 
@@ -178,7 +179,7 @@ func (j *keyJudge) object(obj int, at where, lv level) {
 // repeated returns the warning that the key of the field at was given n
 // times.
 func repeated(at where, n int) Warning {
-	return Warning{Path: at.String(), Message: "given " + strconv.Itoa(n) + " times; the last one is used", Subject: at.subject(), Action: Repaired}
+	return Warning{Path: at.String(), Message: "given " + strconv.Itoa(n) + " times; the last one is used", Subject: at.subject(), Action: Repaired, Rule: ruleKeyRepeated, Part: at.partName}
 }
 
 // value judges the keys in v, the value of the k-th field of an object at
@@ -235,7 +236,7 @@ func (j *keyJudge) list(v int, at where, lv level, limit int) {
 		entry := at
 		switch index := int32(min(i, math.MaxInt32)); {
 		case lv == partLevel:
-			entry.part, entry.top = index, -1
+			entry.part, entry.top, entry.partName = index, -1, t.partName(e)
 		case at.index < 0:
 			entry.index = index
 		default:
@@ -291,4 +292,17 @@ func (j *keyJudge) keyed(v int, at where, limit int, lv level) {
 			j.repeats = append(j.repeats, repeated(entry, c))
 		}
 	}
+}
+
+// partName returns the name of the part e, an entry of the parts list,
+// or "" when it has no valid one.
+func (t *tree) partName(e int) string {
+	n := t.fields(e, partLevel)[partNameField]
+	if t.kind(n) != stringKind {
+		return ""
+	}
+	if name := t.str(n); kuberules.PartNameProblem(name) == "" {
+		return name
+	}
+	return ""
 }

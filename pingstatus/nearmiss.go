@@ -8,7 +8,7 @@ import (
 	"github.com/pingnode/pingnode/internal/text"
 )
 
-// Near misses (rule 19): an unknown key that looks like a known field
+// Near misses (rule key-near-miss): an unknown key that looks like a known field
 // misspelled, or like a known field of another level. The key judge
 // (keys.go) asks only of keys that name no field of their level, so a
 // clean reply pays nothing; each question compares the key with the few
@@ -239,7 +239,7 @@ func missWarning(at where, reply bool, key string, meantLv level, meantK int, mi
 	case misplaced:
 		msg = "\"" + name + "\" belongs in \"resources\"; ignored"
 	}
-	return Warning{Path: missPath(at, reply, key), Message: msg, Subject: fieldSubject(meantLv, meantK), Action: Ignored}
+	return Warning{Path: missPath(at, reply, key), Message: msg, Subject: fieldSubject(meantLv, meantK), Action: Ignored, Rule: ruleKeyNearMiss, Part: at.partName}
 }
 
 // fieldSubject returns what part of the node the k-th field of level lv

@@ -11,7 +11,7 @@ import (
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
-// TestNearMisses pins down rule 19: which unknown keys are warned, with
+// TestNearMisses pins down rule key-near-miss: which unknown keys are warned, with
 // the field meant and its subject, and which stay silent.
 func TestNearMisses(t *testing.T) {
 	device := func(fields string) string { return `{"devices":[{"name":"a","count":1,` + fields + `}]}` }
@@ -161,7 +161,7 @@ func farKey() *rapid.Generator[string] {
 		for _, f := range allFields {
 			lk, lf := strings.ToLower(k), strings.ToLower(f)
 			if distance(k, f) < 2 || strings.TrimSuffix(lk, "ies")+"y" == lf || strings.TrimSuffix(lf, "ies")+"y" == lk ||
-				lk+"es" == lf || lf+"es" == lk { // "nod" and "nodes": es taken away (rule 19)
+				lk+"es" == lf || lf+"es" == lk { // "nod" and "nodes": es taken away (rule key-near-miss)
 				return false
 			}
 		}

@@ -20,7 +20,7 @@ const (
 	// DefaultMaxParts is Kubernetes' own limit of nodes in a cluster.
 	DefaultMaxParts = 5000
 	// MaxShared is the most taints, and the most labels, that a reply may
-	// give beside its parts, each of them every part's (rule 21): each
+	// give beside its parts, each of them every part's (rule part-fields): each
 	// part with a list of its own gets a copy of the reply's, so that
 	// 5,000 parts cost at most 80,000 entries of each.
 	MaxShared = 16

@@ -26,21 +26,26 @@ import (
 //     JSON object is unusable. Its keys are judged on it (keys.go,
 //     nearmiss.go): keys given twice, and unknown keys that look like
 //     known fields (fields.go, from the wire types);
-//  3. the rules (rules.go, labels.go, devices.go): one pass over the
-//     tree, along the fields of the wire types, that reads each value
-//     from its token and judges each quantity, accelerator, taint, label
-//     and device group by Kubernetes' rules (internal/kuberules); a
-//     value of the wrong JSON type is refused first, and what is over its
-//     limit is counted, not read. A device entry is read into a typed
-//     group (devicesyntax.go), and judged by the rules that
-//     [Options.CheckDevices] runs on a patch built by hand
-//     (devicerules.go).
+//  3. the rules (rules.go, labels.go, devices.go, parts.go): one pass
+//     over the tree, along the fields of the wire types, that reads each
+//     value from its token into a typed value, and hands it to the
+//     judge of its kind: of a quantity, an accelerator, a taint, a
+//     label, a device group (devicesyntax.go reads a device entry,
+//     devicerules.go judges it), a part, by Kubernetes' rules
+//     (internal/kuberules). [Options.Check] hands a patch built by hand
+//     to the same judges (check.go). A value of the wrong JSON type is
+//     refused first, and what is over its limit is counted, not read.
 //
 // The warnings come in the order of the stages: the text's, the keys',
-// those about values of the wrong JSON type, then the rules'.
+// those about values of the wrong JSON type, then the rules'. The patch
+// remembers that it was judged, and with which options.
 func Parse(body []byte, opts Options) (NodePatch, []Warning) {
 	p := parser{opts: opts}
 	patch := p.parse(body)
+	patch.judged = p.judgement()
+	for i := range patch.Parts {
+		patch.Parts[i].Patch.judged = patch.judged
+	}
 	return patch, p.result()
 }
 
@@ -55,11 +60,27 @@ type parser struct {
 	rulesFrom int
 	// listsDevices says that the reply, or the part being read, lists
 	// devices, so that its accelerators may not count them again (rule
-	// 18).
+	// device-not-counted).
 	listsDevices bool
-	// at is the path of the part being read ("nodes[3]"), which every
-	// warning's path then starts with, or "".
+	// at is the path of the part being read ("nodes[3]"), or of the
+	// patch being checked ("patch"), which every warning's path then
+	// starts with, or "".
 	at string
+	// part is the name of the part being read, which every warning then
+	// carries, or "".
+	part string
+	// judged is the judgement of the patches this parser gives, made at
+	// the first that asks for it.
+	judged *judgement
+}
+
+// judgement returns the judgement of the patches this parser gives: the
+// options they were judged with.
+func (p *parser) judgement() *judgement {
+	if p.judged == nil {
+		p.judged = &judgement{opts: p.opts}
+	}
+	return p.judged
 }
 
 // result returns the warnings in order.
@@ -73,10 +94,16 @@ func (p *parser) result() []Warning {
 	return append(out, p.warnings[p.rulesFrom:]...)
 }
 
-// warn adds a warning about the part s of the node, at path, saying what
-// was done (a).
-func (p *parser) warn(s Subject, a Action, path, format string, args ...any) {
-	p.warnings = append(p.warnings, Warning{Path: p.path(path), Message: fmt.Sprintf(format, args...), Subject: s, Action: a})
+// warn adds a warning of the rule named rule about the part s of the
+// node, at path, saying what was done (a).
+func (p *parser) warn(rule string, s Subject, a Action, path, format string, args ...any) {
+	p.warnings = append(p.warnings, p.warning(rule, s, a, path, fmt.Sprintf(format, args...)))
+}
+
+// warning is the warning of the rule named rule about the part s of the
+// node, at path within the part or patch being read, saying message.
+func (p *parser) warning(rule string, s Subject, a Action, path, message string) Warning {
+	return Warning{Path: p.path(path), Message: message, Subject: s, Action: a, Rule: rule, Part: p.part}
 }
 
 // path returns path within the part being read, if any.
@@ -92,13 +119,13 @@ func (p *parser) path(path string) string {
 
 // shapeWarn adds a warning about a value of the wrong JSON type or a list
 // over its limit, as warn does.
-func (p *parser) shapeWarn(s Subject, a Action, path, format string, args ...any) {
-	p.shape = append(p.shape, Warning{Path: p.path(path), Message: fmt.Sprintf(format, args...), Subject: s, Action: a})
+func (p *parser) shapeWarn(rule string, s Subject, a Action, path, format string, args ...any) {
+	p.shape = append(p.shape, p.warning(rule, s, a, path, fmt.Sprintf(format, args...)))
 }
 
 func (p *parser) parse(body []byte) NodePatch {
 	if limit := p.opts.maxBodyBytes(); len(body) > limit {
-		p.warn(SubjectReply, Ignored, "", "reply is %d bytes, more than the limit of %d; ignored", len(body), limit)
+		p.warn(ruleReplyUnusable, SubjectReply, Ignored, "", "reply is %d bytes, more than the limit of %d; ignored", len(body), limit)
 		return NodePatch{Kind: Unusable}
 	}
 	var encoding string
@@ -110,15 +137,15 @@ func (p *parser) parse(body []byte) NodePatch {
 		return NodePatch{Kind: Legacy}
 	}
 	if encoding != "" {
-		p.warn(SubjectReply, Repaired, "", "reply is %s text, not UTF-8 as JSON must be; decoded and read", encoding)
+		p.warn(ruleReplyEncoding, SubjectReply, Repaired, "", "reply is %s text, not UTF-8 as JSON must be; decoded and read", encoding)
 	}
 	if len(body) > maxTextBytes { // only with a MaxBodyBytes beyond it
-		p.warn(SubjectReply, Ignored, "", "reply is %d bytes, more than the limit of %d; ignored", len(body), maxTextBytes)
+		p.warn(ruleReplyUnusable, SubjectReply, Ignored, "", "reply is %d bytes, more than the limit of %d; ignored", len(body), maxTextBytes)
 		return NodePatch{Kind: Unusable}
 	}
 	t, problem := read(body)
 	if problem != nil {
-		p.warn(SubjectReply, Ignored, "", "reply looks like a JSON object but does not parse (%s); ignored", problem)
+		p.warn(ruleReplyUnusable, SubjectReply, Ignored, "", "reply looks like a JSON object but does not parse (%s); ignored", problem)
 		return NodePatch{Kind: Unusable}
 	}
 	p.keys(t)
@@ -198,17 +225,18 @@ func (p *parser) expect(t *tree, n int, s Subject, a Action, path string, want k
 	if want&(1<<t.nodes[n].kind) != 0 {
 		return true
 	}
-	p.shapeWarn(s, a, path, "must be %s, got %s; %s", want, t.describe(n), done)
+	p.shapeWarn(ruleValueType, s, a, path, "must be %s, got %s; %s", want, t.describe(n), done)
 	return false
 }
 
 // withinLimit reports whether the list of n entries at path, of what,
-// is within limit, and warns that the list is ignored when it is not.
-func (p *parser) withinLimit(s Subject, path, what string, n, limit int) bool {
+// is within limit, and warns by the rule named rule that the list is
+// ignored when it is not.
+func (p *parser) withinLimit(rule string, s Subject, path, what string, n, limit int) bool {
 	if n <= limit {
 		return true
 	}
-	p.shapeWarn(s, Ignored, path, "%d entries, more than the limit of %d; %s left unchanged", n, limit, what)
+	p.shapeWarn(rule, s, Ignored, path, "%d entries, more than the limit of %d; %s left unchanged", n, limit, what)
 	return false
 }
 

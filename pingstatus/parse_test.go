@@ -240,7 +240,7 @@ func TestCostGuards(t *testing.T) {
 	t.Run("an over-long quantity is refused by its length", func(t *testing.T) {
 		body := []byte(`{"resources":{"cpu":"` + long + `"}}`)
 		_, warnings := Parse(body, Options{})
-		want := []Warning{{Path: "resources.cpu", Message: `"` + long[:64] + `"… is too long for a quantity: 1048476 bytes, the most is 64; cpu left unchanged`, Subject: SubjectResource, Action: Refused}}
+		want := []Warning{{Path: "resources.cpu", Message: `"` + long[:64] + `"… is too long for a quantity: 1048476 bytes, the most is 64; cpu left unchanged`, Subject: SubjectResource, Action: Refused, Rule: "quantity-valid"}}
 		if diff := cmp.Diff(want, warnings); diff != "" {
 			t.Errorf("warnings (-want +got, the first 2000 bytes):\n%s", diff[:min(len(diff), 2000)])
 		}

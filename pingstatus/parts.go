@@ -11,7 +11,7 @@ import (
 )
 
 // shared are the reply's taints and labels beside its parts, which every
-// part has before its own (rule 21).
+// part has before its own (rule part-fields).
 type shared struct {
 	taintsGiven, taintsRefused bool
 	taints                     []corev1.Taint
@@ -29,16 +29,16 @@ type partRef struct {
 }
 
 // parts reads and judges the reply's parts, in f, the reply's fields,
-// into patch (rules 20 to 22).
+// into patch (rules part-entries, part-fields and part-no-sum).
 func (p *parser) parts(t *tree, f [maxLevelFields]int, patch *NodePatch) {
 	for _, k := range [...]int{resourcesField, devicesField} {
 		if t.present(f[k]) {
-			p.warn(nowhere.child(replyLevel, k).subject(), Ignored, fieldPath(replyLevel, k), "beside %q, whose parts replace a sum; ignored", fieldPath(replyLevel, nodesField))
+			p.besideParts(k)
 		}
 	}
 	list := fieldPath(replyLevel, nodesField)
 	nodes := f[nodesField]
-	if !p.withinLimit(SubjectPart, list, "parts", t.count(nodes), p.opts.maxParts()) ||
+	if !p.withinLimit(rulePartEntries, SubjectPart, list, "parts", t.count(nodes), p.opts.maxParts()) ||
 		!p.expect(t, nodes, SubjectPart, Refused, list, arrayKinds, "parts left unchanged") {
 		return
 	}
@@ -46,7 +46,7 @@ func (p *parser) parts(t *tree, f [maxLevelFields]int, patch *NodePatch) {
 	if taints := f[taintsField]; t.present(taints) {
 		s.taintsGiven = true
 		s.taintsRefused = true
-		if p.withinLimit(SubjectTaint, fieldPath(replyLevel, taintsField), "every part's taints", t.count(taints), MaxShared) {
+		if p.withinLimit(rulePartFields, SubjectTaint, fieldPath(replyLevel, taintsField), "every part's taints", t.count(taints), MaxShared) {
 			if replace, out, kept := p.taints(t, taints); replace {
 				s.taintsRefused, s.taints, s.keptTaints = false, out, kept
 			}
@@ -55,7 +55,7 @@ func (p *parser) parts(t *tree, f [maxLevelFields]int, patch *NodePatch) {
 	if labels := f[labelsField]; t.present(labels) {
 		s.labelsGiven = true
 		s.labelsRefused = true
-		if p.withinLimit(SubjectLabel, fieldPath(replyLevel, labelsField), "every part's labels", t.count(labels), MaxShared) {
+		if p.withinLimit(rulePartFields, SubjectLabel, fieldPath(replyLevel, labelsField), "every part's labels", t.count(labels), MaxShared) {
 			if replace, out, kept := p.labels(t, labels); replace {
 				s.labelsRefused, s.labels, s.keptLabels = false, out, kept
 			}
@@ -64,12 +64,12 @@ func (p *parser) parts(t *tree, f [maxLevelFields]int, patch *NodePatch) {
 	refs := p.partNames(t, nodes, patch)
 	patch.ReplaceParts = true
 	patch.Parts = make([]Part, 0, len(refs))
-	for _, r := range p.lastOfEachPart(refs) {
-		p.at = indexPath(list, r.i)
+	for _, r := range p.lastOfEachPart(list, refs) {
+		p.at, p.part = indexPath(list, r.i), r.name
 		pf := t.fields(r.e, partLevel)
 		part := Part{Name: r.name, Patch: NodePatch{Kind: Structured}}
 		p.node(t, pf, &part.Patch)
-		p.at = ""
+		p.at, p.part = "", ""
 		s.into(&part.Patch, t.present(pf[taintsField]), t.present(pf[labelsField]))
 		patch.Parts = append(patch.Parts, part)
 	}
@@ -94,7 +94,7 @@ func (p *parser) partNames(t *tree, nodes int, patch *NodePatch) []partRef {
 		namePath := path + "." + levelFields[partLevel][partNameField]
 		switch {
 		case !t.present(n):
-			p.warn(SubjectPart, Refused, namePath, "missing; entry dropped, and no part leaves")
+			p.warn(rulePartEntries, SubjectPart, Refused, namePath, "missing; entry dropped, and no part leaves")
 			patch.PartsIncomplete = true
 			continue
 		case !p.expect(t, n, SubjectPart, Refused, namePath, stringKinds, "entry dropped, and no part leaves"):
@@ -102,8 +102,7 @@ func (p *parser) partNames(t *tree, nodes int, patch *NodePatch) []partRef {
 			continue
 		}
 		name := t.str(n)
-		if problem := kuberules.PartNameProblem(name); problem != "" {
-			p.warn(SubjectPart, Refused, namePath, "%s is not a valid part name: %s; entry dropped, and no part leaves", text.Quote(name, quoteBytes), problem)
+		if !p.partName(namePath, name) {
 			patch.PartsIncomplete = true
 			continue
 		}
@@ -112,10 +111,28 @@ func (p *parser) partNames(t *tree, nodes int, patch *NodePatch) []partRef {
 	return refs
 }
 
+// partName judges name, at path, as a part's name: a DNS label of at most
+// 63 characters (rule part-entries).
+func (p *parser) partName(path, name string) bool {
+	if problem := kuberules.PartNameProblem(name); problem != "" {
+		p.warn(rulePartEntries, SubjectPart, Refused, path, "%s is not a valid part name: %s; entry dropped, and no part leaves", text.Quote(name, quoteBytes), problem)
+		return false
+	}
+	return true
+}
+
+// besideParts warns that the field k of the reply, resources or devices,
+// is ignored beside the parts, whose parts replace a sum (rule
+// part-no-sum).
+func (p *parser) besideParts(k int) {
+	p.warn(rulePartNoSum, nowhere.child(replyLevel, k).subject(), Ignored, fieldPath(replyLevel, k), "beside %q, whose parts replace a sum; ignored", fieldPath(replyLevel, nodesField))
+}
+
 // lastOfEachPart returns the entries refs but, of entries with the same
 // name, the last alone, and warns at each later one of the one before,
-// which is passed over unread (rule 20), as of device groups.
-func (p *parser) lastOfEachPart(refs []partRef) []partRef {
+// which is passed over unread (rule part-entries), as of device groups.
+// list is the parts list's path.
+func (p *parser) lastOfEachPart(list string, refs []partRef) []partRef {
 	byName := slices.Clone(refs)
 	slices.SortStableFunc(byName, func(a, b partRef) int { return strings.Compare(a.name, b.name) })
 	var before map[int]int // the index of an entry to that of the one before it of its name
@@ -130,11 +147,12 @@ func (p *parser) lastOfEachPart(refs []partRef) []partRef {
 	if before == nil {
 		return refs
 	}
-	list := fieldPath(replyLevel, nodesField)
 	last := make(map[string]int, len(before))
 	for _, r := range refs {
 		if j, repeats := before[r.i]; repeats {
-			p.warn(SubjectPart, Repaired, indexPath(list, r.i), "%s repeats %s; the last one is used", r.name, indexPath(list, j))
+			p.part = r.name
+			p.warn(rulePartEntries, SubjectPart, Repaired, indexPath(list, r.i), "%s repeats %s; the last one is used", r.name, indexPath(list, j))
+			p.part = ""
 		}
 		last[r.name] = r.i
 	}
@@ -184,7 +202,7 @@ func (s *shared) into(part *NodePatch, ownTaints, ownLabels bool) {
 
 // beforeOwn returns the reply's taints, then the part's own, each list
 // unique by key and effect: of a pair in both, the part's taint stands in
-// the reply's place, as the last of a repeated pair does (rule 7). The
+// the reply's place, as the last of a repeated pair does (rule taint-unique). The
 // reply's list is at most MaxShared long, so a look through it for each
 // of the part's taints, whose number the body bounds, costs no set.
 func beforeOwn(reply, own []corev1.Taint) []corev1.Taint {

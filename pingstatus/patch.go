@@ -36,6 +36,14 @@ func (k *Kind) UnmarshalText(b []byte) error { return enum.Unmarshal(k, b, Legac
 // NodePatch is what a reply asks of the node, with every entry already
 // valid by Kubernetes' rules. The zero NodePatch changes nothing. Its JSON
 // form names its fields as the reply does, in lowerCamelCase.
+//
+// A patch that [Parse] or [Options.Check] gives remembers that it was
+// judged, and with which options, so that Check, which nodeapply and its
+// steps run on every patch they are given, returns it at no cost. One
+// built by hand, or decoded from JSON, carries no judgement and is
+// judged by Check. A copy of a judged patch carries its judgement: to
+// change what a judged patch says, build a new NodePatch from its fields
+// and the change, and check that.
 type NodePatch struct {
 	// Kind says what sort of reply this came from.
 	Kind Kind `json:"kind"`
@@ -96,6 +104,9 @@ type NodePatch struct {
 	// part served now and missing from Parts may still be there: no part
 	// leaves with this reply.
 	PartsIncomplete bool `json:"partsIncomplete,omitempty"`
+
+	// judged is the judgement the patch passed, nil for one built by hand.
+	judged *judgement
 }
 
 // Part is one part of the backend, as a reply lists it: its name and what

@@ -31,9 +31,8 @@ const (
 	maxHugepageSizes = 16
 )
 
-// basis reads and judges resources.basis, the value b: "available" or
-// "total"; anything else is read as "total", so that nothing is added to
-// figures whose meaning is unknown.
+// basis reads resources.basis, the value b, and judges it (rule
+// resource-basis).
 func (p *parser) basis(t *tree, b int) Basis {
 	path := fieldPath(resourcesLevel, basisField)
 	switch {
@@ -42,12 +41,18 @@ func (p *parser) basis(t *tree, b int) Basis {
 	case !p.expect(t, b, SubjectResource, Repaired, path, stringKinds, "read as \"total\": nothing is added to the figures"):
 		return BasisTotal
 	}
-	switch s := t.str(b); s {
+	return p.judgeBasis(path, t.str(b))
+}
+
+// judgeBasis judges a basis, s at path: "available" or "total"; anything
+// else is read as "total", so that nothing is added to figures whose
+// meaning is unknown (rule resource-basis).
+func (p *parser) judgeBasis(path, s string) Basis {
+	switch s {
 	case string(BasisAvailable), string(BasisTotal):
 		return Basis(s)
-	default:
-		p.warn(SubjectResource, Repaired, path, "%s is not \"available\" or \"total\"; read as \"total\": nothing is added to the figures", text.Quote(s, quoteBytes))
 	}
+	p.warn(ruleResourceBasis, SubjectResource, Repaired, path, "%s is not \"available\" or \"total\"; read as \"total\": nothing is added to the figures", text.Quote(s, quoteBytes))
 	return BasisTotal
 }
 
@@ -70,26 +75,56 @@ func (p *parser) resources(t *tree, r int) (corev1.ResourceList, Basis) {
 	return list, basis
 }
 
-// standard reads and judges the field k of resources, the value q, for
-// the resource name.
+// standard reads the field k of resources, the value q, for the resource
+// name, and judges it.
 func (p *parser) standard(list corev1.ResourceList, t *tree, q int, k int, name corev1.ResourceName) {
 	path := fieldPath(resourcesLevel, k)
 	if !t.present(q) || !p.expect(t, q, SubjectResource, Refused, path, quantityKinds, string(name)+" left unchanged") {
 		return
 	}
-	v, ok := p.quantity(path, name, t.quantityText(q))
-	if !ok {
-		return
+	spelled := t.quantityText(q)
+	if v, ok := p.quantity(path, name, spelled); ok && p.judgeQuantity(path, name, v, spelled) {
+		list[name] = v
 	}
-	if v.IsZero() && !p.opts.AllowZero {
+}
+
+// isStandard reports whether name is one of the resources a reply names
+// by a field of its own: cpu, memory, pods and ephemeral-storage.
+func isStandard(name corev1.ResourceName) bool {
+	switch name {
+	case corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourcePods, corev1.ResourceEphemeralStorage:
+		return true
+	}
+	return false
+}
+
+// judgeQuantity judges v, spelled so, as the quantity of the resource
+// name at path: not negative nor too large (rule quantity-valid), whole
+// for a resource that counts whole (rule resource-whole), and not zero
+// for cpu, memory, pods and ephemeral-storage unless AllowZero (rule
+// resource-nonzero). On refusal it warns, and the resource is left
+// unchanged.
+func (p *parser) judgeQuantity(path string, name corev1.ResourceName, v resource.Quantity, spelled string) bool {
+	rule, problem := ruleQuantityValid, kuberules.QuantityProblem(name, v)
+	switch {
+	case problem != "" && v.Sign() >= 0:
+		rule, problem = ruleResourceWhole, spelled+" "+problem
+	case problem != "":
+		problem = spelled + " " + problem
+	case kuberules.TooLarge(name, v):
+		problem = spelled + " is too large: " + kuberules.LimitText(name)
+	case v.IsZero() && !p.opts.AllowZero && isStandard(name):
 		what := "it would drain the node"
 		if name == corev1.ResourceEphemeralStorage {
 			what = "it would keep every pod that asks for scratch space off the node"
 		}
-		p.warn(SubjectResource, Refused, path, "zero %s refused (%s; a plugin that wants no pods sets a taint); %s left unchanged", name, what, name)
-		return
+		p.warn(ruleResourceNonzero, SubjectResource, Refused, path, "zero %s refused (%s; a plugin that wants no pods sets a taint); %s left unchanged", name, what, name)
+		return false
+	default:
+		return true
 	}
-	list[name] = v
+	p.warn(rule, SubjectResource, Refused, path, "%s; %s left unchanged", problem, name)
+	return false
 }
 
 // A keyedEntry is an entry of an object whose keys are its entries' own:
@@ -119,7 +154,7 @@ func (t *tree) entries(obj int) []keyedEntry {
 // warning, and the node keeps what it has for that size.
 func (p *parser) hugepageSizes(t *tree, h int) []keyedEntry {
 	path := fieldPath(resourcesLevel, hugepagesField)
-	if !t.present(h) || !p.withinLimit(SubjectResource, path, "hugepages", t.count(h), maxHugepageSizes) ||
+	if !t.present(h) || !p.withinLimit(ruleResourceHugepages, SubjectResource, path, "hugepages", t.count(h), maxHugepageSizes) ||
 		!p.expect(t, h, SubjectResource, Refused, path, objectKinds, "hugepages left unchanged") {
 		return nil
 	}
@@ -142,33 +177,38 @@ func (p *parser) hugepages(list corev1.ResourceList, t *tree, pages []keyedEntry
 			continue
 		}
 		path := hugepagesPath(e.key)
-		name, problem := kuberules.HugePageResourceName(e.key)
-		if problem != "" {
-			p.warn(SubjectResource, Refused, path, "%s is not a page size: %s; entry dropped", text.Quote(e.key, quoteBytes), problem)
+		name, ok := p.pageSize(path, e.key)
+		if !ok {
 			continue
 		}
-		if v, ok := p.quantity(path, name, t.quantityText(e.value)); ok {
+		spelled := t.quantityText(e.value)
+		if v, ok := p.quantity(path, name, spelled); ok && p.judgeQuantity(path, name, v, spelled) {
 			list[name] = v
 		}
 	}
 }
 
-// quantity parses q, a quantity's text, and judges it as a value of name: not negative, a
-// whole number for the resources that count whole, and not too large. On
-// refusal it warns and the resource is left unchanged.
+// pageSize judges size, at path, as a page size the kubelet names, and
+// returns its resource (rule resource-hugepages).
+func (p *parser) pageSize(path, size string) (corev1.ResourceName, bool) {
+	name, problem := kuberules.HugePageResourceName(size)
+	if problem != "" {
+		p.warn(ruleResourceHugepages, SubjectResource, Refused, path, "%s is not a page size: %s; entry dropped", text.Quote(size, quoteBytes), problem)
+		return "", false
+	}
+	return name, true
+}
+
+// quantity parses q, a quantity's text, as a value of name (rule
+// quantity-valid). When it does not parse it warns, and the resource is
+// left unchanged.
 func (p *parser) quantity(path string, name corev1.ResourceName, q string) (resource.Quantity, bool) {
 	v, problem := readQuantity(q, func() string { return kuberules.LimitText(name) })
-	switch {
-	case problem != "":
-	case kuberules.QuantityProblem(name, v) != "":
-		problem = q + " " + kuberules.QuantityProblem(name, v)
-	case kuberules.TooLarge(name, v):
-		problem = q + " is too large: " + kuberules.LimitText(name)
-	default:
-		return v, true
+	if problem != "" {
+		p.warn(ruleQuantityValid, SubjectResource, Refused, path, "%s; %s left unchanged", problem, name)
+		return v, false
 	}
-	p.warn(SubjectResource, Refused, path, "%s; %s left unchanged", problem, name)
-	return v, false
+	return v, true
 }
 
 // readQuantity parses s, or says why it does not parse, worded to follow
@@ -240,7 +280,7 @@ mantissa:
 // a quantity, or the entry is dropped.
 func (p *parser) acceleratorList(list corev1.ResourceList, t *tree, accs int) {
 	listPath := fieldPath(resourcesLevel, acceleratorsField)
-	if !t.present(accs) || !p.withinLimit(SubjectResource, listPath, "accelerators", t.count(accs), p.opts.maxAccelerators()) ||
+	if !t.present(accs) || !p.withinLimit(ruleListLimit, SubjectResource, listPath, "accelerators", t.count(accs), p.opts.maxAccelerators()) ||
 		!p.expect(t, accs, SubjectResource, Refused, listPath, arrayKinds, "accelerators left unchanged") {
 		return
 	}
@@ -259,26 +299,17 @@ func (p *parser) acceleratorList(list corev1.ResourceList, t *tree, accs int) {
 			t.present(available) && !p.expect(t, available, SubjectResource, Refused, availablePath, quantityKinds, "entry dropped") {
 			continue
 		}
-		resourceType := t.strOr(rt, "")
-		name := corev1.ResourceName(resourceType)
-		problem := kuberules.LengthProblem(resourceType, kuberules.MaxNameBytes)
-		if problem == "" {
-			problem = kuberules.ExtendedResourceNameProblem(name)
-		}
-		if problem != "" {
-			p.warn(SubjectResource, Refused, typePath, "%s is not an extended resource name: %s; entry dropped", text.Quote(resourceType, quoteBytes), problem)
+		name := corev1.ResourceName(t.strOr(rt, ""))
+		if !p.extendedName(typePath, name) {
 			continue
 		}
 		if !t.present(available) {
-			p.warn(SubjectResource, Refused, availablePath, "missing; entry dropped")
+			p.warn(ruleAcceleratorName, SubjectResource, Refused, availablePath, "missing; entry dropped")
 			continue
 		}
-		v, ok := p.quantity(availablePath, name, t.quantityText(available))
-		if !ok {
-			continue
-		}
-		if p.listsDevices && !v.IsZero() {
-			p.warn(SubjectResource, Refused, availablePath, "%s devices refused: a reply that lists devices counts none as accelerators (a DeviceClass's extendedResourceName serves %s from the devices, and a count beside them lets the scheduler give the same devices twice); only 0 is read, to clear an earlier count; entry dropped", v.String(), name)
+		spelled := t.quantityText(available)
+		v, ok := p.quantity(availablePath, name, spelled)
+		if !ok || !p.judgeQuantity(availablePath, name, v, spelled) || !p.counted(availablePath, name, v) {
 			continue
 		}
 		j, seen := first[name]
@@ -290,29 +321,54 @@ func (p *parser) acceleratorList(list corev1.ResourceList, t *tree, accs int) {
 		sum := list[name].DeepCopy()
 		sum.Add(v)
 		if kuberules.TooLarge(name, sum) {
-			p.warn(SubjectResource, Refused, path, "%s repeats %s and the sum is too large: %s; entry dropped", name, indexPath(listPath, j), kuberules.LimitText(name))
+			p.warn(ruleAcceleratorName, SubjectResource, Refused, path, "%s repeats %s and the sum is too large: %s; entry dropped", name, indexPath(listPath, j), kuberules.LimitText(name))
 			continue
 		}
-		p.warn(SubjectResource, Repaired, path, "%s repeats %s; the two are summed", name, indexPath(listPath, j))
+		p.warn(ruleAcceleratorName, SubjectResource, Repaired, path, "%s repeats %s; the two are summed", name, indexPath(listPath, j))
 		list[name] = sum
 	}
 }
 
-// taints reads and judges the plugin's taint list, the value in. Over the
-// limit, the whole field is no news. Otherwise the result is the plugin's
-// whole list (possibly empty) and the keys of entries refused for their
-// value: first those whose value is no string, then those whose value is
-// no label value. An entry that is no object, or whose key is no string,
-// is dropped; an effect that is no string becomes NoSchedule.
+// extendedName judges name, at path, as an accelerator's resource type:
+// an extended resource name (rule accelerator-name).
+func (p *parser) extendedName(path string, name corev1.ResourceName) bool {
+	problem := kuberules.LengthProblem(string(name), kuberules.MaxNameBytes)
+	if problem == "" {
+		problem = kuberules.ExtendedResourceNameProblem(name)
+	}
+	if problem != "" {
+		p.warn(ruleAcceleratorName, SubjectResource, Refused, path, "%s is not an extended resource name: %s; entry dropped", text.Quote(string(name), quoteBytes), problem)
+		return false
+	}
+	return true
+}
+
+// counted reports whether v devices of the extended resource name, at
+// path, may be counted: in a reply that lists devices, only 0 (rule
+// device-not-counted).
+func (p *parser) counted(path string, name corev1.ResourceName, v resource.Quantity) bool {
+	if !p.listsDevices || v.IsZero() {
+		return true
+	}
+	p.warn(ruleDeviceNotCounted, SubjectResource, Refused, path, "%s devices refused: a reply that lists devices counts none as accelerators (a DeviceClass's extendedResourceName serves %s from the devices, and a count beside them lets the scheduler give the same devices twice); only 0 is read, to clear an earlier count; entry dropped", v.String(), name)
+	return false
+}
+
+// taints reads the plugin's taint list, the value in, and judges it.
+// Over the limit, the whole field is no news (rule list-limit).
+// Otherwise the result is the plugin's whole list (possibly empty) and
+// the keys of entries refused for their value: first those whose value
+// is no string, then those whose value is no label value. An entry that
+// is no object, or whose key is no string, is dropped; an effect that is
+// no string becomes NoSchedule.
 func (p *parser) taints(tr *tree, in int) (replace bool, out []corev1.Taint, kept []string) {
 	list := fieldPath(replyLevel, taintsField)
-	if !p.withinLimit(SubjectTaint, list, "taints", tr.count(in), p.opts.maxTaints()) ||
+	if !p.withinLimit(ruleListLimit, SubjectTaint, list, "taints", tr.count(in), p.opts.maxTaints()) ||
 		!p.expect(tr, in, SubjectTaint, Refused, list, arrayKinds, "taints left unchanged") {
 		return false, nil, nil
 	}
 	var keptNotString []string
-	check := p.taintCheck()
-	unique := kuberules.NewUniqueTaints(tr.len(in))
+	j := p.taintJudge(list, tr.len(in))
 	i := -1
 	for e := tr.first(in); e != none; e = tr.next(e) {
 		i++
@@ -324,64 +380,95 @@ func (p *parser) taints(tr *tree, in int) (replace bool, out []corev1.Taint, kep
 		if tr.present(f[keyField]) && !p.expect(tr, f[keyField], SubjectTaint, Refused, path+fieldPath(taintLevel, keyField), stringKinds, "entry dropped") {
 			continue
 		}
-		t := TaintResponse{Key: tr.strOr(f[keyField], "")}
+		key := tr.strOr(f[keyField], "")
 		if v := f[valueField]; tr.present(v) && tr.nodes[v].kind != stringKind {
 			done := "entry dropped"
-			if p.taintCheck().Check(&corev1.Taint{Key: t.Key}).Key == "" {
-				done += ", the plugin's current " + t.Key + " taints kept"
-				keptNotString = append(keptNotString, t.Key)
+			if j.mayKeep(key) {
+				done += ", the plugin's current " + key + " taints kept"
+				keptNotString = append(keptNotString, key)
 			}
 			valuePath := path + fieldPath(taintLevel, valueField)
-			p.shapeWarn(SubjectTaint, Refused, valuePath, "must be a string, got %s; %s", tr.describe(v), done)
+			p.shapeWarn(ruleValueType, SubjectTaint, Refused, valuePath, "must be a string, got %s; %s", tr.describe(v), done)
 			continue
 		}
-		t.Value = tr.strOr(f[valueField], "")
+		taint := corev1.Taint{Key: key, Value: tr.strOr(f[valueField], "")}
 		if eff := f[effectField]; !tr.present(eff) || p.expect(tr, eff, SubjectTaint, Repaired, path+fieldPath(taintLevel, effectField), stringKinds, "NoSchedule used") {
-			t.Effect = tr.strOr(eff, "")
+			taint.Effect = corev1.TaintEffect(tr.strOr(eff, ""))
 		} else {
-			t.Effect = string(corev1.TaintEffectNoSchedule)
-		}
-		taint := corev1.Taint{Key: t.Key, Value: t.Value, Effect: corev1.TaintEffect(t.Effect)}
-		problems := check.Check(&taint)
-		switch {
-		case problems.Key != "":
-			p.warn(SubjectTaint, Refused, path+fieldPath(taintLevel, keyField), "%s is not a valid taint key: %s; entry dropped", text.Quote(t.Key, quoteBytes), problems.Key)
-			continue
-		case problems.Reserved && t.Key == kuberules.UnreachableTaintKey:
-			p.warn(SubjectTaint, Refused, path+fieldPath(taintLevel, keyField), "%s is pingnode's own, for a plugin that does not answer; entry dropped", t.Key)
-			continue
-		case problems.Reserved && t.Key == kuberules.PartGoneTaintKey:
-			p.warn(SubjectTaint, Refused, path+fieldPath(taintLevel, keyField), "%s is pingnode's own, for a part the reply no longer lists; entry dropped", t.Key)
-			continue
-		case problems.Reserved:
-			p.warn(SubjectTaint, Refused, path+fieldPath(taintLevel, keyField), "%s belongs to Kubernetes controllers; entry dropped", t.Key)
-			continue
-		case problems.Protected:
-			p.warn(SubjectTaint, Refused, path+fieldPath(taintLevel, keyField), "%s belongs to the provider; entry dropped", t.Key)
-			continue
-		case problems.Value != "":
-			p.warn(SubjectTaint, Refused, path+fieldPath(taintLevel, valueField), "%s is not a valid taint value: %s; entry dropped, the plugin's current %s taints kept", text.Quote(t.Value, quoteBytes), problems.Value, t.Key)
-			kept = append(kept, t.Key)
-			continue
-		}
-		if problems.Effect {
-			effectPath := path + fieldPath(taintLevel, effectField)
-			if t.Effect == "" {
-				p.warn(SubjectTaint, Repaired, effectPath, "missing; NoSchedule used")
-			} else {
-				p.warn(SubjectTaint, Repaired, effectPath, "%s is not NoSchedule, PreferNoSchedule or NoExecute; NoSchedule used", text.Quote(t.Effect, quoteBytes))
-			}
 			taint.Effect = corev1.TaintEffectNoSchedule
 		}
-		if earlier, repeated := unique.Add(taint, i); repeated {
-			p.warn(SubjectTaint, Repaired, path, "repeats %s of %s; the last one is kept", kuberules.IDOf(&taint), indexPath(list, earlier))
-		}
+		j.add(taint, i)
 	}
-	return true, unique.List, append(keptNotString, kept...)
+	return true, j.unique.List, append(keptNotString, j.kept...)
 }
 
-// taintCheck is the check of a plugin's taint: bounded, since the reply's
-// text is, and with the provider's protected keys.
-func (p *parser) taintCheck() kuberules.TaintCheck {
-	return kuberules.TaintCheck{Protected: p.opts.ProtectedKeys, Bounded: true}
+// A taintJudge judges the entries of a list of the plugin's taints, one
+// by one, by the rules taint-valid, taint-reserved and taint-unique:
+// Parse's of a reply's entries, and Check's of a patch's taints.
+type taintJudge struct {
+	p     *parser
+	list  string // the list's path, "taints"
+	check kuberules.TaintCheck
+	// unique are the taints kept, unique by key and effect, the last of a
+	// pair in the place of the first; kept the keys of the entries
+	// refused for their value.
+	unique kuberules.UniqueTaints
+	kept   []string
+}
+
+// taintJudge returns the judge of the list at list, of n entries: bounded,
+// since a reply's text is, and with the provider's protected keys.
+func (p *parser) taintJudge(list string, n int) taintJudge {
+	return taintJudge{p: p, list: list, check: kuberules.TaintCheck{Protected: p.opts.ProtectedKeys, Bounded: true}, unique: kuberules.NewUniqueTaints(n)}
+}
+
+// mayKeep reports whether the plugin may own a taint with key: whether
+// an entry of it refused for its value keeps the plugin's current
+// taints with it.
+func (j *taintJudge) mayKeep(key string) bool {
+	p := j.check.Check(&corev1.Taint{Key: key, Effect: corev1.TaintEffectNoSchedule})
+	return p.Key == "" && !p.Reserved && !p.Protected
+}
+
+// add judges taint, the list's entry i, and keeps it when it passes: a
+// valid key, not one that Kubernetes controllers, pingnode or the
+// provider own, a valid value, and an effect, read as NoSchedule when it
+// is empty or unknown. Of two entries with one key and effect the last
+// is kept.
+func (j *taintJudge) add(taint corev1.Taint, i int) {
+	p := j.p
+	path := indexPath(j.list, i)
+	keyPath := path + fieldPath(taintLevel, keyField)
+	switch problems := j.check.Check(&taint); {
+	case problems.Key != "":
+		p.warn(ruleTaintValid, SubjectTaint, Refused, keyPath, "%s is not a valid taint key: %s; entry dropped", text.Quote(taint.Key, quoteBytes), problems.Key)
+		return
+	case problems.Reserved && taint.Key == kuberules.UnreachableTaintKey:
+		p.warn(ruleTaintReserved, SubjectTaint, Refused, keyPath, "%s is pingnode's own, for a plugin that does not answer; entry dropped", taint.Key)
+		return
+	case problems.Reserved && taint.Key == kuberules.PartGoneTaintKey:
+		p.warn(ruleTaintReserved, SubjectTaint, Refused, keyPath, "%s is pingnode's own, for a part the reply no longer lists; entry dropped", taint.Key)
+		return
+	case problems.Reserved:
+		p.warn(ruleTaintReserved, SubjectTaint, Refused, keyPath, "%s belongs to Kubernetes controllers; entry dropped", taint.Key)
+		return
+	case problems.Protected:
+		p.warn(ruleTaintReserved, SubjectTaint, Refused, keyPath, "%s belongs to the provider; entry dropped", taint.Key)
+		return
+	case problems.Value != "":
+		p.warn(ruleTaintValid, SubjectTaint, Refused, path+fieldPath(taintLevel, valueField), "%s is not a valid taint value: %s; entry dropped, the plugin's current %s taints kept", text.Quote(taint.Value, quoteBytes), problems.Value, taint.Key)
+		j.kept = append(j.kept, taint.Key)
+		return
+	case problems.Effect:
+		effectPath := path + fieldPath(taintLevel, effectField)
+		if taint.Effect == "" {
+			p.warn(ruleTaintValid, SubjectTaint, Repaired, effectPath, "missing; NoSchedule used")
+		} else {
+			p.warn(ruleTaintValid, SubjectTaint, Repaired, effectPath, "%s is not NoSchedule, PreferNoSchedule or NoExecute; NoSchedule used", text.Quote(string(taint.Effect), quoteBytes))
+		}
+		taint.Effect = corev1.TaintEffectNoSchedule
+	}
+	if earlier, repeated := j.unique.Add(taint, i); repeated {
+		p.warn(ruleTaintUnique, SubjectTaint, Repaired, path, "repeats %s of %s; the last one is kept", kuberules.IDOf(&taint), indexPath(j.list, earlier))
+	}
 }

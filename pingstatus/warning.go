@@ -16,7 +16,25 @@ type Warning struct {
 	Subject Subject `json:"subject"`
 	// Action is what was done about it.
 	Action Action `json:"action"`
+	// Rule is the name of the rule that gave the warning, in the contract
+	// of the package that gave it: "taint-valid" (this package's),
+	// "label-foreign" (nodeapply's), "pool-judged" (devicepool's). A name
+	// never changes when another rule is added.
+	Rule string `json:"rule"`
+	// Part is the name of the backend's part the warning is about, for a
+	// reply that lists its parts (rule part-entries): a warning about a
+	// part's name or fields, or one that repeats an earlier part of the
+	// name. It is "" for the node as a whole, the reply's fields beside
+	// its parts among them, and for the parts list or an entry of it
+	// without a valid name, whose Subject is [SubjectPart].
+	Part string `json:"part,omitempty"`
 }
+
+// AboutParts reports whether the warning is about the backend's parts: a
+// part ([Warning.Part]), or the parts list and its entries
+// ([SubjectPart]). A provider that serves no parts can tell these apart
+// from the warnings about its node.
+func (w Warning) AboutParts() bool { return w.Part != "" || w.Subject == SubjectPart }
 
 // String returns "path: message", or the message alone for the whole reply.
 func (w Warning) String() string {

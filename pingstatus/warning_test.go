@@ -15,7 +15,7 @@ import (
 
 // subjectOf is what a warning's path says it is about; a near miss at
 // the top of the reply, or a field at the wrong level, is about the
-// field meant (rule 19).
+// field meant (rule key-near-miss).
 func subjectOf(path, message string) pingstatus.Subject {
 	if rest, ok := strings.CutPrefix(path, "nodes["); ok { // in a part
 		_, inPart, _ := strings.Cut(rest, "].")
@@ -92,12 +92,12 @@ func TestEnumsMarshalAsText(t *testing.T) {
 	in := struct {
 		Kind    pingstatus.Kind
 		Warning pingstatus.Warning
-	}{pingstatus.Structured, pingstatus.Warning{Path: "taints[0].effect", Message: "missing; NoSchedule used", Subject: pingstatus.SubjectTaint, Action: pingstatus.Repaired}}
+	}{pingstatus.Structured, pingstatus.Warning{Path: "taints[0].effect", Message: "missing; NoSchedule used", Subject: pingstatus.SubjectTaint, Action: pingstatus.Repaired, Rule: "taint-valid"}}
 	b, err := json.Marshal(in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"Kind":"structured","Warning":{"path":"taints[0].effect","message":"missing; NoSchedule used","subject":"taint","action":"repaired"}}`
+	want := `{"Kind":"structured","Warning":{"path":"taints[0].effect","message":"missing; NoSchedule used","subject":"taint","action":"repaired","rule":"taint-valid"}}`
 	if diff := cmp.Diff(want, string(b)); diff != "" {
 		t.Errorf("JSON (-want +got):\n%s", diff)
 	}

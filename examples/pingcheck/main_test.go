@@ -99,7 +99,7 @@ func TestStrictExitStatus(t *testing.T) {
 		{`{"labels":{"feature.node.kubernetes.io/cpu-model.vendor_id":"AMD"}}`, exitOK},
 		{`{"labels":{"nvidia.com/gpu.product":"NVIDIA-A100-SXM4-80GB"}}`, exitWarnings}, // not allowed without -label-namespaces
 		{`{"status":"ok","message":"HTCondor sidecar is alive","timestamp":"2026-11-30T12:00:00Z"}`, exitOK},
-		{`{"device":[{"name":"a","count":1}]}`, exitWarnings}, // a near miss of devices (rule 19)
+		{`{"device":[{"name":"a","count":1}]}`, exitWarnings}, // a near miss of devices (pingstatus rule key-near-miss)
 		{`{"Devices":[{"name":"a","count":1}]}`, exitOK},      // devices, in another letter case
 	}
 	for _, tt := range tests {

@@ -183,7 +183,7 @@ func object(t *rapid.T, label string, fields []string, draw func(t *rapid.T, fie
 	}
 	if rapid.IntRange(0, 4).Draw(t, label+" unknown field") == 0 {
 		// Unknown names that Parse ignores without a word (no near miss
-		// of a field: pingstatus rule 19), with a value it would refuse
+		// of a field: pingstatus rule key-near-miss), with a value it would refuse
 		// in a field: the schema ignores them too.
 		unknown := rapid.SampledFrom([]string{`"cores"`, `"Cpu "`, `"\u0131d"`, `"no\u0074e"`, `"extra"`}).Draw(t, label+" unknown")
 		members = append(members, unknown+`:"-1"`)

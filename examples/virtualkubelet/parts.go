@@ -15,8 +15,8 @@ import (
 )
 
 // A backend's parts (-parts): the machines, or partitions of identical
-// machines, that a plugin's reply lists ("nodes", pingstatus rules 20 to
-// 22), each served as a node of its own. One ping of the plugin serves
+// machines, that a plugin's reply lists ("nodes", pingstatus rules part-entries, part-fields
+// and part-no-sum), each served as a node of its own. One ping of the plugin serves
 // every part's node: the parts supervisor (supervisor.go) pings, parses,
 // asks nodeapply/parts what becomes of each part's node, and feeds each
 // node's runner, a [Provider] like any other, the part's ping instead of

@@ -17,7 +17,7 @@ const DefaultStatusReport = 5 * time.Minute
 
 // NodeStatusUpdateFrequency is the kubelet's nodeStatusUpdateFrequency:
 // with -parts, a ping whose changes are figures alone (capacity and
-// allocatable: nodeapply.Result.FiguresOnly, nodeapply rule 8) is not
+// allocatable: nodeapply.Result.FiguresOnly, nodeapply rule change-list) is not
 // delivered while the node's status was handed on less than this long
 // before, by the pings' times. The next ping, applied to the node as it
 // stands, finds the change still to make, so that a backend whose free

@@ -97,7 +97,7 @@ func (s *asker) ask(ctx context.Context, opts pingstatus.Options, m nodeMetrics,
 
 // partsIgnored is the warning of a reply that lists parts, to a provider
 // that serves none (no -parts): the parts are passed over, and the node
-// stays as it is (pingstatus rule 22: such a reply carries no sum).
+// stays as it is (pingstatus rule part-no-sum: such a reply carries no sum).
 var partsIgnored = pingstatus.Warning{
 	Subject: pingstatus.SubjectPart, Action: pingstatus.Ignored, Path: "nodes",
 	Message: "the reply lists the backend's parts, which only -parts serves; ignored, and the node stays as it is",

@@ -221,7 +221,7 @@ func (s *supervisor) pingOnce(ctx context.Context) {
 
 // noParts is the warning of a reply without a list of parts to a provider
 // that serves parts: it is no news of them, and every part's node stays as
-// it is (nodeapply/parts rule 3).
+// it is (nodeapply/parts rule parts-no-news).
 var noParts = pingstatus.Warning{
 	Subject: pingstatus.SubjectPart, Action: pingstatus.Ignored, Path: "nodes",
 	Message: "the reply lists no parts: every part's node stays as it is, and what else the reply says is ignored",

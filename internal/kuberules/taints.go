@@ -237,3 +237,17 @@ func (u *UniqueTaints) Index(id TaintID) (int, bool) {
 	}
 	return -1, false
 }
+
+// IndexTaints returns list, taints unique by key and effect already, as
+// a collection to look up by key and effect: list itself is its List,
+// read-only, and past a few taints a map is made.
+func IndexTaints(list []corev1.Taint) UniqueTaints {
+	u := UniqueTaints{List: list}
+	if len(list) > pairwiseLimit {
+		u.at = make(map[TaintID]taintPlace, len(list))
+		for i := range list {
+			u.at[IDOf(&list[i])] = taintPlace{int32(i), int32(i)}
+		}
+	}
+	return u
+}

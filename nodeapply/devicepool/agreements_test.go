@@ -70,7 +70,7 @@ func devicePath(path string) (string, bool) {
 	return strings.TrimSuffix(name, "]"), true
 }
 
-// TestPropertyChangesAreOfDevices holds a Result to rule 7, for any pool
+// TestPropertyChangesAreOfDevices holds a Result to rule pool-order, for any pool
 // as a provider might hand it over and any ping: every change is of a
 // device (SubjectDevice, path devices[name]), sorted by path, each name
 // once; an added device is in the pool after and in none before, a

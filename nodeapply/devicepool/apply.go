@@ -20,24 +20,31 @@ type Result struct {
 	// ([pingstatus.SubjectDevice], path devices[name]), sorted by path.
 	// Empty, there is nothing to publish.
 	Changes []nodeapply.Change
-	// Warnings are what the reply's devices had that was refused, as
-	// [pingstatus.Options.CheckDevices] says, sorted by path.
+	// Warnings are what the devices of a reply that pingstatus had not
+	// judged had that was refused, as [pingstatus.Options.Check] says,
+	// sorted by path; none for a reply that [pingstatus.Parse] gave,
+	// whose warnings Parse gives.
 	Warnings []pingstatus.Warning
 }
 
 // Apply turns the devices of ping's reply into the pool after it, from
 // pool, the pool as published now with the devices that claims hold
 // marked. It never modifies pool or anything in ping. opts are the
-// options the reply was parsed with, whose limits the patch's devices are
-// read by. The rules are the package's (see its documentation).
+// options the reply was parsed with, which judge a reply that pingstatus
+// had not judged. The rules are the package's (see its documentation).
 func Apply(pool []Device, ping nodeapply.Ping, opts pingstatus.Options) Result {
 	r := Result{Devices: pool}
-	if !ping.Reached() || ping.Reply == nil || !ping.Reply.ReplaceDevices {
+	if !ping.Reached() || ping.Reply == nil || !ping.Reply.ReplaceDevices { // no news of the devices, judged or not
 		return r
 	}
-	patch, warnings := opts.CheckDevices(ping.Reply)
-	r.Warnings = warnings
-	if !patch.ReplaceDevices { // over the limits: passed over whole (rule 6)
+	patch, warnings := opts.Check(ping.Reply)
+	for _, w := range warnings {
+		if w.Subject == pingstatus.SubjectDevice {
+			r.Warnings = append(r.Warnings, w)
+		}
+	}
+	slices.SortStableFunc(r.Warnings, func(x, y pingstatus.Warning) int { return strings.Compare(x.Path, y.Path) })
+	if !patch.ReplaceDevices { // over the limits: passed over whole (rule pool-judged)
 		return r
 	}
 	view := inOrder(pool)
@@ -181,7 +188,7 @@ func (e *emitter) result() ([]Device, bool) {
 // deviceGroups walks the groups of the pool to publish in name order: the
 // reply's groups and those it keeps for a refused entry, merged. Both are
 // sorted, each name once in either, as Parse and
-// [pingstatus.Options.CheckDevices] give them. It calls yield with the
+// [pingstatus.Options.Check] give them. It calls yield with the
 // group's name and the reply's group, nil for a kept one.
 func deviceGroups(patch *pingstatus.NodePatch, yield func(name string, g *pingstatus.DeviceGroup) bool) {
 	groups, kept := patch.Devices, patch.KeptDeviceGroups
@@ -225,7 +232,7 @@ func groupName(device string) string {
 // reply's count less the held devices that the count still includes,
 // never below zero. A count read as available still includes the
 // devices held for pods the backend does not run yet (Running false); a
-// total includes every held device (rule 3).
+// total includes every held device (rule pool-held).
 func freeCount(g *pingstatus.DeviceGroup, have []Device, basis pingstatus.Basis) int {
 	included := 0
 	for i := range have {
@@ -249,7 +256,7 @@ func indexOf(name string) int {
 func diff(in, out []Device) []nodeapply.Change {
 	had := make(map[string]*Device, len(in))
 	for i := range in {
-		if _, twice := had[in[i].Name]; !twice { // of a name given twice, the first (rule 7)
+		if _, twice := had[in[i].Name]; !twice { // of a name given twice, the first (rule pool-order)
 			had[in[i].Name] = &in[i]
 		}
 	}

@@ -105,7 +105,7 @@ func TestEqual(t *testing.T) {
 	}
 }
 
-// TestFirstOfANameCounts pins down rule 7's "of a name the pool gives
+// TestFirstOfANameCounts pins down rule pool-order's "of a name the pool gives
 // twice the first counts": a pool that gives gpu-0 twice, first as no
 // group describes it and then as its group does, has gpu-0 described
 // anew (a change, and a pool after with gpu-0 once, as its group says);

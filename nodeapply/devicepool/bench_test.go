@@ -24,6 +24,7 @@ func steadyDevices(t testing.TB, basis pingstatus.Basis) (pool []devicepool.Devi
 	for i := range 6 {
 		pool[i].Held, pool[i].Running = true, i < 4
 	}
+	patch, _ = pingstatus.Options{}.Check(patch) // judged once, as Parse's reply is
 	res := apply(pool, patch)
 	if len(res.Devices) != 64 || len(res.Changes) > 0 {
 		t.Fatalf("%d devices, changes %v; want the 64 as they were", len(res.Devices), res.Changes)
@@ -34,7 +35,7 @@ func steadyDevices(t testing.TB, basis pingstatus.Basis) (pool []devicepool.Devi
 // TestSteadyDevicesDoNotAllocate pins down the contract for a steady
 // backend with devices, some held for pods the backend runs and some for
 // pods it has not started, with either basis: the pool given back as it
-// was, no change, no allocation (rule 8).
+// was, no change, no allocation (rule pool-engine).
 func TestSteadyDevicesDoNotAllocate(t *testing.T) {
 	for _, basis := range []pingstatus.Basis{"", pingstatus.BasisTotal} {
 		pool, patch := steadyDevices(t, basis)

@@ -2,8 +2,8 @@ package devicepool_test
 
 // The tests of this file hold Apply to the rules Parse judges a reply's
 // devices with, for a patch built by hand: Apply reads such a patch's
-// devices through pingstatus.Options.CheckDevices, the one
-// implementation of those rules (rule 6).
+// devices through pingstatus.Options.Check, the one implementation of
+// those rules (rule pool-judged).
 
 import (
 	"encoding/json"
@@ -17,7 +17,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"pgregory.net/rapid"
 
+	"github.com/pingnode/pingnode/internal/gen"
 	"github.com/pingnode/pingnode/internal/kuberules"
+	"github.com/pingnode/pingnode/nodeapply"
 	"github.com/pingnode/pingnode/nodeapply/devicepool"
 	"github.com/pingnode/pingnode/pingstatus"
 )
@@ -100,7 +102,7 @@ func TestHandBuiltDeviceGroupOverLimits(t *testing.T) {
 	}
 }
 
-// TestDevicesOverLimitKeepPool pins down rule 6 for a list over the
+// TestDevicesOverLimitKeepPool pins down rule pool-judged for a list over the
 // limits, the devices of its counts adding up to more than
 // pingstatus.Options.MaxDevices: a hand-built patch so, and the same list
 // as a reply's body, are passed over whole with a warning, and the pool
@@ -264,6 +266,44 @@ func TestPropertyHandBuiltDevicesRefusedAsParse(t *testing.T) {
 		fromReply := apply(pool, &parsed)
 		if !devicepool.Equal(fromReply.Devices, typed.Devices) {
 			t.Fatalf("the typed patch publishes %s, the reply %s", poolText(typed.Devices), poolText(fromReply.Devices))
+		}
+	})
+}
+
+// TestPropertyAHandBuiltPatchIsJudgedOnce: for any patch built by hand,
+// valid or not, and any pool, Apply gives the pool and changes it gives
+// for the same patch judged once by pingstatus.Check (rule pool-judged),
+// and Check's warnings about devices; a judged patch, no warning.
+func TestPropertyAHandBuiltPatchIsJudgedOnce(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var pool []devicepool.Device
+		if rapid.Bool().Draw(t, "published") {
+			first := apply(nil, devicePatchGen().Draw(t, "earlier patch"))
+			pool = holdSome(t, first.Devices)
+		}
+		hand := gen.HandBuiltPatch().Draw(t, "patch")
+		opts := pingstatus.Options{MaxDevices: rapid.SampledFrom([]int{0, 20}).Draw(t, "maxDevices")}
+		judged, checkWarnings := opts.Check(hand)
+		got := devicepool.Apply(pool, nodeapply.Ping{Reply: hand}, opts)
+		want := devicepool.Apply(pool, nodeapply.Ping{Reply: judged}, opts)
+		if diff := cmp.Diff(want.Devices, got.Devices, cmp.Comparer(func(a, b resource.Quantity) bool { return a.Cmp(b) == 0 }), cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("the pool (-judged +by hand):\n%s", diff)
+		}
+		if diff := cmp.Diff(want.Changes, got.Changes, cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("the changes (-judged +by hand):\n%s", diff)
+		}
+		if len(want.Warnings) != 0 {
+			t.Fatalf("a judged patch warns: %v", want.Warnings)
+		}
+		var devices []pingstatus.Warning
+		for _, w := range checkWarnings {
+			if w.Subject == pingstatus.SubjectDevice && hand.ReplaceDevices {
+				devices = append(devices, w)
+			}
+		}
+		slices.SortStableFunc(devices, func(x, y pingstatus.Warning) int { return strings.Compare(x.Path, y.Path) })
+		if diff := cmp.Diff(devices, got.Warnings, cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("the warnings (-Check's about devices +by hand):\n%s", diff)
 		}
 	})
 }

@@ -28,7 +28,7 @@ type Device struct {
 	// ([nodeapply.RunsOnBackend]): the backend's free count then no
 	// longer includes the device. A held device of a pod the backend has
 	// not started yet is still in the free count of a reply read as
-	// available, and comes out of it (rule 3). Running without Held
+	// available, and comes out of it (rule pool-held). Running without Held
 	// means nothing.
 	Running bool `json:"running,omitempty"`
 	// Attributes and Capacity are what the device is, as its group says.

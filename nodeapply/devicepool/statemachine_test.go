@@ -28,7 +28,7 @@ type provider struct {
 
 func (p *provider) init(*rapid.T) { p.claims = map[string]bool{} }
 
-// pool is the pool as a provider hands it to Apply (rule 1): the
+// pool is the pool as a provider hands it to Apply (rule pool-input): the
 // published devices and those claims hold, marked, sorted.
 func (p *provider) pool() []devicepool.Device {
 	pool := slices.Clone(p.published)
@@ -65,7 +65,7 @@ func (p *provider) Ping(t *rapid.T) {
 	for i := range p.published { // the API server has no claims in a slice
 		p.published[i].Held, p.published[i].Running = false, false
 	}
-	if checked, _ := (pingstatus.Options{}).CheckDevices(patch); checked.ReplaceDevices {
+	if checked, _ := (pingstatus.Options{}).Check(patch); checked.ReplaceDevices {
 		p.listed = p.listed[:0]
 		for _, g := range checked.Devices {
 			p.listed = append(p.listed, g.Name)

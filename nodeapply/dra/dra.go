@@ -75,7 +75,7 @@ func clone[T any](p *T) *T {
 // status.reservedFor names, by UID, a pod (resource "pods") of pods that
 // runs on the backend ([nodeapply.RunsOnBackend](pod, at)). Until then the
 // plugin's free count still includes the device, and Apply takes it out
-// of a count read as available (devicepool's rule 3). A provider passes
+// of a count read as available (devicepool's rule pool-held). A provider passes
 // the same pods and time as those it sums [nodeapply.Ping.Held] from.
 func Pool(published []*resourcev1.ResourceSlice, claims []*resourcev1.ResourceClaim, pods []*corev1.Pod, at time.Time, driver, pool string) []devicepool.Device {
 	generation := int64(-1)

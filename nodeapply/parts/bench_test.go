@@ -24,7 +24,7 @@ func steadyParts(n int) (nodeapply.Ping, []parts.Node) {
 	return nodeapply.Ping{At: at(0), Reply: listing(ps...)}, nodes
 }
 
-// TestSteadyPartsAllocateOnlyTheResult pins down rule 10: with every
+// TestSteadyPartsAllocateOnlyTheResult pins down rule parts-cost: with every
 // part listed and served, Step allocates the returned list and nothing
 // else, for 50 parts as for 5,000.
 func TestSteadyPartsAllocateOnlyTheResult(t *testing.T) {
@@ -45,7 +45,7 @@ func TestSteadyPartsAllocateOnlyTheResult(t *testing.T) {
 	}
 }
 
-// TestChangingPartsAllocateOnlyTheResult pins down rule 10 when parts
+// TestChangingPartsAllocateOnlyTheResult pins down rule parts-cost when parts
 // come, go and come back: sorted input, one allocation.
 func TestChangingPartsAllocateOnlyTheResult(t *testing.T) {
 	ping, nodes := steadyParts(50)

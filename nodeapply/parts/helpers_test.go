@@ -3,6 +3,8 @@ package parts_test
 import (
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -48,10 +50,25 @@ func part(name, cpu string) pingstatus.Part {
 	}}
 }
 
-// listing returns a reply that lists ps, as Parse gives it when they are
-// in name order.
+// listing returns a reply that lists ps, judged as Parse gives it: the
+// parts in name order, each name once.
 func listing(ps ...pingstatus.Part) *pingstatus.NodePatch {
+	judged, _ := pingstatus.Options{}.Check(rawListing(ps...))
+	return judged
+}
+
+// rawListing returns a reply that lists ps as they are, built by hand and
+// not judged.
+func rawListing(ps ...pingstatus.Part) *pingstatus.NodePatch {
 	return &pingstatus.NodePatch{Kind: pingstatus.Structured, ReplaceParts: true, Parts: ps}
+}
+
+// sameDecisions compares decisions by what they say: the part, the
+// action, the node itself, and the patch's content.
+var sameDecisions = cmp.Options{
+	cmp.Comparer(func(a, b *corev1.Node) bool { return a == b }),
+	cmpopts.IgnoreUnexported(pingstatus.NodePatch{}),
+	cmp.Comparer(func(a, b resource.Quantity) bool { return a.Cmp(b) == 0 }),
 }
 
 // incomplete returns a reply that lists ps and had an entry refused

@@ -19,7 +19,7 @@ import (
 // ping only pings, with no patch; a patch only for a listed part, its
 // last entry in the reply itself, and for the first of its nodes by
 // name; nothing left without a reply that answered, nothing deleted but
-// by rule 6, never while a pod holds the node.
+// by rule parts-delete, never while a pod holds the node.
 func checkLaws(t tester, ping nodeapply.Ping, nodes []parts.Node, opts nodeapply.Options, got []parts.Decision) {
 	t.Helper()
 	grace := opts.PartGrace

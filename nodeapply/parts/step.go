@@ -46,34 +46,31 @@ func Step(ping nodeapply.Ping, nodes []Node, opts nodeapply.Options) []Decision 
 type news int
 
 const (
-	failed  news = iota // the plugin did not answer (rule 2)
-	noNews              // it answered without a list of parts (rule 3)
-	listing             // it listed its parts (rules 4 and 5)
+	failed  news = iota // the plugin did not answer (rule parts-failed)
+	noNews              // it answered without a list of parts (rule parts-no-news)
+	listing             // it listed its parts (rules parts-listed and parts-incomplete)
 )
 
 // A stepper holds what Step reads of one ping, and walks the decisions
 // it makes of it: the one engine, run once to count and once to write.
 type stepper struct {
 	news       news
-	served     []Node // sorted by part, then node name
-	parts      []pingstatus.Part
-	order      []int // parts' indices in name order, each name once; nil when parts are so already
+	served     []Node            // sorted by part, then node name
+	parts      []pingstatus.Part // as pingstatus judged them: sorted by name, each once
 	incomplete bool
 	at         time.Time // the ping's time, or zero
 	opts       nodeapply.Options
 }
 
 func newStepper(ping nodeapply.Ping, nodes []Node, opts nodeapply.Options) stepper {
-	s := stepper{served: servedInOrder(nodes), at: ping.At, opts: opts}
+	s := stepper{served: servedInOrder(nodes), at: ping.At, opts: opts, news: noNews}
 	switch {
 	case !ping.Reached():
 		s.news = failed
-	case ping.Reply == nil || !ping.Reply.ReplaceParts:
-		s.news = noNews
-	default:
-		s.news = listing
-		s.parts, s.order = ping.Reply.Parts, partsOrder(ping.Reply.Parts)
-		s.incomplete = ping.Reply.PartsIncomplete
+	case ping.Reply != nil && ping.Reply.ReplaceParts:
+		if reply, _ := opts.Reply.Check(ping.Reply); reply.ReplaceParts { // rule parts-order
+			s.news, s.parts, s.incomplete = listing, reply.Parts, reply.PartsIncomplete
+		}
 	}
 	return s
 }
@@ -87,16 +84,16 @@ func (s *stepper) each(yield func(Decision)) {
 		}
 		return
 	}
-	i, j, listed := 0, 0, s.listedLen()
+	i, j, listed := 0, 0, len(s.parts)
 	for i < len(s.served) || j < listed {
 		var p *pingstatus.Part
 		c := -1 // how served[i] compares with the next listed part: -1 when none is left
 		switch {
 		case j == listed:
 		case i == len(s.served):
-			p, c = s.listed(j), 1
+			p, c = &s.parts[j], 1
 		default:
-			p = s.listed(j)
+			p = &s.parts[j]
 			c = strings.Compare(s.served[i].Part, p.Name)
 		}
 		switch {
@@ -109,7 +106,7 @@ func (s *stepper) each(yield func(Decision)) {
 		default:
 			yield(Decision{Part: p.Name, Action: Ping, Node: s.served[i].Node, Patch: &p.Patch})
 			for i++; i < len(s.served) && s.served[i].Part == p.Name; i++ {
-				yield(s.asItIs(&s.served[i])) // another node of the part (rule 8)
+				yield(s.asItIs(&s.served[i])) // another node of the part (rule parts-one-node)
 			}
 			j++
 		}
@@ -117,7 +114,7 @@ func (s *stepper) each(yield func(Decision)) {
 }
 
 // asItIs is the decision for a node of which the ping brings no news: a
-// failed ping's (rule 2), or a reply's without parts (rule 3).
+// failed ping's (rule parts-failed), or a reply's without parts (rule parts-no-news).
 func (s *stepper) asItIs(n *Node) Decision {
 	d := Decision{Part: n.Part, Action: Ping, Node: n.Node}
 	if _, gone := nodeapply.PartGone(n.Node); gone && s.news != failed {
@@ -127,7 +124,7 @@ func (s *stepper) asItIs(n *Node) Decision {
 }
 
 // unlisted is the decision for a node whose part the reply does not list
-// (rules 4 to 6).
+// (rules parts-listed, parts-incomplete and parts-delete).
 func (s *stepper) unlisted(n *Node) Decision {
 	switch {
 	case s.incomplete:
@@ -139,7 +136,7 @@ func (s *stepper) unlisted(n *Node) Decision {
 }
 
 // deletes reports whether a node whose part the reply does not list is
-// deleted (rule 6).
+// deleted (rule parts-delete).
 func (s *stepper) deletes(n *Node) bool {
 	since, _ := nodeapply.PartGone(n.Node)
 	return n.Pods == 0 && s.opts.PartGraceOver(since, s.at)

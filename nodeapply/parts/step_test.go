@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -27,25 +28,25 @@ func TestStepRules(t *testing.T) {
 		want  []string
 	}{
 		{
-			name:  "a failed ping changes no part (rule 2)",
+			name:  "a failed ping changes no part (rule parts-failed)",
 			ping:  nodeapply.Ping{Failure: "HTTP 503", At: at(0), Reply: listing(c)},
 			nodes: []parts.Node{served("a", 0), served("b", 0, longGone)},
 			want:  []string{"a: Ping node vk-a, no news", "b: Ping node vk-b, no news"},
 		},
 		{
-			name:  "a nil reply keeps each node where it is (rule 3)",
+			name:  "a nil reply keeps each node where it is (rule parts-no-news)",
 			ping:  nodeapply.Ping{At: at(0)},
 			nodes: []parts.Node{served("a", 0), served("b", 0, longGone)},
 			want:  []string{"a: Ping node vk-a, no news", "b: Leave node vk-b"},
 		},
 		{
-			name:  "a reply without parts is no news of them (rule 3)",
+			name:  "a reply without parts is no news of them (rule parts-no-news)",
 			ping:  nodeapply.Ping{At: at(0), Reply: &pingstatus.NodePatch{Kind: pingstatus.Structured, ReplaceTaints: true}},
 			nodes: []parts.Node{served("a", 0), served("b", 0, longGone)},
 			want:  []string{"a: Ping node vk-a, no news", "b: Leave node vk-b"},
 		},
 		{
-			name: "a listing pings, registers, brings back, leaves and deletes (rule 4)",
+			name: "a listing pings, registers, brings back, leaves and deletes (rule parts-listed)",
 			ping: nodeapply.Ping{At: at(100), Reply: listing(a, b, c, part("d", "1"))},
 			nodes: []parts.Node{
 				served("a", 3),
@@ -67,13 +68,13 @@ func TestStepRules(t *testing.T) {
 			},
 		},
 		{
-			name:  "an empty list leaves every part (rule 4)",
+			name:  "an empty list leaves every part (rule parts-listed)",
 			ping:  nodeapply.Ping{At: at(0), Reply: listing()},
 			nodes: []parts.Node{served("a", 0), served("b", 1)},
 			want:  []string{"a: Leave node vk-a", "b: Leave node vk-b"},
 		},
 		{
-			name:  "an incomplete listing leaves and deletes nothing (rule 5)",
+			name:  "an incomplete listing leaves and deletes nothing (rule parts-incomplete)",
 			ping:  nodeapply.Ping{At: at(0), Reply: incomplete(a, c)},
 			nodes: []parts.Node{served("a", 0), served("b", 0), served("d", 0, longGone)},
 			want: []string{
@@ -84,63 +85,63 @@ func TestStepRules(t *testing.T) {
 			},
 		},
 		{
-			name:  "no time added, no deletion (rule 6)",
+			name:  "no time added, no deletion (rule parts-delete)",
 			ping:  nodeapply.Ping{At: at(0), Reply: listing()},
 			nodes: []parts.Node{served("a", 0, goneTaint(time.Time{}))},
 			want:  []string{"a: Leave node vk-a"},
 		},
 		{
-			name:  "a zero time added is no time added (rule 6)",
+			name:  "a zero time added is no time added (rule parts-delete)",
 			ping:  nodeapply.Ping{At: at(0), Reply: listing()},
 			nodes: []parts.Node{served("a", 0, corev1.Taint{Key: nodeapply.PartGoneTaintKey, Effect: corev1.TaintEffectNoSchedule, TimeAdded: &metav1.Time{}})},
 			want:  []string{"a: Leave node vk-a"},
 		},
 		{
-			name:  "a ping without a time deletes nothing, whatever the time added (rule 6)",
+			name:  "a ping without a time deletes nothing, whatever the time added (rule parts-delete)",
 			ping:  nodeapply.Ping{Reply: listing()},
 			nodes: []parts.Node{served("a", 0, longGone), served("b", 0, goneTaint(time.Time{}.Add(-time.Hour)))},
 			want:  []string{"a: Leave node vk-a", "b: Leave node vk-b"},
 		},
 		{
-			name:  "a clock that stepped back counts no time (rule 6)",
+			name:  "a clock that stepped back counts no time (rule parts-delete)",
 			ping:  nodeapply.Ping{At: at(0), Reply: listing()},
 			nodes: []parts.Node{served("a", 0, goneTaint(at(3600)))},
 			want:  []string{"a: Leave node vk-a"},
 		},
 		{
-			name:  "At counts to the second: 49.9 s is 49 s (rule 6)",
+			name:  "At counts to the second: 49.9 s is 49 s (rule parts-delete)",
 			ping:  nodeapply.Ping{At: at(49.9), Reply: listing()},
 			nodes: []parts.Node{served("a", 0, goneTaint(at(0)))},
 			want:  []string{"a: Leave node vk-a"},
 		},
 		{
-			name:  "At counts to the second: 50.5 s is 50 s (rule 6)",
+			name:  "At counts to the second: 50.5 s is 50 s (rule parts-delete)",
 			ping:  nodeapply.Ping{At: at(50.5), Reply: listing()},
 			nodes: []parts.Node{served("a", 0, goneTaint(at(0)))},
 			want:  []string{"a: Delete node vk-a"},
 		},
 		{
-			name:  "At counts to the second with a grace of a fraction of one (rule 6)",
+			name:  "At counts to the second with a grace of a fraction of one (rule parts-delete)",
 			ping:  nodeapply.Ping{At: at(49.7), Reply: listing()},
 			nodes: []parts.Node{served("a", 0, goneTaint(at(0)))},
 			opts:  nodeapply.Options{PartGrace: 49500 * time.Millisecond},
 			want:  []string{"a: Leave node vk-a"},
 		},
 		{
-			name:  "the part grace of the options (rule 6)",
+			name:  "the part grace of the options (rule parts-delete)",
 			ping:  nodeapply.Ping{At: at(600), Reply: listing()},
 			nodes: []parts.Node{served("a", 0, goneTaint(at(1))), served("b", 0, goneTaint(at(0)))},
 			opts:  nodeapply.Options{PartGrace: 10 * time.Minute},
 			want:  []string{"a: Leave node vk-a", "b: Delete node vk-b"},
 		},
 		{
-			name:  "a negative count of pods is no count (rule 6)",
+			name:  "a negative count of pods is no count (rule parts-delete)",
 			ping:  nodeapply.Ping{At: at(0), Reply: listing()},
 			nodes: []parts.Node{served("a", -1, longGone)},
 			want:  []string{"a: Leave node vk-a"},
 		},
 		{
-			name: "the part-gone key with another effect is not the taint (rule 7)",
+			name: "the part-gone key with another effect is not the taint (rule parts-gone-taint)",
 			ping: nodeapply.Ping{At: at(0)},
 			nodes: []parts.Node{served("a", 0, corev1.Taint{
 				Key: nodeapply.PartGoneTaintKey, Effect: corev1.TaintEffectNoExecute, TimeAdded: longGone.TimeAdded,
@@ -148,13 +149,13 @@ func TestStepRules(t *testing.T) {
 			want: []string{"a: Ping node vk-a, no news"},
 		},
 		{
-			name:  "of two part-gone taints the last counts (rule 7)",
+			name:  "of two part-gone taints the last counts (rule parts-gone-taint)",
 			ping:  nodeapply.Ping{At: at(0), Reply: listing()},
 			nodes: []parts.Node{served("a", 0, longGone, foreign, goneTaint(time.Time{})), served("b", 0, goneTaint(time.Time{}), longGone)},
 			want:  []string{"a: Leave node vk-a", "b: Delete node vk-b"},
 		},
 		{
-			name: "of two nodes of a listed part, the first by name gets the patch (rule 8)",
+			name: "of two nodes of a listed part, the first by name gets the patch (rule parts-one-node)",
 			ping: nodeapply.Ping{At: at(0), Reply: listing(a)},
 			nodes: []parts.Node{
 				named(served("a", 0, longGone), "vk-a-2"),
@@ -168,13 +169,13 @@ func TestStepRules(t *testing.T) {
 			},
 		},
 		{
-			name:  "the nodes of a part not listed go on their own (rule 8)",
+			name:  "the nodes of a part not listed go on their own (rule parts-one-node)",
 			ping:  nodeapply.Ping{At: at(0), Reply: listing()},
 			nodes: []parts.Node{served("a", 1, longGone), named(served("a", 0, longGone), "vk-a-2")},
 			want:  []string{"a: Leave node vk-a", "a: Delete node vk-a-2"},
 		},
 		{
-			name:  "parts out of order, one listed twice (rule 9)",
+			name:  "parts out of order, one listed twice (rule parts-order)",
 			ping:  nodeapply.Ping{At: at(0), Reply: listing(c, a, part("c", "64"))},
 			nodes: []parts.Node{served("c", 0), served("b", 0)},
 			want: []string{
@@ -212,12 +213,20 @@ func named(n parts.Node, name string) parts.Node {
 }
 
 // TestPatchesPointIntoTheReply pins down that the patch of a decision is
-// the reply's own entry, of a name listed twice the last (rules 1, 9).
+// the judged reply's own entry (rule parts-input), and that a reply built
+// by hand is read as judged: in name order, of a name listed twice the
+// last (rule parts-order).
 func TestPatchesPointIntoTheReply(t *testing.T) {
-	reply := listing(part("b", "1"), part("a", "2"), part("b", "3"))
+	entries := []pingstatus.Part{part("b", "1"), part("a", "2"), part("b", "3")}
+	reply := listing(entries...)
 	got := parts.Step(nodeapply.Ping{Reply: reply}, []parts.Node{served("b", 0)}, nodeapply.Options{})
-	if len(got) != 2 || got[0].Patch != &reply.Parts[1].Patch || got[1].Patch != &reply.Parts[2].Patch {
-		t.Errorf("Step(%v) = %v, want the patches of entries 1 and 2", reply.Parts, got)
+	if len(got) != 2 || got[0].Patch != &reply.Parts[0].Patch || got[1].Patch != &reply.Parts[1].Patch {
+		t.Errorf("Step(%v) = %v, want the patches of the judged reply's entries", reply.Parts, got)
+	}
+	got = parts.Step(nodeapply.Ping{Reply: rawListing(entries...)}, []parts.Node{served("b", 0)}, nodeapply.Options{})
+	cpu := func(d parts.Decision) string { q := d.Patch.Resources[corev1.ResourceCPU]; return q.String() }
+	if len(got) != 2 || got[0].Part != "a" || cpu(got[0]) != "2" || got[1].Part != "b" || cpu(got[1]) != "3" {
+		t.Errorf("Step of the reply as built, %v = %v, want a with cpu 2 and b with cpu 3, its last entry", entries, got)
 	}
 }
 
@@ -238,7 +247,7 @@ func TestNodePing(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got := tt.d.NodePing(ping)
-		if diff := cmp.Diff(tt.want, got); diff != "" || got.Reply != tt.want.Reply {
+		if diff := cmp.Diff(tt.want, got, cmpopts.IgnoreUnexported(pingstatus.NodePatch{})); diff != "" || got.Reply != tt.want.Reply {
 			t.Errorf("%v: NodePing (-want +got):\n%s", tt.d, diff)
 		}
 	}

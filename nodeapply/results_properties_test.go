@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -18,14 +19,11 @@ import (
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
-// The fast path of Apply rests on two agreements that its output alone
-// cannot show, since the early return makes the output the input:
-//
-//   - when the checker says a ping leaves the node unchanged, the merge in
-//     full (every part of the ping applied, no early return) changes
-//     nothing either;
-//   - the changes are empty exactly when both patches are nil, and the
-//     Result's NeedsObjectPatch and NeedsStatusPatch say which is not.
+// The properties of Apply's results that its output alone shows: the
+// changes are empty exactly when both patches are nil, the node is the
+// input exactly when there are no changes, and the Result's
+// NeedsObjectPatch and NeedsStatusPatch say which patch is not nil. The
+// draws here (options, nodes, pings) serve the other properties too.
 
 var agreementT0 = time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
 
@@ -124,47 +122,6 @@ func agreementPing(t *rapid.T, node *corev1.Node) Ping {
 	return ping
 }
 
-// checkerFor returns the checker Apply builds for node and ping.
-func checkerFor(node *corev1.Node, ping Ping, opts Options) checker {
-	return newChecker(node, ping, opts)
-}
-
-// TestPropertyUnchangedMeansNoChange: whenever the checker says a ping
-// leaves the node as it is, the merge in full, bypassing the early return,
-// reports no change and builds a node equal to the input. Each node is
-// tried as drawn, and after the ping with the same ping and a later one
-// (where the checker says "unchanged" most often).
-func TestPropertyUnchangedMeansNoChange(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		opts := agreementOptions(t)
-		node := agreementNode(t, opts)
-		ping := agreementPing(t, node)
-		steady := Apply(node, ping, opts).Node
-		later := ping
-		if !later.At.IsZero() {
-			later.At = later.At.Add(time.Duration(rapid.IntRange(1, 120).Draw(t, "later")) * time.Second)
-		}
-		for _, c := range []struct {
-			in   *corev1.Node
-			ping Ping
-		}{{node, ping}, {steady, ping}, {steady, later}} {
-			in := c.in
-			check := checkerFor(in, c.ping, opts)
-			if !check.unchanged() {
-				continue
-			}
-			a := &applier{checker: check}
-			out := a.build(true)
-			if changes := a.diff(out); len(changes) != 0 {
-				t.Fatalf("the checker says unchanged, the full merge changes %v", changes)
-			}
-			if diff := cmp.Diff(in, out, sameSpelling); diff != "" {
-				t.Fatalf("the checker says unchanged, the full merge builds another node (-in +out):\n%s", diff)
-			}
-		}
-	})
-}
-
 // TestPropertyChangesAgreeWithPatches: the changes are empty exactly when
 // both patches are nil, and NeedsObjectPatch and NeedsStatusPatch report
 // whether each is not nil; the node is the input exactly when there are
@@ -228,4 +185,56 @@ func checkFiguresOnly(t *rapid.T, step int, object, status []byte) {
 			}
 		}
 	}
+}
+
+// TestPropertyAHandBuiltPatchIsJudgedOnce: for any patch built by hand,
+// valid or not, Apply gives the Result it gives for the same patch judged
+// once by pingstatus.Check, the one entry (rule node-valid): the same
+// node (the input itself exactly when it is), the same changes and
+// patches, and the same warnings with Check's among them, but for those
+// about devices, which are the pool's. The patch is never modified.
+func TestPropertyAHandBuiltPatchIsJudgedOnce(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		opts := agreementOptions(t)
+		opts.Reply.LabelNamespaces = gen.LabelNamespaces
+		node := agreementNode(t, opts)
+		ping := agreementPing(t, node)
+		ping.Reply = gen.HandBuiltPatch().Draw(t, "hand-built patch")
+		before, _ := json.Marshal(ping.Reply)
+		judged, checkWarnings := opts.Reply.Check(ping.Reply)
+		byHand := ping
+		ping.Reply = judged
+		got, want := Apply(node, byHand, opts), Apply(node, ping, opts)
+		if after, _ := json.Marshal(byHand.Reply); string(after) != string(before) {
+			t.Fatalf("Apply or Check modified the patch: %s, was %s", after, before)
+		}
+		if (got.Node == node) != (want.Node == node) {
+			t.Fatalf("the input node back: %v by hand, %v judged", got.Node == node, want.Node == node)
+		}
+		if diff := cmp.Diff(want.Node, got.Node, sameSpelling); diff != "" {
+			t.Fatalf("the node (-judged +by hand):\n%s", diff)
+		}
+		if diff := cmp.Diff(want.Changes, got.Changes); diff != "" {
+			t.Fatalf("the changes (-judged +by hand):\n%s", diff)
+		}
+		if string(want.ObjectPatch()) != string(got.ObjectPatch()) || string(want.StatusPatch()) != string(got.StatusPatch()) {
+			t.Fatalf("the patches: by hand %s %s, judged %s %s", got.ObjectPatch(), got.StatusPatch(), want.ObjectPatch(), want.StatusPatch())
+		}
+		wantWarnings, gotWarnings := want.Warnings, got.Warnings
+		if ping.Reached() && !ping.Unlisted {
+			for _, w := range checkWarnings {
+				if w.Subject != pingstatus.SubjectDevice {
+					wantWarnings = append(wantWarnings, w)
+				}
+			}
+		} else { // a reply Apply does not take, it does not judge: its being empty or not, as built, says whether it is ignored with a warning
+			replyIgnored := func(w pingstatus.Warning) bool { return w.Path == "ping.reply" }
+			wantWarnings, gotWarnings = slices.DeleteFunc(slices.Clone(wantWarnings), replyIgnored), slices.DeleteFunc(slices.Clone(gotWarnings), replyIgnored)
+		}
+		byPath := func(x, y pingstatus.Warning) int { return strings.Compare(x.Path+x.Message, y.Path+y.Message) }
+		wantWarnings, gotWarnings = slices.SortedFunc(slices.Values(wantWarnings), byPath), slices.SortedFunc(slices.Values(gotWarnings), byPath)
+		if diff := cmp.Diff(wantWarnings, gotWarnings, cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("the warnings (-judged, with Check's +by hand):\n%s", diff)
+		}
+	})
 }

@@ -1,0 +1,308 @@
+package pingstatus
+
+import (
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/pingnode/pingnode/internal/kuberules"
+	"github.com/pingnode/pingnode/internal/text"
+)
+
+// A judgement is what a patch remembers of being judged: the options
+// [Parse] or [Options.Check] judged it with. The patches judged together,
+// a reply's and its parts', share one.
+type judgement struct{ opts Options }
+
+// by reports whether j is a judgement by options that judge a patch as o
+// does: every option but MaxBodyBytes, which bounds a reply's text and
+// not what it says.
+func (j *judgement) by(o Options) bool {
+	if j == nil {
+		return false
+	}
+	a := &j.opts
+	return a.AllowZero == o.AllowZero &&
+		a.maxAccelerators() == o.maxAccelerators() && a.maxTaints() == o.maxTaints() && a.maxLabels() == o.maxLabels() &&
+		a.maxDevices() == o.maxDevices() && a.maxParts() == o.maxParts() &&
+		slices.Equal(a.ProtectedKeys, o.ProtectedKeys) && slices.Equal(a.LabelNamespaces, o.LabelNamespaces) &&
+		slices.Equal(a.ProtectedLabels, o.ProtectedLabels)
+}
+
+// patchPath is the path under which the warnings of [Options.Check] name
+// what they are about: "patch.taints[2].key", "patch.resources[cpu]".
+const patchPath = "patch"
+
+// Check judges p by the rules of the package comment, the rules [Parse]
+// judges a reply with (the same code, once), and returns the patch as
+// Parse would have given it for a reply that says the same, with a
+// warning for each problem. It is the one entry by which a patch is
+// judged: a patch that Parse or Check gave, with options that judge as o
+// does, is judged already and returned as it is, at no cost; any other
+// patch, one built by hand, decoded from JSON, or changed after it was
+// judged, is judged and returned anew, and remembers it. p itself is
+// never modified. Package nodeapply and its steps run Check on the patch
+// of every ping they are given, so that they trust what it returns; a
+// provider that builds patches by hand calls it once, to see its
+// warnings, and hands on the result.
+//
+// A patch is read as the reply it stands for: its resources by their
+// names (cpu, memory, pods, ephemeral-storage, hugepages-<size> and
+// extended resources, rules quantity-valid to accelerator-name and
+// resource-hugepages), its basis, its taints and labels when it replaces
+// them (ReplaceTaints, ReplaceLabels), with the keys it keeps, its
+// devices (device-name to device-not-counted), its parts (part-entries to
+// part-no-sum), each by the limits of o, and by rule patch-fields. A
+// patch's TimeAdded of a taint is kept. The warnings name the patch's
+// fields under "patch" ("patch.taints[2].key", "patch.labels[k]",
+// "patch.devices[a100].count", "patch.parts[3].resources[cpu]").
+func (o Options) Check(p *NodePatch) (*NodePatch, []Warning) {
+	if p == nil || p.judged.by(o) {
+		return p, nil
+	}
+	c := parser{opts: o, at: patchPath}
+	out := &NodePatch{Kind: p.Kind, Status: p.Status}
+	if p.ReplaceParts {
+		c.patchParts(p, out)
+	} else {
+		c.patchNode(p, out)
+		if len(p.Parts) > 0 || p.PartsIncomplete {
+			c.withoutReplace("parts", SubjectPart, "ReplaceParts")
+		}
+	}
+	out.judged = c.judgement()
+	for i := range out.Parts {
+		out.Parts[i].Patch.judged = out.judged
+	}
+	return out, c.result()
+}
+
+// withoutReplace warns that a patch's list, at path, is given without
+// the field that says it replaces the node's (replace): no news (rule
+// patch-fields).
+func (p *parser) withoutReplace(path string, s Subject, replace string) {
+	p.warn(rulePatchFields, s, Ignored, path, "given without %s: no news; ignored", replace)
+}
+
+// patchNode judges the fields of a node of the patch in, the patch's own
+// or a part's, into out.
+func (p *parser) patchNode(in, out *NodePatch) {
+	p.listsDevices = in.ReplaceDevices && len(in.Devices)+len(in.KeptDeviceGroups) > 0
+	out.Resources = p.patchResources(in.Resources)
+	if in.Basis != "" {
+		out.Basis = p.judgeBasis("basis", string(in.Basis))
+	}
+	switch {
+	case in.ReplaceTaints:
+		out.ReplaceTaints, out.Taints, out.KeptTaintKeys = p.patchTaints(in.Taints, in.KeptTaintKeys)
+	case len(in.Taints)+len(in.KeptTaintKeys) > 0:
+		p.withoutReplace("taints", SubjectTaint, "ReplaceTaints")
+	}
+	switch {
+	case in.ReplaceLabels:
+		out.ReplaceLabels, out.Labels, out.KeptLabelKeys = p.patchLabels(in.Labels, in.KeptLabelKeys)
+	case len(in.Labels)+len(in.KeptLabelKeys) > 0:
+		p.withoutReplace("labels", SubjectLabel, "ReplaceLabels")
+	}
+	switch {
+	case in.ReplaceDevices:
+		replace, groups, refused := p.devices(&groupList{groups: in.Devices})
+		if replace {
+			out.ReplaceDevices, out.Devices = true, groups
+			out.KeptDeviceGroups = slices.Clip(p.keptGroups(in.KeptDeviceGroups, refused, groups)) // never appended to the input's
+		}
+	case len(in.Devices)+len(in.KeptDeviceGroups) > 0:
+		p.withoutReplace("devices", SubjectDevice, "ReplaceDevices")
+	}
+}
+
+// patchResources judges a patch's resources by their names: cpu, memory,
+// pods and ephemeral-storage, a reply's fields; hugepages-<size>, a
+// reply's hugepages; any other an extended resource, a reply's
+// accelerator.
+func (p *parser) patchResources(in corev1.ResourceList) corev1.ResourceList {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make(corev1.ResourceList, len(in))
+	for _, name := range slices.Sorted(maps.Keys(in)) {
+		q := in[name]
+		path := labelPath("resources", string(name))
+		size, hugepages := strings.CutPrefix(string(name), corev1.ResourceHugePagesPrefix)
+		switch {
+		case isStandard(name):
+		case hugepages:
+			if _, ok := p.pageSize(path, size); !ok {
+				continue
+			}
+		case !p.extendedName(path, name):
+			continue
+		}
+		if !p.judgeQuantity(path, name, q, q.String()) || !isStandard(name) && !hugepages && !p.counted(path, name, q) {
+			continue
+		}
+		out[name] = q
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// patchTaints judges a patch's taints, and the keys it keeps: the taint
+// judge's, as of a reply's list, but for the time each was added, which
+// is kept.
+func (p *parser) patchTaints(in []corev1.Taint, given []string) (replace bool, out []corev1.Taint, kept []string) {
+	list := fieldPath(replyLevel, taintsField)
+	if !p.withinLimit(ruleListLimit, SubjectTaint, list, "taints", len(in), p.partLimit(p.opts.maxTaints())) {
+		return false, nil, nil
+	}
+	j := p.taintJudge(list, len(in))
+	for i, t := range in {
+		j.add(t, i)
+	}
+	return true, j.unique.List, p.keptKeys("keptTaintKeys", SubjectTaint, ruleTaintValid, given, j.mayKeep, j.kept)
+}
+
+// patchLabels judges a patch's labels, and the keys it keeps, by the
+// label judge, as of a reply's.
+func (p *parser) patchLabels(in map[string]string, given []string) (replace bool, out map[string]string, kept []string) {
+	list := fieldPath(replyLevel, labelsField)
+	if !p.withinLimit(ruleListLimit, SubjectLabel, list, "labels", len(in), p.partLimit(p.opts.maxLabels())) {
+		return false, nil, nil
+	}
+	j := p.labelJudge(list, len(in))
+	for _, k := range slices.Sorted(maps.Keys(in)) {
+		j.add(k, in[k])
+	}
+	return true, j.out, p.keptKeys("keptLabelKeys", SubjectLabel, ruleLabelValid, given, j.mayKeep, j.kept)
+}
+
+// partLimit returns the limit of a list of taints or labels, limit for a
+// reply's: a part's, which holds the reply's list beside its own, takes
+// MaxShared more (rule part-fields).
+func (p *parser) partLimit(limit int) int {
+	if p.part != "" {
+		return limit + MaxShared
+	}
+	return limit
+}
+
+// keptKeys returns the keys a patch keeps, of its taints or labels: those
+// it was given that the plugin may own (another is dropped, with a
+// warning at list, by the rule named rule), and those its list refused,
+// sorted, each once.
+func (p *parser) keptKeys(list string, s Subject, rule string, given []string, mayKeep func(string) bool, refused []string) []string {
+	var keep []string
+	for i, key := range given {
+		if mayKeep(key) {
+			keep = append(keep, key)
+			continue
+		}
+		p.warn(rule, s, Refused, indexPath(list, i), "%s is no key the plugin may own; dropped", text.Quote(key, quoteBytes))
+	}
+	return union(keep, refused)
+}
+
+// patchParts judges a patch's parts, as a reply's (rules part-entries,
+// part-fields and part-no-sum): each name, the last of a name, each
+// part's fields by the rules of a node's, and the patch's own taints and
+// labels, every part's.
+func (p *parser) patchParts(in, out *NodePatch) {
+	if len(in.Resources) > 0 || in.Basis != "" {
+		p.besideParts(resourcesField)
+	}
+	if in.ReplaceDevices || len(in.Devices)+len(in.KeptDeviceGroups) > 0 {
+		p.besideParts(devicesField)
+	}
+	list := "parts"
+	if !p.withinLimit(rulePartEntries, SubjectPart, list, "parts", len(in.Parts), p.opts.maxParts()) {
+		return
+	}
+	var s shared
+	if in.ReplaceTaints {
+		s.taintsGiven, s.taintsRefused = true, true
+		if p.withinLimit(rulePartFields, SubjectTaint, fieldPath(replyLevel, taintsField), "every part's taints", len(in.Taints), MaxShared) {
+			if replace, taints, kept := p.patchTaints(in.Taints, in.KeptTaintKeys); replace {
+				s.taintsRefused, s.taints, s.keptTaints = false, taints, kept
+			}
+		}
+	}
+	if in.ReplaceLabels {
+		s.labelsGiven, s.labelsRefused = true, true
+		if p.withinLimit(rulePartFields, SubjectLabel, fieldPath(replyLevel, labelsField), "every part's labels", len(in.Labels), MaxShared) {
+			if replace, labels, kept := p.patchLabels(in.Labels, in.KeptLabelKeys); replace {
+				s.labelsRefused, s.labels, s.keptLabels = false, labels, kept
+			}
+		}
+	}
+	refs := make([]partRef, 0, len(in.Parts))
+	out.PartsIncomplete = in.PartsIncomplete
+	for i := range in.Parts {
+		if !p.partName(indexPath(list, i)+".name", in.Parts[i].Name) {
+			out.PartsIncomplete = true
+			continue
+		}
+		refs = append(refs, partRef{name: in.Parts[i].Name, i: i, e: i})
+	}
+	out.ReplaceParts = true
+	out.Parts = make([]Part, 0, len(refs))
+	for _, r := range p.lastOfEachPart(list, refs) {
+		own := &in.Parts[r.e].Patch
+		p.at, p.part = patchPath+"."+indexPath(list, r.i), r.name
+		part := Part{Name: r.name, Patch: NodePatch{Kind: Structured}}
+		p.patchNode(own, &part.Patch)
+		if own.ReplaceParts || len(own.Parts) > 0 {
+			p.warn(rulePatchFields, SubjectPart, Ignored, "parts", "a part lists no parts of its own; ignored")
+		}
+		p.at, p.part = patchPath, ""
+		s.into(&part.Patch, own.ReplaceTaints, own.ReplaceLabels)
+		out.Parts = append(out.Parts, part)
+	}
+	slices.SortFunc(out.Parts, func(a, b Part) int { return strings.Compare(a.Name, b.Name) })
+}
+
+// keptGroups returns the names of the groups a checked patch keeps: those
+// it kept (given), each a valid group name (another is dropped, with a
+// warning), and those its list refused (refused), sorted, each once, and
+// none of a group the list publishes (groups, sorted). It is given itself
+// when nothing changes.
+func (p *parser) keptGroups(given, refused []string, groups []DeviceGroup) []string {
+	if len(refused) == 0 && keptInOrder(given, groups) {
+		return given
+	}
+	var kept []string
+	for i, name := range given {
+		if problem := kuberules.DeviceGroupNameProblem(name); problem != "" {
+			p.warn(ruleDeviceName, SubjectDevice, Refused, "keptDeviceGroups["+strconv.Itoa(i)+"]", "%s is not a valid device group name: %s; dropped", text.Quote(name, quoteBytes), problem)
+			continue
+		}
+		kept = append(kept, name)
+	}
+	kept = slices.Compact(slices.Sorted(slices.Values(append(kept, refused...))))
+	kept = slices.DeleteFunc(kept, func(name string) bool { return listed(groups, name) })
+	if len(kept) == 0 {
+		return nil
+	}
+	return kept
+}
+
+// keptInOrder reports whether kept is sorted, each name once and valid,
+// and names none of groups (sorted), allocating nothing.
+func keptInOrder(kept []string, groups []DeviceGroup) bool {
+	for i, name := range kept {
+		if i > 0 && kept[i-1] >= name || kuberules.DeviceGroupNameProblem(name) != "" || listed(groups, name) {
+			return false
+		}
+	}
+	return true
+}
+
+// listed reports whether groups, sorted by name, has a group named name.
+func listed(groups []DeviceGroup, name string) bool {
+	_, found := slices.BinarySearchFunc(groups, name, func(g DeviceGroup, name string) int { return strings.Compare(g.Name, name) })
+	return found
+}
