@@ -16,6 +16,7 @@
 //	    "pods": "1000",
 //	    "ephemeralStorage": "1800Gi",
 //	    "hugepages": { "2Mi": "4Gi", "1Gi": "16Gi" },
+//	    "basis": "available",
 //	    "accelerators": [
 //	      { "resourceType": "nvidia.com/gpu", "available": "8" },
 //	      { "resourceType": "xilinx.com/fpga", "available": "2" }
@@ -35,7 +36,9 @@
 //	      "attributes": {
 //	        "productName": { "string": "NVIDIA A100-SXM4-80GB" },
 //	        "type": { "string": "gpu" },
-//	        "cudaComputeCapability": { "version": "8.0.0" }
+//	        "cudaComputeCapability": { "version": "8.0.0" },
+//	        "multiprocessors": { "int": 108 },
+//	        "migCapable": { "bool": true }
 //	      },
 //	      "capacity": { "memory": { "value": "80Gi" } },
 //	      "taints": [
@@ -88,7 +91,9 @@
 //	  "nodes": [
 //	    { "name": "cn001", "resources": { "cpu": "1", "memory": "4000Mi" } },
 //	    { "name": "cn002", "resources": { "cpu": "12", "memory": "48000Mi" },
-//	      "taints": [ { "key": "slurm.example.com/drain", "effect": "NoSchedule" } ] }
+//	      "taints": [ { "key": "slurm.example.com/drain", "effect": "NoSchedule" } ],
+//	      "labels": { "feature.node.kubernetes.io/slurm-partition": "gpu" },
+//	      "devices": [ { "name": "a100", "count": 2 } ] }
 //	  ]
 //	}
 //

@@ -3,6 +3,8 @@ package pingstatus
 import (
 	"bytes"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/pingnode/pingnode/internal/kuberules"
@@ -12,10 +14,12 @@ import (
 // The reply's shape is described once, by the wire types (wire.go) and
 // their json tags: levelFields, the table of the field names of each
 // level that the rules read and warnings name their paths from, is
-// derived from them, field by field in their order, and the constants
-// below index it. fieldIndex is the one place where a key is matched to
-// a field, as encoding/json matches it. One test holds the table, the
-// constants and fieldIndex to the wire types and to the JSON Schema.
+// derived from them, field by field in their order; levelShapes, what
+// each field holds (a value, an object of another level, a list or a map
+// of them), from their Go types; and the rules name the fields they read
+// by their JSON names, looked up in the table (fieldOf). fieldIndex is
+// the one place where a key is matched to a field, as encoding/json
+// matches it. The JSON Schema is generated from the same types.
 
 // level is an object of the reply that Parse reads.
 type level int
@@ -32,77 +36,147 @@ const (
 	partLevel        // an entry of the parts list, "nodes"
 )
 
-// The fields of each level, as indexes into levelFields[level]: the
-// order of the fields of its wire type.
-const (
-	statusField = iota
-	resourcesField
-	taintsField
-	labelsField
-	devicesField
-	nodesField
-)
-
-// The fields of a part are the reply's, but for its name in the place of
-// the status: a part's resources, taints, labels and devices are read by
-// the reply's own rules, by the reply's constants.
-const (
-	partNameField = statusField
-)
-
-const (
-	cpuField = iota
-	memoryField
-	podsField
-	acceleratorsField
-	basisField
-	ephemeralStorageField
-	hugepagesField
-)
-
-const (
-	resourceTypeField = iota
-	availableField
-)
-
-// The fields of a taint, of the node's or of a device's.
-const (
-	keyField = iota
-	valueField
-	effectField
-)
-
-const (
-	nameField = iota
-	countField
-	attributesField
-	capacityField
-	deviceTaintsField
-)
-
-const (
-	intField = iota
-	boolField
-	stringField
-	versionField
-)
-
-const (
-	capacityValueField = iota
-)
+// levelTypes are the wire types of the levels.
+var levelTypes = [...]reflect.Type{
+	replyLevel:       reflect.TypeFor[PingResponse](),
+	resourcesLevel:   reflect.TypeFor[ResourcesResponse](),
+	acceleratorLevel: reflect.TypeFor[AcceleratorResponse](),
+	taintLevel:       reflect.TypeFor[TaintResponse](),
+	deviceLevel:      reflect.TypeFor[DeviceResponse](),
+	attributeLevel:   reflect.TypeFor[DeviceAttribute](),
+	capacityLevel:    reflect.TypeFor[DeviceCapacity](),
+	deviceTaintLevel: reflect.TypeFor[TaintResponse](), // a device's taint has a node taint's shape, and rules of its own
+	partLevel:        reflect.TypeFor[PartResponse](),
+}
 
 // levelFields are the JSON names of the fields of each level, taken from
 // the json tags of its wire type.
-var levelFields = [...][]string{
-	replyLevel:       tagNames(reflect.TypeFor[PingResponse]()),
-	resourcesLevel:   tagNames(reflect.TypeFor[ResourcesResponse]()),
-	acceleratorLevel: tagNames(reflect.TypeFor[AcceleratorResponse]()),
-	taintLevel:       tagNames(reflect.TypeFor[TaintResponse]()),
-	deviceLevel:      tagNames(reflect.TypeFor[DeviceResponse]()),
-	attributeLevel:   tagNames(reflect.TypeFor[DeviceAttribute]()),
-	capacityLevel:    tagNames(reflect.TypeFor[DeviceCapacity]()),
-	deviceTaintLevel: tagNames(reflect.TypeFor[TaintResponse]()),
-	partLevel:        tagNames(reflect.TypeFor[PartResponse]()),
+var levelFields = func() (fields [len(levelTypes)][]string) {
+	for lv, t := range levelTypes {
+		fields[lv] = tagNames(t)
+	}
+	return fields
+}()
+
+// fieldOf returns the index of the field name of level lv in
+// levelFields: how the rules name a field they read. A name the wire
+// type does not have stops the program at its start.
+func fieldOf(lv level, name string) int {
+	k := slices.Index(levelFields[lv], name)
+	if k < 0 {
+		panic("pingstatus: level " + strconv.Itoa(int(lv)) + " has no field " + name)
+	}
+	return k
+}
+
+// The fields that the rules read, by level. A part's fields are the
+// reply's fields of a node, in the same places, with its name in the
+// place of the status (a test holds it so), so that one set of rules,
+// indexed alike, reads both.
+var (
+	statusField    = fieldOf(replyLevel, "status")
+	resourcesField = fieldOf(replyLevel, "resources")
+	taintsField    = fieldOf(replyLevel, "taints")
+	labelsField    = fieldOf(replyLevel, "labels")
+	devicesField   = fieldOf(replyLevel, "devices")
+	nodesField     = fieldOf(replyLevel, "nodes")
+	partNameField  = fieldOf(partLevel, "name")
+
+	cpuField              = fieldOf(resourcesLevel, "cpu")
+	memoryField           = fieldOf(resourcesLevel, "memory")
+	podsField             = fieldOf(resourcesLevel, "pods")
+	acceleratorsField     = fieldOf(resourcesLevel, "accelerators")
+	basisField            = fieldOf(resourcesLevel, "basis")
+	ephemeralStorageField = fieldOf(resourcesLevel, "ephemeralStorage")
+	hugepagesField        = fieldOf(resourcesLevel, "hugepages")
+
+	resourceTypeField = fieldOf(acceleratorLevel, "resourceType")
+	availableField    = fieldOf(acceleratorLevel, "available")
+
+	// The fields of a taint, of the node's or of a device's.
+	keyField    = fieldOf(taintLevel, "key")
+	valueField  = fieldOf(taintLevel, "value")
+	effectField = fieldOf(taintLevel, "effect")
+
+	nameField         = fieldOf(deviceLevel, "name")
+	countField        = fieldOf(deviceLevel, "count")
+	attributesField   = fieldOf(deviceLevel, "attributes")
+	capacityField     = fieldOf(deviceLevel, "capacity")
+	deviceTaintsField = fieldOf(deviceLevel, "taints")
+
+	intField     = fieldOf(attributeLevel, "int")
+	boolField    = fieldOf(attributeLevel, "bool")
+	stringField  = fieldOf(attributeLevel, "string")
+	versionField = fieldOf(attributeLevel, "version")
+
+	capacityValueField = fieldOf(capacityLevel, "value")
+)
+
+// A form is what a field of a level holds, as its Go type says.
+type form uint8
+
+const (
+	valueForm  form = iota // a string, a number, a boolean
+	objectForm             // an object of another level (*ResourcesResponse)
+	listForm               // a list of objects of another level (*[]TaintResponse)
+	keyedForm              // an object whose keys are its entries' own, each a value or an object of another level (map[string]DeviceAttribute)
+)
+
+// A shape is what a field holds: its form and, for an object, a list or
+// a map of objects, their level (-1 for a map of values).
+type shape struct {
+	form  form
+	level level
+}
+
+// levelShapes are the shapes of the fields of each level, in the order
+// of levelFields, from the Go types of the wire types' fields: the one
+// description of how the reply nests, which the judging of its keys
+// walks.
+var levelShapes = func() (shapes [len(levelTypes)][]shape) {
+	for lv, t := range levelTypes {
+		for _, f := range reflect.VisibleFields(t) {
+			if f.Anonymous {
+				continue
+			}
+			shapes[lv] = append(shapes[lv], shapeOf(level(lv), f.Type))
+		}
+	}
+	return shapes
+}()
+
+// shapeOf returns the shape of a field of type t at level lv.
+func shapeOf(lv level, t reflect.Type) shape {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		return shape{objectForm, levelOf(lv, t)}
+	case reflect.Slice:
+		return shape{listForm, levelOf(lv, t.Elem())}
+	case reflect.Map:
+		if t.Elem().Kind() == reflect.Struct {
+			return shape{keyedForm, levelOf(lv, t.Elem())}
+		}
+		return shape{keyedForm, -1}
+	}
+	return shape{valueForm, -1}
+}
+
+// levelOf returns the level of the wire type t, an object within one at
+// level parent: the level of that type, and for a device's taints the
+// device taint's, whose type is a node taint's.
+func levelOf(parent level, t reflect.Type) level {
+	if parent == deviceLevel && t == levelTypes[deviceTaintLevel] {
+		return deviceTaintLevel
+	}
+	for lv, lt := range levelTypes {
+		if lt == t {
+			return level(lv)
+		}
+	}
+	panic("pingstatus: no level has the wire type " + t.String())
 }
 
 // tagNames returns the JSON names of the fields of the struct type t, in

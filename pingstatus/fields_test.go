@@ -3,6 +3,7 @@ package pingstatus
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"reflect"
 	"regexp"
 	"slices"
@@ -142,28 +143,18 @@ func TestFieldTableAgrees(t *testing.T) {
 		level    level
 		wire     any
 		schema   map[string]any
-		pointer  string         // to schema, for a $ref
-		required []int          // the fields that Parse warns about when they are missing
-		indexes  map[string]int // the constants that index the level's fields
+		pointer  string // to schema, for a $ref
+		required []int  // the fields that Parse warns about when they are missing
 	}{
-		{replyLevel, PingResponse{}, schema, "#", nil,
-			map[string]int{"status": statusField, "resources": resourcesField, "taints": taintsField, "labels": labelsField, "devices": devicesField, "nodes": nodesField}},
-		{resourcesLevel, ResourcesResponse{}, schema["properties"].(map[string]any)["resources"].(map[string]any), "#/properties/resources", nil,
-			map[string]int{"cpu": cpuField, "memory": memoryField, "pods": podsField, "accelerators": acceleratorsField, "basis": basisField, "ephemeralStorage": ephemeralStorageField, "hugepages": hugepagesField}},
-		{acceleratorLevel, AcceleratorResponse{}, defs["accelerator"].(map[string]any), "#/$defs/accelerator", []int{resourceTypeField, availableField},
-			map[string]int{"resourceType": resourceTypeField, "available": availableField}},
-		{taintLevel, TaintResponse{}, defs["taint"].(map[string]any), "#/$defs/taint", []int{keyField, effectField},
-			map[string]int{"key": keyField, "value": valueField, "effect": effectField}},
-		{deviceLevel, DeviceResponse{}, defs["deviceGroup"].(map[string]any), "#/$defs/deviceGroup", []int{nameField, countField},
-			map[string]int{"name": nameField, "count": countField, "attributes": attributesField, "capacity": capacityField, "taints": deviceTaintsField}},
-		{attributeLevel, DeviceAttribute{}, defs["deviceAttribute"].(map[string]any), "#/$defs/deviceAttribute", nil,
-			map[string]int{"int": intField, "bool": boolField, "string": stringField, "version": versionField}},
-		{capacityLevel, DeviceCapacity{}, defs["deviceCapacity"].(map[string]any), "#/$defs/deviceCapacity", []int{capacityValueField},
-			map[string]int{"value": capacityValueField}},
-		{deviceTaintLevel, TaintResponse{}, defs["deviceTaint"].(map[string]any), "#/$defs/deviceTaint", []int{keyField, effectField},
-			map[string]int{"key": keyField, "value": valueField, "effect": effectField}},
-		{partLevel, PartResponse{}, defs["part"].(map[string]any), "#/$defs/part", []int{partNameField},
-			map[string]int{"name": partNameField, "resources": resourcesField, "taints": taintsField, "labels": labelsField, "devices": devicesField}},
+		{replyLevel, PingResponse{}, schema, "#", nil},
+		{resourcesLevel, ResourcesResponse{}, schema["properties"].(map[string]any)["resources"].(map[string]any), "#/properties/resources", nil},
+		{acceleratorLevel, AcceleratorResponse{}, defs["accelerator"].(map[string]any), "#/$defs/accelerator", []int{resourceTypeField, availableField}},
+		{taintLevel, TaintResponse{}, defs["taint"].(map[string]any), "#/$defs/taint", []int{keyField, effectField}},
+		{deviceLevel, DeviceResponse{}, defs["deviceGroup"].(map[string]any), "#/$defs/deviceGroup", []int{nameField, countField}},
+		{attributeLevel, DeviceAttribute{}, defs["deviceAttribute"].(map[string]any), "#/$defs/deviceAttribute", nil},
+		{capacityLevel, DeviceCapacity{}, defs["deviceCapacity"].(map[string]any), "#/$defs/deviceCapacity", []int{capacityValueField}},
+		{deviceTaintLevel, TaintResponse{}, defs["deviceTaint"].(map[string]any), "#/$defs/deviceTaint", []int{keyField, effectField}},
+		{partLevel, PartResponse{}, defs["part"].(map[string]any), "#/$defs/part", []int{partNameField}},
 	}
 	if len(levels) != len(levelFields) {
 		t.Fatalf("the test knows %d levels, the table has %d", len(levels), len(levelFields))
@@ -181,13 +172,6 @@ func TestFieldTableAgrees(t *testing.T) {
 			if diff := cmp.Diff(want, got.names); diff != "" {
 				t.Errorf("level %d: the names of %s (-table +got):\n%s", lv.level, got.what, diff)
 			}
-		}
-		gotIndexes := make(map[string]int)
-		for k, name := range levelFields[lv.level] {
-			gotIndexes[name] = k
-		}
-		if diff := cmp.Diff(lv.indexes, gotIndexes); diff != "" {
-			t.Errorf("level %d: the constants that index its fields (-want +table):\n%s", lv.level, diff)
 		}
 		wantRefs := make(map[string]string)
 		for _, name := range levelFields[lv.level] {
@@ -328,5 +312,118 @@ func TestPartFieldsAreTheReplys(t *testing.T) {
 	}
 	if levelFields[replyLevel][resourcesField] != node[0] || levelFields[replyLevel][nodesField] != "nodes" || levelFields[partLevel][partNameField] != "name" {
 		t.Errorf("the constants index the table wrongly: %v", levelFields[replyLevel])
+	}
+}
+
+// TestLevelShapes pins down how the reply nests, as levelShapes derives
+// it from the wire types: which field holds an object, a list or a map of
+// another level, and a device's taints at their own level.
+func TestLevelShapes(t *testing.T) {
+	for _, c := range []struct {
+		lv    level
+		field int
+		want  shape
+	}{
+		{replyLevel, statusField, shape{valueForm, -1}},
+		{replyLevel, resourcesField, shape{objectForm, resourcesLevel}},
+		{replyLevel, taintsField, shape{listForm, taintLevel}},
+		{replyLevel, labelsField, shape{keyedForm, -1}},
+		{replyLevel, devicesField, shape{listForm, deviceLevel}},
+		{replyLevel, nodesField, shape{listForm, partLevel}},
+		{partLevel, taintsField, shape{listForm, taintLevel}},
+		{resourcesLevel, acceleratorsField, shape{listForm, acceleratorLevel}},
+		{resourcesLevel, hugepagesField, shape{keyedForm, -1}},
+		{resourcesLevel, cpuField, shape{valueForm, -1}},
+		{deviceLevel, attributesField, shape{keyedForm, attributeLevel}},
+		{deviceLevel, capacityField, shape{keyedForm, capacityLevel}},
+		{deviceLevel, deviceTaintsField, shape{listForm, deviceTaintLevel}},
+		{attributeLevel, intField, shape{valueForm, -1}},
+	} {
+		if got := levelShapes[c.lv][c.field]; got != c.want {
+			t.Errorf("level %d, field %s: %+v, want %+v", c.lv, levelFields[c.lv][c.field], got, c.want)
+		}
+	}
+	for lv := range levelShapes {
+		if len(levelShapes[lv]) != len(levelFields[lv]) {
+			t.Errorf("level %d: %d shapes for %d fields", lv, len(levelShapes[lv]), len(levelFields[lv]))
+		}
+	}
+}
+
+// TestDocExamplesShowEveryField: the reply bodies that the package
+// comment shows, read along the wire types' shape, have every field of
+// every level, so that the doc shows the whole format and names no field
+// the wire types do not have.
+func TestDocExamplesShowEveryField(t *testing.T) {
+	doc, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The examples are the doc's code blocks (lines indented by a tab)
+	// that are JSON objects.
+	var blocks []string
+	var block strings.Builder
+	for line := range strings.SplitSeq(string(doc), "\n") {
+		if code, ok := strings.CutPrefix(line, "//\t"); ok {
+			block.WriteString(code + "\n")
+			continue
+		}
+		if block.Len() > 0 {
+			blocks = append(blocks, block.String())
+			block.Reset()
+		}
+	}
+	seen := make([]map[string]bool, len(levelFields))
+	for i := range seen {
+		seen[i] = map[string]bool{}
+	}
+	var walk func(v any, lv level)
+	walk = func(v any, lv level) {
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return
+		}
+		for key, value := range obj {
+			k := slices.Index(levelFields[lv], key)
+			if k < 0 {
+				t.Errorf("the doc's example has %q at level %d, a field the wire types do not have", key, lv)
+				continue
+			}
+			seen[lv][key] = true
+			switch sh := levelShapes[lv][k]; sh.form {
+			case objectForm:
+				walk(value, sh.level)
+			case listForm:
+				list, _ := value.([]any)
+				for _, e := range list {
+					walk(e, sh.level)
+				}
+			case keyedForm:
+				if sh.level >= 0 {
+					entries, _ := value.(map[string]any)
+					for _, e := range entries {
+						walk(e, sh.level)
+					}
+				}
+			}
+		}
+	}
+	n := 0
+	for _, b := range blocks {
+		var v any
+		if json.Unmarshal([]byte(b), &v) == nil {
+			walk(v, replyLevel)
+			n++
+		}
+	}
+	if n == 0 {
+		t.Fatal("the package comment shows no reply")
+	}
+	for lv, names := range levelFields {
+		for _, name := range names {
+			if !seen[lv][name] {
+				t.Errorf("no example of the package comment shows %q (level %d)", name, lv)
+			}
+		}
 	}
 }

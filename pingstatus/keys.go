@@ -47,15 +47,15 @@ func (w where) String() string {
 // or a part.
 func (w where) within(lv level) string {
 	switch {
-	case w.keyed && w.top == labelsField:
+	case w.keyed && int(w.top) == labelsField:
 		return labelPath(fieldPath(replyLevel, labelsField), w.key)
-	case w.keyed && w.sub == hugepagesField:
+	case w.keyed && int(w.sub) == hugepagesField:
 		return hugepagesPath(w.key)
 	case w.keyed: // a device's attribute or capacity
 		s := deviceKeyPath(indexPath(fieldPath(replyLevel, devicesField), int(w.index)), int(w.field), w.key)
 		if w.inner >= 0 {
 			lv := attributeLevel
-			if w.field == capacityField {
+			if int(w.field) == capacityField {
 				lv = capacityLevel
 			}
 			s += fieldPath(lv, int(w.inner))
@@ -68,7 +68,7 @@ func (w where) within(lv level) string {
 	case w.sub >= 0:
 		s += "." + levelFields[resourcesLevel][w.sub]
 		entry = acceleratorLevel
-	case w.top == devicesField:
+	case int(w.top) == devicesField:
 		entry = deviceLevel
 	}
 	if w.index >= 0 {
@@ -88,10 +88,10 @@ func (w where) within(lv level) string {
 
 // subject returns what part of the node the field at w is about.
 func (w where) subject() Subject {
-	if w.part >= 0 && w.top == partNameField {
+	if w.part >= 0 && int(w.top) == partNameField {
 		return SubjectPart
 	}
-	switch w.top {
+	switch int(w.top) {
 	case resourcesField:
 		return SubjectResource
 	case taintsField:
@@ -183,42 +183,49 @@ func repeated(at where, n int) Warning {
 }
 
 // value judges the keys in v, the value of the k-th field of an object at
-// level lv.
+// level lv, as the field's shape says it nests (levelShapes), within the
+// field's limit.
 func (j *keyJudge) value(v int, at where, lv level, k int) {
-	c := j.t.kind(v)
-	node := lv == replyLevel || lv == partLevel // the fields of a node, the reply's or a part's
+	sh, c := levelShapes[lv][k], j.t.kind(v)
 	switch {
-	case node && k == resourcesField && c == objectKind:
-		j.object(v, at, resourcesLevel)
-	case node && k == taintsField && c == arrayKind:
-		j.list(v, at, taintLevel, j.limit(lv, j.opts.maxTaints()))
-	case node && k == labelsField && c == objectKind:
-		j.keyed(v, at, j.limit(lv, j.opts.maxLabels()), -1)
-	case node && k == devicesField && c == arrayKind:
-		j.list(v, at, deviceLevel, j.opts.maxDevices())
-	case lv == replyLevel && k == nodesField && c == arrayKind:
-		j.list(v, at, partLevel, j.opts.maxParts())
-	case lv == resourcesLevel && k == hugepagesField && c == objectKind:
-		j.keyed(v, at, maxHugepageSizes, -1)
-	case lv == resourcesLevel && k == acceleratorsField && c == arrayKind:
-		j.list(v, at, acceleratorLevel, j.opts.maxAccelerators())
-	case lv == deviceLevel && k == attributesField && c == objectKind:
-		j.keyed(v, at, kuberules.MaxDeviceAttributesAndCapacities, attributeLevel)
-	case lv == deviceLevel && k == capacityField && c == objectKind:
-		j.keyed(v, at, kuberules.MaxDeviceAttributesAndCapacities, capacityLevel)
-	case lv == deviceLevel && k == deviceTaintsField && c == arrayKind:
-		j.list(v, at, deviceTaintLevel, kuberules.MaxDeviceTaints)
+	case sh.form == objectForm && c == objectKind:
+		j.object(v, at, sh.level)
+	case sh.form == listForm && c == arrayKind:
+		j.list(v, at, sh.level, j.limit(lv, k))
+	case sh.form == keyedForm && c == objectKind:
+		j.keyed(v, at, j.limit(lv, k), sh.level)
 	}
 }
 
-// limit returns the limit of a list of the object at level lv, whose
-// own limit is own: for the reply's taints and labels beside its parts,
-// MaxShared too.
-func (j *keyJudge) limit(lv level, own int) int {
-	if lv == replyLevel && j.shared {
-		return min(own, MaxShared)
+// limit returns the most entries the k-th field of an object at level lv
+// may have, a list's or a map's, for its keys to be judged: its rule's
+// limit, past which Parse counts the field and does not read it. For the
+// reply's taints and labels beside its parts, MaxShared too.
+func (j *keyJudge) limit(lv level, k int) int {
+	node := lv == replyLevel || lv == partLevel // the fields of a node, the reply's or a part's
+	limit := math.MaxInt
+	switch {
+	case node && k == taintsField:
+		limit = j.opts.maxTaints()
+	case node && k == labelsField:
+		limit = j.opts.maxLabels()
+	case node && k == devicesField:
+		limit = j.opts.maxDevices()
+	case lv == replyLevel && k == nodesField:
+		limit = j.opts.maxParts()
+	case lv == resourcesLevel && k == hugepagesField:
+		limit = maxHugepageSizes
+	case lv == resourcesLevel && k == acceleratorsField:
+		limit = j.opts.maxAccelerators()
+	case lv == deviceLevel && (k == attributesField || k == capacityField):
+		limit = kuberules.MaxDeviceAttributesAndCapacities
+	case lv == deviceLevel && k == deviceTaintsField:
+		limit = kuberules.MaxDeviceTaints
 	}
-	return own
+	if lv == replyLevel && j.shared && (k == taintsField || k == labelsField) {
+		return min(limit, MaxShared)
+	}
+	return limit
 }
 
 // list judges the keys of the entries of the list v, objects at level lv,

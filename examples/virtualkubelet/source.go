@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -99,7 +98,7 @@ func (s *asker) ask(ctx context.Context, opts pingstatus.Options, m nodeMetrics,
 // that serves none (no -parts): the parts are passed over, and the node
 // stays as it is (pingstatus rule part-no-sum: such a reply carries no sum).
 var partsIgnored = pingstatus.Warning{
-	Subject: pingstatus.SubjectPart, Action: pingstatus.Ignored, Path: "nodes",
+	Subject: pingstatus.SubjectPart, Action: pingstatus.Ignored, Path: "nodes", Rule: "part-no-sum",
 	Message: "the reply lists the backend's parts, which only -parts serves; ignored, and the node stays as it is",
 }
 
@@ -109,9 +108,7 @@ var partsIgnored = pingstatus.Warning{
 // appears, as any warning. A reply without "nodes" keeps its warnings as
 // they are.
 func withoutParts(patch *pingstatus.NodePatch, warnings []pingstatus.Warning) []pingstatus.Warning {
-	aboutParts := func(w pingstatus.Warning) bool {
-		return w.Path == "nodes" || strings.HasPrefix(w.Path, "nodes[")
-	}
+	aboutParts := pingstatus.Warning.AboutParts
 	if !patch.ReplaceParts && !slices.ContainsFunc(warnings, aboutParts) {
 		return warnings // the common case: nothing copied
 	}
