@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 	"testing"
 	"time"
 
@@ -60,19 +61,21 @@ func TestSteadyPingMakesNoCopy(t *testing.T) {
 	}
 }
 
-// withTaints returns a node with n plugin-owned taints, and a patch that
-// changes the value of one of them.
-func withTaints(n int) (*corev1.Node, *pingstatus.NodePatch) {
+// withTaints returns a node with n plugin-owned taints, a patch that
+// changes the value of one of them, judged once as Parse gives a reply,
+// and the options that take n taints.
+func withTaints(n int) (*corev1.Node, *pingstatus.NodePatch, nodeapply.Options) {
+	opts := nodeapply.Options{Reply: pingstatus.Options{MaxTaints: n}}
 	node := &corev1.Node{}
 	patch := &pingstatus.NodePatch{Kind: pingstatus.Structured, ReplaceTaints: true}
 	for i := range n {
 		patch.Taints = append(patch.Taints, corev1.Taint{Key: fmt.Sprintf("vendor.example.com/t%d", i), Value: "v", Effect: corev1.TaintEffectNoSchedule})
 	}
-	node = nodeapply.Apply(node, nodeapply.Ping{Reply: patch}, nodeapply.Options{}).Node
-	next := *patch
-	next.Taints = append([]corev1.Taint(nil), patch.Taints...)
+	node = nodeapply.Apply(node, nodeapply.Ping{Reply: patch}, opts).Node
+	next := pingstatus.NodePatch{Kind: pingstatus.Structured, ReplaceTaints: true, Taints: slices.Clone(patch.Taints)}
 	next.Taints[n/2].Value = "changed"
-	return node, &next
+	judged, _ := opts.Reply.Check(&next)
+	return node, judged, opts
 }
 
 // BenchmarkApply measures Apply beside node.DeepCopy of the same node, in
@@ -86,11 +89,11 @@ func BenchmarkApply(b *testing.B) {
 	changing.Resources = patch.Resources.DeepCopy()
 	changing.Resources[corev1.ResourceCPU] = resource.MustParse("48")
 
-	run := func(name string, node *corev1.Node, patch *pingstatus.NodePatch, changes bool) {
+	run := func(name string, node *corev1.Node, patch *pingstatus.NodePatch, opts nodeapply.Options, changes bool) {
 		b.Run("case="+name+"/op=apply", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if res := nodeapply.Apply(node, nodeapply.Ping{Reply: patch}, nodeapply.Options{}); (len(res.Changes) > 0) != changes {
+				if res := nodeapply.Apply(node, nodeapply.Ping{Reply: patch}, opts); (len(res.Changes) > 0) != changes {
 					b.Fatalf("changes: %v", res.Changes)
 				}
 			}
@@ -102,19 +105,19 @@ func BenchmarkApply(b *testing.B) {
 			}
 		})
 	}
-	run("noop", node, patch, false)
-	run("change", node, &changing, true)
+	run("noop", node, patch, nodeapply.Options{}, false)
+	run("change", node, &changing, nodeapply.Options{}, true)
 	for _, n := range []int{10, 100, 1000} {
-		node, patch := withTaints(n)
-		run(fmt.Sprintf("taints%d", n), node, patch, true)
+		node, patch, opts := withTaints(n)
+		run(fmt.Sprintf("taints%d", n), node, patch, opts, true)
 	}
 	for _, n := range []int{10, 100} {
 		node, patch := withLabels(n)
-		run(fmt.Sprintf("labels%d-noop", n), node, patch, false)
+		run(fmt.Sprintf("labels%d-noop", n), node, patch, nodeapply.Options{}, false)
 		changing := *patch
 		changing.Labels = maps.Clone(patch.Labels)
 		changing.Labels["feature.node.kubernetes.io/l0"] = "changed"
-		run(fmt.Sprintf("labels%d", n), node, &changing, true)
+		run(fmt.Sprintf("labels%d", n), node, &changing, nodeapply.Options{}, true)
 	}
 }
 
@@ -126,6 +129,7 @@ func withLabels(n int) (*corev1.Node, *pingstatus.NodePatch) {
 	for i := range n {
 		patch.Labels[fmt.Sprintf("feature.node.kubernetes.io/l%d", i)] = "true"
 	}
+	patch, _ = pingstatus.Options{}.Check(patch) // as Parse gives it: judged once
 	return nodeapply.Apply(node, nodeapply.Ping{Reply: patch}, nodeapply.Options{}).Node, patch
 }
 
