@@ -46,9 +46,14 @@ func Names(src []byte) []string {
 const sep = `[\s/]+`
 
 // citation is a citation of one rule or more: "rule taint-unique",
-// "rules part-entries, part-fields and part-no-sum", across the line
-// breaks of a comment.
-var citation = regexp.MustCompile(`\b[Rr]ules?` + sep + `(` + name + `(?:(?:,` + sep + `(?:and` + sep + `|or` + sep + `)?|` + sep + `(?:and|or)` + sep + `)` + name + `)*)`)
+// "rules part-entries, part-fields and part-no-sum", "rules
+// `condition-set` to `condition-others`", across the line breaks of a
+// comment.
+var citation = regexp.MustCompile(`\b[Rr]ules?` + sep + `(` + cited + `(?:(?:,` + sep + `(?:and` + sep + `|or` + sep + `|to` + sep + `)?|` + sep + `(?:and|or|to)` + sep + `)` + cited + `)*)`)
+
+// cited is a name as a citation writes it: as it is, or in backquotes (as
+// README writes code).
+const cited = "`?" + name + "`?"
 
 // citedName is a name within a citation.
 var citedName = regexp.MustCompile(name)

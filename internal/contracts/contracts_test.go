@@ -108,6 +108,9 @@ func TestCitations(t *testing.T) {
 		{"a rule has a name; the rules pass once", nil, 0},
 		{"rule 19 and rules 20 to 22", nil, 2},
 		{"rule-of-thumb", nil, 0},
+		{"(rules `condition-set` to `condition-others`)", []string{"condition-set", "condition-others"}, 0},
+		{"(rule `merge-pure`).", []string{"merge-pure"}, 0},
+		{"rule `nosuch-rule`", []string{"nosuch-rule"}, 0},
 	} {
 		refs, byNumber := Citations([]byte(c.text))
 		var got []string
