@@ -15,8 +15,8 @@
 // it; the reply's bytes, read up to opts.Reply.ReadLimit() and parsed with
 // [pingstatus.Parse](body, opts.Reply), the reply's options being part of
 // [Options] so that each setting is given once; or, when the plugin did
-// not answer, [Failure] of the HTTP status code or the transport's error:
-// short words that stay the same while the plugin fails the same way, and
+// not answer, the words that package nodeapply/failure gives for the HTTP
+// status code or the transport's error (failure.Of): short words that stay the same while the plugin fails the same way, and
 // never hold a URL, a token or a body. The [Result] of [Apply] then gives
 // the two patches to send, built with the options Apply was given.
 //

@@ -21,6 +21,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/pingnode/pingnode/nodeapply"
+	"github.com/pingnode/pingnode/nodeapply/failure"
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
@@ -37,7 +38,7 @@ func pingOnce(client *http.Client, url string, node *corev1.Node, opts nodeapply
 		ping.Body, err = io.ReadAll(io.LimitReader(resp.Body, opts.Reply.ReadLimit()))
 		_ = resp.Body.Close()
 	}
-	ping.Failure = nodeapply.Failure(code, err) // "" when answered; else short, stable words: "timeout", "HTTP 503 Service Unavailable"
+	ping.Failure = failure.Of(code, err) // "" when answered; else short, stable words: "timeout", "HTTP 503 Service Unavailable"
 	if ping.Reached() {
 		reply, warnings := pingstatus.Parse(ping.Body, opts.Reply)
 		ping.Reply = &reply

@@ -38,7 +38,6 @@ const (
 	problemAttributeNoDomain = "must have a domain before '/', like gpu.example.com/"
 	problemAttributeDomain   = "domain must be a lowercase DNS subdomain, like gpu.example.com"
 	problemAttributeID       = "name must be a C identifier: letters, digits and '_', not starting with a digit"
-	problemDNSLabel          = "must be a lowercase DNS label: letters a-z, digits and '-', starting and ending with a letter or digit"
 	problemVersion           = "must be a semantic version 2.0.0, like 8.0.0 or 12.4.1-rc.1"
 )
 
@@ -46,15 +45,7 @@ const (
 // (a DNS label of at most [MaxDeviceGroupNameBytes], so that the name of
 // each of its devices, [DeviceName], is a DNS label too), or "" if it can.
 func DeviceGroupNameProblem(name string) string {
-	switch {
-	case name == "":
-		return problemEmpty
-	case len(name) > MaxDeviceGroupNameBytes:
-		return "must be at most " + strconv.Itoa(MaxDeviceGroupNameBytes) + " characters"
-	case !isDNS1123Label(name):
-		return problemDNSLabel
-	}
-	return ""
+	return dnsLabelProblem(name, MaxDeviceGroupNameBytes)
 }
 
 // DeviceAttributeNameProblem returns why name cannot name a device's

@@ -92,6 +92,23 @@ func labelValueProblem(s string) string {
 	return ""
 }
 
+// problemDNSLabel is why a name is not a lowercase DNS label.
+const problemDNSLabel = "must be a lowercase DNS label: letters a-z, digits and '-', starting and ending with a letter or digit"
+
+// dnsLabelProblem returns why name is not a lowercase DNS label (RFC 1123)
+// of at most maxLen characters, or "" if it is one.
+func dnsLabelProblem(name string, maxLen int) string {
+	switch {
+	case name == "":
+		return problemEmpty
+	case len(name) > maxLen:
+		return "must be at most " + strconv.Itoa(maxLen) + " characters"
+	case !isDNS1123Label(name):
+		return problemDNSLabel
+	}
+	return ""
+}
+
 // isNameChars reports whether the non-empty s is alphanumerics, '-', '_' and
 // '.', starting and ending with an alphanumeric.
 func isNameChars(s string) bool {

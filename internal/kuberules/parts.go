@@ -1,7 +1,5 @@
 package kuberules
 
-import "strconv"
-
 // MaxPartNameBytes is the longest name of a backend's part: a DNS label,
 // so that the part's name is a label value too, and the provider's node
 // name, the part's within a template, is a DNS subdomain.
@@ -10,13 +8,5 @@ const MaxPartNameBytes = 63
 // PartNameProblem returns why name cannot name a part of a backend (a
 // DNS label of at most [MaxPartNameBytes]), or "" if it can.
 func PartNameProblem(name string) string {
-	switch {
-	case name == "":
-		return problemEmpty
-	case len(name) > MaxPartNameBytes:
-		return "must be at most " + strconv.Itoa(MaxPartNameBytes) + " characters"
-	case !isDNS1123Label(name):
-		return problemDNSLabel
-	}
-	return ""
+	return dnsLabelProblem(name, MaxPartNameBytes)
 }

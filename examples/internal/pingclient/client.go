@@ -1,7 +1,7 @@
 // Package pingclient asks a plugin's status endpoint once, as a provider does,
 // and turns what happened into a [nodeapply.Ping]: the reply's bytes, or a
 // short failure that stays the same while the plugin fails the same way
-// ([nodeapply.Failure]). The Virtual Kubelet example and pingcheck share
+// ([failure.Of]). The Virtual Kubelet example and pingcheck share
 // it, so that a plugin author sees exactly what the provider would.
 //
 // It reaches plugins as they are deployed (see [Config]): over HTTP,
@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/pingnode/pingnode/nodeapply"
+	"github.com/pingnode/pingnode/nodeapply/failure"
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
@@ -131,7 +132,7 @@ func (c *Client) newTransport() *http.Transport {
 type proxyConnectRefused int
 
 func (code proxyConnectRefused) Error() string {
-	return "the proxy refused the tunnel: " + nodeapply.Failure(int(code), nil)
+	return "the proxy refused the tunnel: " + failure.Of(int(code), nil)
 }
 
 func proxyConnectResponse(_ context.Context, _ *url.URL, _ *http.Request, resp *http.Response) error {
@@ -165,7 +166,7 @@ func (c *Client) current() (*http.Client, string) {
 // Ping asks the plugin once. The result's At is when the ping began;
 // Body holds at most one byte more than the body limit
 // ([Config.MaxBodyBytes]). A reply other than HTTP 200, a timeout or a
-// transport error is a failure, named by [nodeapply.Failure], except that
+// transport error is a failure, named by [failure.Of], except that
 // a ping cut by the client's own timeout is "timeout after" the timeout.
 // The reply's body, the URL and the token are never part of a failure.
 func (c *Client) Ping(ctx context.Context) nodeapply.Ping {
@@ -210,11 +211,11 @@ func (c *Client) Ping(ctx context.Context) nodeapply.Ping {
 // failure names what went wrong; a timeout that is the client's own says
 // how long it was.
 func (c *Client) failure(parent context.Context, code int, err error) string {
-	failure := nodeapply.Failure(code, err)
-	if failure == "timeout" && c.timeout > 0 && parent.Err() == nil {
+	words := failure.Of(code, err)
+	if words == "timeout" && c.timeout > 0 && parent.Err() == nil {
 		return "timeout after " + c.timeout.String()
 	}
-	return failure
+	return words
 }
 
 // Close closes the client's idle connections. The client may still ping

@@ -1,4 +1,4 @@
-package nodeapply
+package failure
 
 import (
 	"context"
@@ -15,17 +15,18 @@ import (
 	"syscall"
 
 	"github.com/pingnode/pingnode/internal/text"
+	"github.com/pingnode/pingnode/nodeapply"
 )
 
-// Failure returns the words for a ping that got no usable answer, for
-// [Ping.Failure]: "" when the plugin answered (err is nil and code is
-// 200), and otherwise a short description that is the same at every ping
-// that fails the same way. err is the error of the request or of reading
-// its reply; when err is nil, code is the reply's HTTP status code. The
-// words never hold a secret nor anything that changes from one ping to the
-// next: no URL (a URL may carry credentials or a token in its query), no
-// address or port, no time, no header and no reply body. They are at most
-// [MaxFailureBytes] long.
+// Of returns the words for a ping that got no usable answer, for the
+// Failure field of a [nodeapply.Ping]: "" when the plugin answered (err is
+// nil and code is 200), and otherwise a short description that is the same
+// at every ping that fails the same way. err is the error of the request
+// or of reading its reply; when err is nil, code is the reply's HTTP
+// status code. The words never hold a secret nor anything that changes
+// from one ping to the next: no URL (a URL may carry credentials or a
+// token in its query), no address or port, no time, no header and no reply
+// body. They are at most [nodeapply.MaxFailureBytes] long.
 //
 // The words for a status code:
 //
@@ -83,12 +84,12 @@ import (
 //   - otherwise the text of the innermost error, after unwrapping the
 //     [url.Error] and [net.OpError] that carry the URL and the addresses.
 //
-// Failure is pure: it reads no clock, does no I/O and keeps no state.
-func Failure(code int, err error) string {
+// Of is pure: it reads no clock, does no I/O and keeps no state.
+func Of(code int, err error) string {
 	if err == nil {
 		return statusFailure(code)
 	}
-	return text.Clean(transportFailure(err), MaxFailureBytes)
+	return text.Clean(transportFailure(err), nodeapply.MaxFailureBytes)
 }
 
 // statusFailure names an HTTP status code other than 200.

@@ -1,4 +1,4 @@
-package nodeapply_test
+package failure_test
 
 import (
 	"fmt"
@@ -8,25 +8,26 @@ import (
 	"time"
 
 	"github.com/pingnode/pingnode/nodeapply"
+	"github.com/pingnode/pingnode/nodeapply/failure"
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
 // A provider's ping with net/http: the failure names what went wrong in
 // words that stay the same while the plugin fails the same way, and never
 // hold the URL (here with a token in its query) nor the reply's body.
-func ExampleFailure() {
+func ExampleOf() {
 	ping := func(client *http.Client, url string) nodeapply.Ping {
 		p := nodeapply.Ping{At: time.Now()}
 		resp, err := client.Get(url)
 		if err != nil {
-			p.Failure = nodeapply.Failure(0, err)
+			p.Failure = failure.Of(0, err)
 			return p
 		}
 		defer func() { _ = resp.Body.Close() }()
 		// One byte more than Parse accepts, so that Parse tells an
 		// oversized reply.
 		body, err := io.ReadAll(io.LimitReader(resp.Body, pingstatus.DefaultMaxBodyBytes+1))
-		if p.Failure = nodeapply.Failure(resp.StatusCode, err); p.Reached() {
+		if p.Failure = failure.Of(resp.StatusCode, err); p.Reached() {
 			p.Body = body
 		}
 		return p

@@ -1,4 +1,4 @@
-package nodeapply_test
+package failure_test
 
 import (
 	"context"
@@ -23,6 +23,7 @@ import (
 
 	"github.com/pingnode/pingnode/internal/testpki"
 	"github.com/pingnode/pingnode/nodeapply"
+	"github.com/pingnode/pingnode/nodeapply/failure"
 )
 
 // secretURL is a URL with credentials and a token in its query, as a
@@ -67,7 +68,7 @@ func (timeoutError) Error() string {
 }
 func (timeoutError) Timeout() bool { return true }
 
-func TestFailure(t *testing.T) {
+func TestOf(t *testing.T) {
 	tests := []struct {
 		name string
 		code int
@@ -141,11 +142,11 @@ func TestFailure(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := nodeapply.Failure(tt.code, tt.err)
+			got := failure.Of(tt.code, tt.err)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("Failure(%d, %v) (-want +got):\n%s", tt.code, tt.err, diff)
+				t.Errorf("Of(%d, %v) (-want +got):\n%s", tt.code, tt.err, diff)
 			}
-			if again := nodeapply.Failure(tt.code, tt.err); again != got {
+			if again := failure.Of(tt.code, tt.err); again != got {
 				t.Errorf("a second call gives %q, the first %q", again, got)
 			}
 			if len(got) > nodeapply.MaxFailureBytes {
@@ -160,10 +161,10 @@ func TestFailure(t *testing.T) {
 	}
 }
 
-// TestFailureOfRealErrors provokes each failure against a real server, in
+// TestOfRealErrors provokes each failure against a real server, in
 // TLS 1.2 and 1.3 where TLS is involved, and checks the words at two
 // pings in a row with the same client.
-func TestFailureOfRealErrors(t *testing.T) {
+func TestOfRealErrors(t *testing.T) {
 	ca := testpki.NewCA(t, "pingnode test CA")
 	other := testpki.NewCA(t, "another CA")
 	good := ca.Issue(t, testpki.Loopback)
@@ -358,11 +359,11 @@ func twice(t *testing.T, client *http.Client, url, want string) {
 func ping(client *http.Client, url string) string {
 	resp, err := client.Get(url)
 	if err != nil {
-		return nodeapply.Failure(0, err)
+		return failure.Of(0, err)
 	}
 	defer func() { _ = resp.Body.Close() }()
 	_, err = io.Copy(io.Discard, resp.Body)
-	return nodeapply.Failure(resp.StatusCode, err)
+	return failure.Of(resp.StatusCode, err)
 }
 
 // bearer is a transport that sends a bearer token.
