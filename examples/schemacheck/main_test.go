@@ -284,7 +284,7 @@ func taint(t *rapid.T, name string) string {
 
 // TestPropertyFieldNamesInAnyCase: for replies with field names in any spelling
 // that Parse reads, and good and bad values, the real validator accepts
-// the reply exactly when Parse takes it without a warning (issue #20).
+// the reply exactly when Parse takes it without a warning.
 func TestPropertyFieldNamesInAnyCase(t *testing.T) {
 	s, err := compile()
 	if err != nil {

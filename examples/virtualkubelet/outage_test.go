@@ -15,7 +15,7 @@ import (
 )
 
 // An outage of the plugin longer than a running pod's toleration of the
-// NoExecute taints (issue #21), under each unreachable policy, against the
+// NoExecute taints, under each unreachable policy, against the
 // real node lifecycle controller, taint eviction controller and scheduler.
 
 // outageToleration is how long the running pod of TestOutage tolerates

@@ -22,7 +22,7 @@ import (
 )
 
 // A provider that adopts pingnode takes over the node interLink 0.6.2
-// left, in whatever state (issue #21). The node here is the one interLink
+// left, in whatever state. The node here is the one interLink
 // leaves after a failed ping: Ready False, NetworkUnavailable True, and so
 // tainted by the real node lifecycle controller.
 

@@ -22,7 +22,7 @@ import (
 	"github.com/pingnode/pingnode/nodeapply"
 )
 
-// The provider reaches a plugin as it is deployed (issue #22): HTTPS with
+// The provider reaches a plugin as it is deployed: HTTPS with
 // the plugin's own CA, mutual TLS and a bearer token, all rotated while it
 // runs, on the real control plane.
 
