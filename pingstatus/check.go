@@ -41,10 +41,11 @@ const patchPath = "patch"
 // Parse would have given it for a reply that says the same, with a
 // warning for each problem. It is the one entry by which a patch is
 // judged: a patch that Parse or Check gave, with options that judge as o
-// does, is judged already and returned as it is, at no cost; any other
-// patch, one built by hand, decoded from JSON, or changed after it was
-// judged, is judged and returned anew, and remembers it. p itself is
-// never modified. Package nodeapply and its steps run Check on the patch
+// does, is judged already and returned as it is, at no cost, and so is a
+// patch that holds no entry to judge (a legacy reply's, or the zero
+// patch); any other patch, one built by hand or decoded from JSON, is
+// judged and returned anew, and remembers it. p itself is never
+// modified. Package nodeapply and its steps run Check on the patch
 // of every ping they are given, so that they trust what it returns; a
 // provider that builds patches by hand calls it once, to see its
 // warnings, and hands on the result.
@@ -60,7 +61,7 @@ const patchPath = "patch"
 // fields under "patch" ("patch.taints[2].key", "patch.labels[k]",
 // "patch.devices[a100].count", "patch.parts[3].resources[cpu]").
 func (o Options) Check(p *NodePatch) (*NodePatch, []Warning) {
-	if p == nil || p.judged.by(o) {
+	if p == nil || p.judged.by(o) || p.holdsNothing() {
 		return p, nil
 	}
 	c := parser{opts: o, at: patchPath}
@@ -73,11 +74,20 @@ func (o Options) Check(p *NodePatch) (*NodePatch, []Warning) {
 			c.withoutReplace("parts", SubjectPart, "ReplaceParts")
 		}
 	}
-	out.judged = c.judgement()
+	out.judged = &judgement{opts: o}
 	for i := range out.Parts {
 		out.Parts[i].Patch.judged = out.judged
 	}
 	return out, c.result()
+}
+
+// holdsNothing reports whether p holds no entry to judge (a legacy
+// reply's patch, the zero patch, or one that only replaces lists with
+// empty ones): what Check would give for it is p as it is.
+func (p *NodePatch) holdsNothing() bool {
+	return len(p.Resources) == 0 && p.Basis == "" && len(p.KeptTaintKeys)+len(p.KeptLabelKeys)+len(p.KeptDeviceGroups) == 0 &&
+		(p.Taints == nil || p.ReplaceTaints && len(p.Taints) == 0) && (p.Labels == nil || p.ReplaceLabels && len(p.Labels) == 0) &&
+		(p.Devices == nil || p.ReplaceDevices && len(p.Devices) == 0) && (p.Parts == nil || p.ReplaceParts && len(p.Parts) == 0)
 }
 
 // withoutReplace warns that a patch's list, at path, is given without
@@ -162,7 +172,7 @@ func (p *parser) patchTaints(in []corev1.Taint, given []string) (replace bool, o
 	}
 	j := p.taintJudge(list, len(in))
 	for i, t := range in {
-		j.add(t, i)
+		p.addTaint(&j, t, i)
 	}
 	return true, j.unique.List, p.keptKeys("keptTaintKeys", SubjectTaint, ruleTaintValid, given, j.mayKeep, j.kept)
 }
@@ -176,7 +186,7 @@ func (p *parser) patchLabels(in map[string]string, given []string) (replace bool
 	}
 	j := p.labelJudge(list, len(in))
 	for _, k := range slices.Sorted(maps.Keys(in)) {
-		j.add(k, in[k])
+		p.addLabel(&j, k, in[k])
 	}
 	return true, j.out, p.keptKeys("keptLabelKeys", SubjectLabel, ruleLabelValid, given, j.mayKeep, j.kept)
 }

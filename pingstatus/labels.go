@@ -34,7 +34,7 @@ func (p *parser) labels(t *tree, in int) (replace bool, out map[string]string, k
 			p.shapeWarn(ruleValueType, SubjectLabel, Refused, j.path(key), "must be a string, got %s; %s", t.describe(e.value), done)
 			continue
 		}
-		j.add(key, t.strOr(e.value, ""))
+		p.addLabel(&j, key, t.strOr(e.value, ""))
 	}
 	slices.Sort(j.kept)
 	return true, j.out, j.kept
@@ -44,7 +44,6 @@ func (p *parser) labels(t *tree, in int) (replace bool, out map[string]string, k
 // the rules label-valid and label-namespace: Parse's of a reply's
 // entries, and Check's of a patch's labels.
 type labelJudge struct {
-	p     *parser
 	list  string // the labels' path, "labels"
 	check kuberules.LabelCheck
 	// out are the labels kept; kept the keys of the entries refused for
@@ -55,7 +54,7 @@ type labelJudge struct {
 
 // labelJudge returns the judge of the labels at list, n of them.
 func (p *parser) labelJudge(list string, n int) labelJudge {
-	return labelJudge{p: p, list: list, check: p.opts.labelCheck(), out: make(map[string]string, n)}
+	return labelJudge{list: list, check: p.opts.labelCheck(), out: make(map[string]string, n)}
 }
 
 // path returns the path of the label key as a warning names it.
@@ -65,16 +64,16 @@ func (j *labelJudge) path(key string) string { return labelPath(j.list, key) }
 // an entry of it refused for its value keeps the plugin's current label.
 func (j *labelJudge) mayKeep(key string) bool { return j.check.Check(key, "").Mine() }
 
-// add judges the label key=value, and keeps it when it passes: a valid
-// key in a namespace the provider allows, none that no plugin may set,
-// not one of the provider's own, and a valid value.
-func (j *labelJudge) add(key, value string) {
+// addLabel judges the label key=value by j, and keeps it when it passes:
+// a valid key in a namespace the provider allows, none that no plugin may
+// set, not one of the provider's own, and a valid value.
+func (p *parser) addLabel(j *labelJudge, key, value string) {
 	problems := j.check.Check(key, value)
 	if problems.Mine() {
 		j.out[key] = value
 		return // the common case: no path to build
 	}
-	p, path := j.p, j.path(key)
+	path := j.path(key)
 	switch {
 	case problems.Key != "":
 		p.warn(ruleLabelValid, SubjectLabel, Refused, path, "%s is not a valid label key: %s; entry dropped", text.Quote(key, quoteBytes), problems.Key)

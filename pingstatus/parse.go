@@ -42,9 +42,11 @@ import (
 func Parse(body []byte, opts Options) (NodePatch, []Warning) {
 	p := parser{opts: opts}
 	patch := p.parse(body)
-	patch.judged = p.judgement()
-	for i := range patch.Parts {
-		patch.Parts[i].Patch.judged = patch.judged
+	if patch.Kind == Structured { // a legacy or unusable reply's patch holds nothing to judge, and costs nothing
+		patch.judged = &judgement{opts: opts}
+		for i := range patch.Parts {
+			patch.Parts[i].Patch.judged = patch.judged
+		}
 	}
 	return patch, p.result()
 }
@@ -69,18 +71,6 @@ type parser struct {
 	// part is the name of the part being read, which every warning then
 	// carries, or "".
 	part string
-	// judged is the judgement of the patches this parser gives, made at
-	// the first that asks for it.
-	judged *judgement
-}
-
-// judgement returns the judgement of the patches this parser gives: the
-// options they were judged with.
-func (p *parser) judgement() *judgement {
-	if p.judged == nil {
-		p.judged = &judgement{opts: p.opts}
-	}
-	return p.judged
 }
 
 // result returns the warnings in order.

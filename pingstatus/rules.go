@@ -397,7 +397,7 @@ func (p *parser) taints(tr *tree, in int) (replace bool, out []corev1.Taint, kep
 		} else {
 			taint.Effect = corev1.TaintEffectNoSchedule
 		}
-		j.add(taint, i)
+		p.addTaint(&j, taint, i)
 	}
 	return true, j.unique.List, append(keptNotString, j.kept...)
 }
@@ -406,7 +406,6 @@ func (p *parser) taints(tr *tree, in int) (replace bool, out []corev1.Taint, kep
 // by one, by the rules taint-valid, taint-reserved and taint-unique:
 // Parse's of a reply's entries, and Check's of a patch's taints.
 type taintJudge struct {
-	p     *parser
 	list  string // the list's path, "taints"
 	check kuberules.TaintCheck
 	// unique are the taints kept, unique by key and effect, the last of a
@@ -419,7 +418,7 @@ type taintJudge struct {
 // taintJudge returns the judge of the list at list, of n entries: bounded,
 // since a reply's text is, and with the provider's protected keys.
 func (p *parser) taintJudge(list string, n int) taintJudge {
-	return taintJudge{p: p, list: list, check: kuberules.TaintCheck{Protected: p.opts.ProtectedKeys, Bounded: true}, unique: kuberules.NewUniqueTaints(n)}
+	return taintJudge{list: list, check: kuberules.TaintCheck{Protected: p.opts.ProtectedKeys, Bounded: true}, unique: kuberules.NewUniqueTaints(n)}
 }
 
 // mayKeep reports whether the plugin may own a taint with key: whether
@@ -430,37 +429,37 @@ func (j *taintJudge) mayKeep(key string) bool {
 	return p.Key == "" && !p.Reserved && !p.Protected
 }
 
-// add judges taint, the list's entry i, and keeps it when it passes: a
+// addTaint judges taint, the list's entry i, by j, and keeps it when it passes: a
 // valid key, not one that Kubernetes controllers, pingnode or the
 // provider own, a valid value, and an effect, read as NoSchedule when it
 // is empty or unknown. Of two entries with one key and effect the last
 // is kept.
-func (j *taintJudge) add(taint corev1.Taint, i int) {
-	p := j.p
-	path := indexPath(j.list, i)
-	keyPath := path + fieldPath(taintLevel, keyField)
+func (p *parser) addTaint(j *taintJudge, taint corev1.Taint, i int) {
+	// The paths are built for a warning only: a valid taint costs none.
+	path := func() string { return indexPath(j.list, i) }
+	keyPath := func() string { return path() + fieldPath(taintLevel, keyField) }
 	switch problems := j.check.Check(&taint); {
 	case problems.Key != "":
-		p.warn(ruleTaintValid, SubjectTaint, Refused, keyPath, "%s is not a valid taint key: %s; entry dropped", text.Quote(taint.Key, quoteBytes), problems.Key)
+		p.warn(ruleTaintValid, SubjectTaint, Refused, keyPath(), "%s is not a valid taint key: %s; entry dropped", text.Quote(taint.Key, quoteBytes), problems.Key)
 		return
 	case problems.Reserved && taint.Key == kuberules.UnreachableTaintKey:
-		p.warn(ruleTaintReserved, SubjectTaint, Refused, keyPath, "%s is pingnode's own, for a plugin that does not answer; entry dropped", taint.Key)
+		p.warn(ruleTaintReserved, SubjectTaint, Refused, keyPath(), "%s is pingnode's own, for a plugin that does not answer; entry dropped", taint.Key)
 		return
 	case problems.Reserved && taint.Key == kuberules.PartGoneTaintKey:
-		p.warn(ruleTaintReserved, SubjectTaint, Refused, keyPath, "%s is pingnode's own, for a part the reply no longer lists; entry dropped", taint.Key)
+		p.warn(ruleTaintReserved, SubjectTaint, Refused, keyPath(), "%s is pingnode's own, for a part the reply no longer lists; entry dropped", taint.Key)
 		return
 	case problems.Reserved:
-		p.warn(ruleTaintReserved, SubjectTaint, Refused, keyPath, "%s belongs to Kubernetes controllers; entry dropped", taint.Key)
+		p.warn(ruleTaintReserved, SubjectTaint, Refused, keyPath(), "%s belongs to Kubernetes controllers; entry dropped", taint.Key)
 		return
 	case problems.Protected:
-		p.warn(ruleTaintReserved, SubjectTaint, Refused, keyPath, "%s belongs to the provider; entry dropped", taint.Key)
+		p.warn(ruleTaintReserved, SubjectTaint, Refused, keyPath(), "%s belongs to the provider; entry dropped", taint.Key)
 		return
 	case problems.Value != "":
-		p.warn(ruleTaintValid, SubjectTaint, Refused, path+fieldPath(taintLevel, valueField), "%s is not a valid taint value: %s; entry dropped, the plugin's current %s taints kept", text.Quote(taint.Value, quoteBytes), problems.Value, taint.Key)
+		p.warn(ruleTaintValid, SubjectTaint, Refused, path()+fieldPath(taintLevel, valueField), "%s is not a valid taint value: %s; entry dropped, the plugin's current %s taints kept", text.Quote(taint.Value, quoteBytes), problems.Value, taint.Key)
 		j.kept = append(j.kept, taint.Key)
 		return
 	case problems.Effect:
-		effectPath := path + fieldPath(taintLevel, effectField)
+		effectPath := path() + fieldPath(taintLevel, effectField)
 		if taint.Effect == "" {
 			p.warn(ruleTaintValid, SubjectTaint, Repaired, effectPath, "missing; NoSchedule used")
 		} else {
@@ -469,6 +468,6 @@ func (j *taintJudge) add(taint corev1.Taint, i int) {
 		taint.Effect = corev1.TaintEffectNoSchedule
 	}
 	if earlier, repeated := j.unique.Add(taint, i); repeated {
-		p.warn(ruleTaintUnique, SubjectTaint, Repaired, path, "repeats %s of %s; the last one is kept", kuberules.IDOf(&taint), indexPath(j.list, earlier))
+		p.warn(ruleTaintUnique, SubjectTaint, Repaired, path(), "repeats %s of %s; the last one is kept", kuberules.IDOf(&taint), indexPath(j.list, earlier))
 	}
 }
