@@ -109,7 +109,7 @@ func TestPublishedAndReadBack(t *testing.T) {
 	}
 	steady := dra.Pool([]*resourcev1.ResourceSlice{slice(3, dra.Devices(again.Devices))}, claims, pods, at, driver, poolName)
 	var res devicepool.Result
-	reply := gpus(8, 16)
+	reply, _ := pingstatus.Options{}.Check(gpus(8, 16)) // judged once, as Parse gives a reply
 	allocs := testing.AllocsPerRun(20, func() {
 		res = devicepool.Apply(steady, nodeapply.Ping{Reply: reply}, pingstatus.Options{})
 	})

@@ -79,6 +79,7 @@ func TestTaintsReadBack(t *testing.T) {
 		{Key: "gpu.nvidia.com/xid", Value: "79", Effect: pingstatus.DeviceTaintNoSchedule},
 		{Key: "gpu.nvidia.com/unmonitored", Effect: pingstatus.DeviceTaintNone},
 	}
+	reply, _ = pingstatus.Options{}.Check(reply) // judged once, as Parse gives a reply
 	pool := devicepool.Apply(nil, nodeapply.Ping{Reply: reply}, pingstatus.Options{}).Devices
 	written := dra.Devices(pool)
 	want := resourcev1.DeviceTaint{Key: "gpu.nvidia.com/xid", Value: "79", Effect: resourcev1.DeviceTaintEffectNoSchedule}
