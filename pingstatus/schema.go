@@ -2,6 +2,12 @@ package pingstatus
 
 import _ "embed" // for the schema
 
+// schema.json is generated from the wire types (wire.go), their doc
+// comments and the rules table of internal/schemagen/wireschema; a test
+// fails when it is not what the generator writes.
+//
+//go:generate go run ./internal/schemagen -dir . -o schema.json
+
 //go:embed schema.json
 var schema string
 
@@ -36,7 +42,7 @@ var schema string
 //     profile.node.kubernetes.io)
 //   - unknown keys that look like known fields misspelled or at the wrong
 //     level (the schema allows every unknown field, as Parse reads past
-//     them; rule 19 warns of "device", "attribute", "capacities", and
+//     them; rule key-near-miss warns of "device", "attribute", "capacities", and
 //     "devices" under "resources")
 //
 // It is a little stricter than Parse for:

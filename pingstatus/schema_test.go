@@ -193,7 +193,7 @@ func TestPropertySchemaAgreesOnDevices(t *testing.T) {
 			members["bool"] = "null"
 		}
 		if rapid.IntRange(0, 4).Draw(t, "unknown kind") == 0 {
-			members["list"] = `["a"]` // no near miss of a kind: "strings" would be (rule 19)
+			members["list"] = `["a"]` // no near miss of a kind: "strings" would be (rule key-near-miss)
 		}
 		return object(t, members)
 	}
