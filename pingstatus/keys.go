@@ -27,10 +27,10 @@ type where struct {
 	item            int32 // of an entry in a device's taints, or -1
 	keyed           bool  // at the entry key of such an object, or under it
 	key             string
-	partName        string // of the entry in the parts list, if it has a valid one
+	partEntry       int32  // the tree's node of the entry in the parts list, or -1
 }
 
-var nowhere = where{top: -1, sub: -1, field: -1, inner: -1, part: -1, index: -1, item: -1}
+var nowhere = where{top: -1, sub: -1, field: -1, inner: -1, part: -1, index: -1, item: -1, partEntry: -1}
 
 func (w where) String() string {
 	if w.part < 0 {
@@ -168,7 +168,7 @@ func (j *keyJudge) object(obj int, at where, lv level) {
 		}
 		child := at.child(lv, k)
 		if seen[k]++; seen[k] == 2 {
-			j.repeats = append(j.repeats, repeated(child, count[k]))
+			j.repeats = append(j.repeats, j.repeated(child, count[k]))
 		}
 		if m == last[k] {
 			j.value(m, child, lv, k)
@@ -178,8 +178,8 @@ func (j *keyJudge) object(obj int, at where, lv level) {
 
 // repeated returns the warning that the key of the field at was given n
 // times.
-func repeated(at where, n int) Warning {
-	return Warning{Path: at.String(), Message: "given " + strconv.Itoa(n) + " times; the last one is used", Subject: at.subject(), Action: Repaired, Rule: ruleKeyRepeated, Part: at.partName}
+func (j *keyJudge) repeated(at where, n int) Warning {
+	return Warning{Path: at.String(), Message: "given " + strconv.Itoa(n) + " times; the last one is used", Subject: at.subject(), Action: Repaired, Rule: ruleKeyRepeated, Part: j.t.partName(at.partEntry)}
 }
 
 // value judges the keys in v, the value of the k-th field of an object at
@@ -243,7 +243,7 @@ func (j *keyJudge) list(v int, at where, lv level, limit int) {
 		entry := at
 		switch index := int32(min(i, math.MaxInt32)); {
 		case lv == partLevel:
-			entry.part, entry.top, entry.partName = index, -1, t.partName(e)
+			entry.part, entry.top, entry.partEntry = index, -1, int32(e)
 		case at.index < 0:
 			entry.index = index
 		default:
@@ -296,15 +296,19 @@ func (j *keyJudge) keyed(v int, at where, limit int, lv level) {
 		if c := count[key]; c > 1 {
 			entry := at
 			entry.keyed, entry.key = true, key
-			j.repeats = append(j.repeats, repeated(entry, c))
+			j.repeats = append(j.repeats, j.repeated(entry, c))
 		}
 	}
 }
 
 // partName returns the name of the part e, an entry of the parts list,
-// or "" when it has no valid one.
-func (t *tree) partName(e int) string {
-	n := t.fields(e, partLevel)[partNameField]
+// or "" when it has no valid one, or e is -1. A warning asks it: a part
+// that warns of nothing costs no name.
+func (t *tree) partName(e int32) string {
+	if e < 0 {
+		return ""
+	}
+	n := t.fields(int(e), partLevel)[partNameField]
 	if t.kind(n) != stringKind {
 		return ""
 	}

@@ -200,7 +200,7 @@ func (j *keyJudge) unknownKey(m int, at where, lv level) {
 	switch {
 	case !ok:
 	case len(j.misses) < maxNearMisses:
-		j.misses = append(j.misses, missWarning(at, lv == replyLevel, unquote(quoted), meantLv, meantK, misplaced))
+		j.misses = append(j.misses, missWarning(at, lv == replyLevel, unquote(quoted), meantLv, meantK, misplaced, j.t.partName(at.partEntry)))
 	default:
 		j.moreMisses++
 	}
@@ -227,8 +227,9 @@ func missPath(at where, reply bool, key string) string {
 }
 
 // missWarning returns the warning about the unknown key in the object at
-// at, which looks like the field meantK of level meantLv.
-func missWarning(at where, reply bool, key string, meantLv level, meantK int, misplaced bool) Warning {
+// at, of the part part ("" for none), which looks like the field meantK
+// of level meantLv.
+func missWarning(at where, reply bool, key string, meantLv level, meantK int, misplaced bool, part string) Warning {
 	name := levelFields[meantLv][meantK]
 	msg := "unknown field; did you mean \"" + name + "\"? ignored"
 	switch {
@@ -239,7 +240,7 @@ func missWarning(at where, reply bool, key string, meantLv level, meantK int, mi
 	case misplaced:
 		msg = "\"" + name + "\" belongs in \"resources\"; ignored"
 	}
-	return Warning{Path: missPath(at, reply, key), Message: msg, Subject: fieldSubject(meantLv, meantK), Action: Ignored, Rule: ruleKeyNearMiss, Part: at.partName}
+	return Warning{Path: missPath(at, reply, key), Message: msg, Subject: fieldSubject(meantLv, meantK), Action: Ignored, Rule: ruleKeyNearMiss, Part: part}
 }
 
 // fieldSubject returns what part of the node the k-th field of level lv
