@@ -27,7 +27,7 @@ type where struct {
 	item            int32 // of an entry in a device's taints, or -1
 	keyed           bool  // at the entry key of such an object, or under it
 	key             string
-	partEntry       int32  // the tree's node of the entry in the parts list, or -1
+	partEntry       int32 // the tree's node of the entry in the parts list, or -1
 }
 
 var nowhere = where{top: -1, sub: -1, field: -1, inner: -1, part: -1, index: -1, item: -1, partEntry: -1}
