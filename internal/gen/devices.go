@@ -353,7 +353,7 @@ func HandBuiltDeviceGroups(max int) *rapid.Generator[[]pingstatus.DeviceGroup] {
 	})
 }
 
-// PatchDevices draws a patch's devices as Parse and CheckDevices give them:
+// PatchDevices draws a patch's devices as Parse and Check give them:
 // groups sorted by name and unique, and kept groups sorted, none of them
 // listed; names of which one is another's with an index after it, and
 // descriptions that are equal by value but spelled otherwise: few
