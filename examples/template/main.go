@@ -49,15 +49,17 @@ func (c config) timeout() time.Duration { return min(3*time.Second, c.interval*3
 // command then exits with status 2, as the flag package does for a flag
 // it cannot parse (and with 0 for -h, flag.ErrHelp).
 func parseFlags(args []string, stderr io.Writer) (config, error) {
-	fs := flag.NewFlagSet("template", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	var c config
-	kubeconfig := fs.String("kubeconfig", os.Getenv("KUBECONFIG"), "the cluster's kubeconfig `file`; empty: the in-cluster configuration")
-	fs.StringVar(&c.node, "node", "pingnode-template", "the virtual node's `name`")
-	fs.StringVar(&c.pluginURL, "plugin-url", "http://127.0.0.1:4000/status", "the plugin's status `URL`: http://, https:// or unix:///path/to/plugin.sock")
-	fs.DurationVar(&c.interval, "ping-interval", 5*time.Second, "how often the plugin is pinged; each ping may take 3s, or 3/5 of this when that is less")
+	var kubeconfig string
+	fs := flagSet(&c, &kubeconfig)
+	fs.SetOutput(stderr)
 	if err := fs.Parse(args); err != nil {
 		return c, err
+	}
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "kubeconfig" })
+	if !given {
+		kubeconfig = os.Getenv("KUBECONFIG")
 	}
 	var problems []string
 	refuse := func(name, problem string) { problems = append(problems, "invalid value for flag -"+name+": "+problem) }
@@ -74,11 +76,11 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		refuse("ping-interval", c.interval.String()+": want more than zero")
 	}
 	var err error
-	if *kubeconfig == "" {
+	if kubeconfig == "" {
 		if c.rest, err = rest.InClusterConfig(); err != nil {
 			refuse("kubeconfig", "not given, and not in a cluster: "+err.Error())
 		}
-	} else if c.rest, err = clientcmd.BuildConfigFromFlags("", *kubeconfig); err != nil {
+	} else if c.rest, err = clientcmd.BuildConfigFromFlags("", kubeconfig); err != nil {
 		refuse("kubeconfig", err.Error())
 	}
 	if len(problems) > 0 {
@@ -88,6 +90,17 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	c.rest.UserAgent = "pingnode-template"
 	c.rest.Timeout = 10 * time.Second // no request to the API server hangs the pings or the Lease
 	return c, nil
+}
+
+// flagSet registers the flags, each described once: -help and the
+// README's table (TestREADMEFlags) both say what it says.
+func flagSet(c *config, kubeconfig *string) *flag.FlagSet {
+	fs := flag.NewFlagSet("template", flag.ContinueOnError)
+	fs.StringVar(kubeconfig, "kubeconfig", "", "the cluster's kubeconfig `file`; not given: $KUBECONFIG; empty: the in-cluster configuration")
+	fs.StringVar(&c.node, "node", "pingnode-template", "the virtual node's `name`, a DNS subdomain")
+	fs.StringVar(&c.pluginURL, "plugin-url", "http://127.0.0.1:4000/status", "the plugin's status `URL`: http://, https:// (verified with the system's CAs) or unix:///path/to/plugin.sock")
+	fs.DurationVar(&c.interval, "ping-interval", 5*time.Second, "how often the plugin is pinged, more than zero; a ping may take 3s, or 3/5 of the interval when that is less")
+	return fs
 }
 
 func main() {

@@ -1,11 +1,16 @@
 package main
 
 import (
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pingnode/pingnode/examples/internal/flagdoc"
 )
 
 // kubeconfigFile writes a kubeconfig of a cluster at server and returns
@@ -84,5 +89,43 @@ func TestDefaults(t *testing.T) {
 	}
 	if c, _ := parseFlags([]string{"-kubeconfig", kubeconfigFile(t, "https://127.0.0.1:6443"), "-ping-interval", "2s"}, os.Stderr); c.timeout() != 1200*time.Millisecond {
 		t.Errorf("timeout with -ping-interval 2s = %s, want 1.2s", c.timeout())
+	}
+}
+
+// TestKubeconfigFromTheEnvironment: -kubeconfig not given is
+// $KUBECONFIG, read when the flags are checked.
+func TestKubeconfigFromTheEnvironment(t *testing.T) {
+	t.Setenv("KUBECONFIG", kubeconfigFile(t, "https://192.0.2.1:6443"))
+	c, err := parseFlags(nil, os.Stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.rest.Host != "https://192.0.2.1:6443" {
+		t.Errorf("the API server is %q, want $KUBECONFIG's https://192.0.2.1:6443", c.rest.Host)
+	}
+}
+
+var update = flag.Bool("update", false, "write the README's table of flags")
+
+// TestREADMEFlags: the README's table of flags is the flag set's (each
+// flag's default and help text), so that a flag is described once.
+// With -update, it writes it.
+func TestREADMEFlags(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := flagdoc.Replace(readme, flagdoc.Table(flagSet(new(config), new(string))))
+	if err != nil {
+		t.Fatalf("README.md: %v", err)
+	}
+	if *update {
+		if err := os.WriteFile("README.md", want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if diff := cmp.Diff(string(want), string(readme)); diff != "" {
+		t.Errorf("README.md's table of flags is not the flag set's; go test -run TestREADMEFlags -update writes it (-want +README.md):\n%s", diff)
 	}
 }

@@ -34,7 +34,7 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-var update = flag.Bool("update", false, "rewrite deploy/02-rbac.yaml and deploy/03-node-policy.yaml with what -print-rbac and -print-node-policy print for the Deployment's flags")
+var update = flag.Bool("update", false, "rewrite what is derived: deploy/02-rbac.yaml and deploy/03-node-policy.yaml, with what -print-rbac and -print-node-policy print for the Deployment's flags, and the README's table of flags")
 
 // The manifests of deploy/, by what they hold.
 const (

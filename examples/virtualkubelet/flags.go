@@ -66,42 +66,42 @@ const DefaultTimeout = 3 * time.Second
 // registerFlags registers the command line's flags on fs.
 func registerFlags(fs *flag.FlagSet) *flags {
 	f := &flags{fs: fs, base: Config{StaticKeys: []string{StaticTaintKey}}}
-	fs.StringVar(&f.kubeconfig, "kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig of the cluster (default $KUBECONFIG; empty: the in-cluster configuration)")
-	fs.IntVar(&f.nodes, "nodes", 1, "how many virtual nodes to run, each with its own node controller, Lease and plugin URL: "+Index+" in -node (required with more than one) and in -plugin is the node's index, from 0")
-	fs.StringVar(&f.node, "node", "pingnode-virtual", "node name; with -nodes above 1 it must hold "+Index+"; with -parts, a template that holds "+PartToken+" once, the part's name, like 'slurm-"+PartToken+"' (with -parts, the default is "+DefaultPartsNode+")")
-	fs.StringVar(&f.plugin, "plugin", "http://127.0.0.1:4000/status", "the plugin's status URL: http://, https://, or unix:///path/to/plugin.sock (with -plugin-http-path)")
+	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "the cluster's kubeconfig `file`; not given: $KUBECONFIG; empty: the in-cluster configuration")
+	fs.IntVar(&f.nodes, "nodes", 1, "how many virtual nodes to run, each with its own node controller, Lease, client and plugin URL: "+Index+" in -node (required with more than one) and in -plugin is the node's index, from 0")
+	fs.StringVar(&f.node, "node", "pingnode-virtual", "the node's `name`; with -nodes above 1 it must hold "+Index+". With -parts, a template that holds "+PartToken+" exactly once, the part's name (-node 'slurm-"+PartToken+"' names the node of the part cn001 slurm-cn001), "+DefaultPartsNode+" when not given; it must make a valid node name (a DNS subdomain of at most 253 characters) of every valid part name (a DNS label of at most 63), so at most 190 characters around "+PartToken+"")
+	fs.StringVar(&f.plugin, "plugin", "http://127.0.0.1:4000/status", "the plugin's status `URL`: http://, https://, or unix:///path/to/plugin.sock (with -plugin-http-path); "+Index+" in it is the node's index")
 	f.base.Transport.AddFlags(fs, "plugin-")
-	fs.DurationVar(&f.base.Interval, "interval", 5*time.Second, "how often to ping the plugin")
-	fs.DurationVar(&f.base.Timeout, "timeout", DefaultTimeout, "how long one ping may take; less than -interval. Not given, it is the default or 3/5 of -interval, whichever is less")
+	fs.DurationVar(&f.base.Interval, "interval", 5*time.Second, "how often the plugin is pinged; more than zero")
+	fs.DurationVar(&f.base.Timeout, "timeout", DefaultTimeout, "how long one ping may take; more than zero and less than -interval, so that a plugin that hangs fails its ping instead of stalling the loop. Not given, it is the default or 3/5 of -interval, whichever is less: -interval 2s alone pings with a 1.2 s timeout")
 	fs.DurationVar(&f.base.StatusReport, "status-report", DefaultStatusReport, "how often the status of a steady node is written (a change is written at once); the first report after a start or a change moves by a random shift of up to half of it")
-	fs.DurationVar(&f.base.LeaseDuration, "lease-duration", DefaultLeaseDuration, "the duration of the node's Lease in kube-node-lease, whole seconds")
-	fs.DurationVar(&f.base.LeaseRenew, "lease-renew", 0, "how often the Lease is renewed, less than -lease-duration (0: a quarter of -lease-duration)")
+	fs.DurationVar(&f.base.LeaseDuration, "lease-duration", DefaultLeaseDuration, "the duration of the node's Lease in kube-node-lease, in whole seconds")
+	fs.DurationVar(&f.base.LeaseRenew, "lease-renew", 0, "how often the node's Lease is renewed, less than -lease-duration; 0: a quarter of -lease-duration (10 s at its default)")
 	fs.BoolVar(&f.base.Compat, "compat", false, "interLink 0.6.2's taint rule: replace every taint but the protected ones")
-	fs.DurationVar(&f.grace, "grace", nodeapply.DefaultGrace, "how long the plugin may fail to answer before the node takes no new pods (0: at the first failed ping)")
-	fs.TextVar(&f.base.Unreachable, "unreachable", nodeapply.UnreachableNotReady, "what the node says once the plugin has not answered for -grace: NotReady (Ready False: the node lifecycle controller taints it NoExecute, and running pods are evicted after their toleration) or NoSchedule (Ready stays True and the taint "+nodeapply.UnreachableTaintKey+":NoSchedule keeps new pods away; running pods stay)")
+	fs.DurationVar(&f.grace, "grace", nodeapply.DefaultGrace, "how long the plugin may fail to answer before the node takes no new pods; 0: at the first failed ping (interLink's rule)")
+	fs.TextVar(&f.base.Unreachable, "unreachable", nodeapply.UnreachableNotReady, "the `state` a node takes once its plugin has not answered for -grace: NotReady (Ready False: the node lifecycle controller taints it NoExecute, and running pods are evicted after their toleration, 300 s by default) or NoSchedule (Ready stays True, and the taint "+nodeapply.UnreachableTaintKey+":NoSchedule keeps new pods away while running pods stay)")
 	fs.DurationVar(&f.base.NotReadyAfter, "not-ready-after", 0, "with -unreachable NoSchedule: turn Ready False after all once the plugin has not answered for this long (0: never)")
-	fs.Func("label-namespaces", "comma-separated namespaces, besides node-feature-discovery's feature.node.kubernetes.io and profile.node.kubernetes.io, in which the plugin may set the node's labels, each with its subdomains, like nvidia.com; never kubernetes.io, k8s.io or their subdomains", func(s string) error {
+	fs.Func("label-namespaces", "comma-separated `namespaces`, besides node-feature-discovery's feature.node.kubernetes.io and profile.node.kubernetes.io, in which the plugin may set the node's labels, each with its subdomains, like nvidia.com; never kubernetes.io, k8s.io or their subdomains. The labels the provider registers the node with are its own: no plugin may set them. -print-node-policy fences the provider's token to the same namespaces", func(s string) error {
 		f.base.LabelNamespaces = strings.Split(s, ",")
 		return nil
 	})
-	fs.StringVar(&f.ephemeralStorage, "ephemeral-storage", "", "the scratch space (ephemeral-storage) the node advertises at registration, until its plugin reports its own (resources.ephemeralStorage), like 500Gi; empty: none, and the scheduler places no pod that requests any")
-	fs.StringVar(&f.connectivity, "connectivity-condition", string(nodeapply.DefaultConnectivityCondition), "the type of the condition that says whether the plugin answered its last ping")
-	fs.StringVar(&f.base.DRADriver, "dra-driver", "", "publish the plugin's devices as Dynamic Resource Allocation devices (ResourceSlices, Kubernetes 1.34 and later) of this driver, a lowercase DNS subdomain of at most 63 characters, such as gpu.example.com: one pool a node, named after it; empty: publish none, and ignore a reply's devices")
-	fs.BoolVar(&f.base.CountHeld, "held", true, "read the plugin's figures as available now, and add what this node's running pods hold")
-	fs.BoolVar(&f.parts, "parts", false, "serve the plugin's parts (its reply's nodes: machines, or partitions of identical machines), each as a node of its own, all from one ping of one plugin: -node is then a template, "+PartToken+" in it, once, the part's name, and -nodes is 1")
-	fs.DurationVar(&f.partGrace, "part-grace", nodeapply.DefaultGrace, "with -parts: how long a part's node keeps its running pods once the reply no longer lists its part: new pods are kept away at once (the taint "+nodeapply.PartGoneTaintKey+":NoSchedule), after it Ready turns False and the node's pods are evicted by their tolerations, and the node is deleted once no pod holds it")
-	fs.StringVar(&f.partsOwner, "parts-owner", "", "with -parts: the value of the label "+OwnerLabel+" on the nodes of the parts, which says they are this provider's: it serves those it finds at start and after a takeover, and touches no other node (empty: -node with "+PartToken+" read as part, like slurm-part)")
-	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "the address to serve Prometheus metrics on, at /metrics (host:port); empty: none")
+	fs.StringVar(&f.ephemeralStorage, "ephemeral-storage", "", "the scratch space (ephemeral-storage) the node advertises at registration, a `quantity` like 500Gi, until its plugin reports its own (resources.ephemeralStorage); empty: none, and the scheduler places no pod that requests any")
+	fs.StringVar(&f.connectivity, "connectivity-condition", string(nodeapply.DefaultConnectivityCondition), "the `type` of the condition that says whether the plugin answered its last ping; not one the provider sets otherwise (Ready, the pressures)")
+	fs.StringVar(&f.base.DRADriver, "dra-driver", "", "publish the plugin's devices as Dynamic Resource Allocation devices (ResourceSlices, Kubernetes 1.34 and later) of this `driver`, a lowercase DNS subdomain of at most 63 characters, such as gpu.example.com: one pool a node, named after it; empty: publish none, and ignore a reply's devices (the log says so once)")
+	fs.BoolVar(&f.base.CountHeld, "held", true, "read the plugin's figures as available now, and add what this node's running pods hold; false: write them as they are")
+	fs.BoolVar(&f.parts, "parts", false, "serve the plugin's parts (its reply's nodes: machines, or partitions of identical machines), each as a node of its own, all from one ping of one plugin: -node is then a template, "+PartToken+" in it, once, the part's name, and -nodes must be 1 or not given. Without it, a reply that lists parts leaves the node as it is, and the log says so once when such a reply appears (pingnode_warnings_total{subject=\"part\",action=\"ignored\"} counts each)")
+	fs.DurationVar(&f.partGrace, "part-grace", nodeapply.DefaultGrace, "with -parts: how long a part's node keeps its running pods once the reply no longer lists its part (nodeapply.Options.PartGrace), more than zero: new pods are kept away at once (the taint "+nodeapply.PartGoneTaintKey+":NoSchedule), after it Ready turns False and the node's pods are evicted by their tolerations, and the node is deleted once no pod holds it")
+	fs.StringVar(&f.partsOwner, "parts-owner", "", "with -parts: the `owner` of the parts' nodes, the value of their label "+OwnerLabel+", which says they are this provider's: it serves those it finds at start and after a takeover, and touches no other node. A label value, at most 63 characters; not given: -node with "+PartToken+" read as part (slurm-part for slurm-"+PartToken+"), and a template that makes one longer needs one given")
+	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "the `host:port` to serve Prometheus metrics on, at /metrics, and the probes /healthz and /readyz; empty: none")
 	fs.BoolVar(&f.leaderElect, "leader-elect", false, "elect a leader among replicas with a Lease: only the leader runs the node controllers and pings")
-	fs.StringVar(&f.election.Namespace, "leader-elect-namespace", metav1.NamespaceDefault, "the namespace of the leader election Lease")
-	fs.StringVar(&f.election.Name, "leader-elect-name", "", "the name of the leader election Lease (empty: pingnode- and the -node pattern, "+Index+" read as fleet and "+PartToken+" as parts)")
-	fs.StringVar(&f.election.Identity, "leader-elect-id", DefaultIdentity(), "this replica's identity in the Lease")
+	fs.StringVar(&f.election.Namespace, "leader-elect-namespace", metav1.NamespaceDefault, "the `namespace` of the leader election Lease")
+	fs.StringVar(&f.election.Name, "leader-elect-name", "", "the `name` of the leader election Lease (empty: pingnode- and the -node pattern, "+Index+" read as fleet and "+PartToken+" as parts)")
+	fs.StringVar(&f.election.Identity, "leader-elect-id", "", "this replica's `identity` in the Lease, not empty; not given: the host name and the process id")
 	fs.DurationVar(&f.election.LeaseDuration, "leader-elect-lease-duration", DefaultElectionLease, "how long a standby waits after the leader's last renewal before it takes over")
 	fs.DurationVar(&f.election.RenewDeadline, "leader-elect-renew-deadline", DefaultElectionRenewDeadline, "how long the leader tries to renew before it stops (it exits); less than -leader-elect-lease-duration. Not given, it is the default or 2/3 of -leader-elect-lease-duration, whichever is less")
-	fs.DurationVar(&f.election.RetryPeriod, "leader-elect-retry-period", DefaultElectionRetry, "how often the leader renews and a standby tries to take over; less than -leader-elect-renew-deadline divided by 1.2. Not given, it is the default or 1/5 of -leader-elect-renew-deadline, whichever is less")
-	fs.StringVar(&f.serviceAccount, "service-account", DefaultServiceAccount, "namespace/name of the ServiceAccount the provider runs as, which -print-rbac and -print-node-policy give the rights to")
-	fs.BoolVar(&f.printRBAC, "print-rbac", false, "print the RBAC rules the provider needs for the configuration the other flags give (its nodes, -held, -leader-elect, -dra-driver, -parts), bound to -service-account, as YAML, and exit")
-	fs.BoolVar(&f.printPolicy, "print-node-policy", false, "print a ValidatingAdmissionPolicy that lets -service-account create only the nodes and Leases of this configuration (what RBAC cannot name), change only the labels of its nodes that -label-namespaces allows, delete only its nodes' pods being deleted, with -dra-driver write only ResourceSlices of that driver on its nodes, and with -parts change and delete only nodes of its template with its ownership label, as YAML, and exit")
+	fs.DurationVar(&f.election.RetryPeriod, "leader-elect-retry-period", DefaultElectionRetry, "how often the leader renews and a standby tries to take over; less than -leader-elect-renew-deadline divided by 1.2 (client-go's rule). Not given, it is the default or 1/5 of -leader-elect-renew-deadline, whichever is less")
+	fs.StringVar(&f.serviceAccount, "service-account", DefaultServiceAccount, "`namespace/name` of the ServiceAccount the provider runs as, which -print-rbac and -print-node-policy give the rights to")
+	fs.BoolVar(&f.printRBAC, "print-rbac", false, "print the RBAC rules the provider needs for the configuration the other flags give (its nodes, -held, -leader-elect, -dra-driver, -parts), bound to -service-account, as YAML, and exit 0")
+	fs.BoolVar(&f.printPolicy, "print-node-policy", false, "print a ValidatingAdmissionPolicy that lets -service-account create only the nodes and Leases of this configuration (what RBAC cannot name), change only the labels of its nodes that -label-namespaces allows, delete only its nodes' pods being deleted, with -dra-driver write only ResourceSlices of that driver on its nodes, and with -parts change and delete only nodes of its template with its ownership label, as YAML, and exit 0")
 	return f
 }
 
@@ -157,12 +157,18 @@ func following(def, of, num, den time.Duration) time.Duration {
 	return d
 }
 
+// given is the set of flags given on the command line.
+func (f *flags) given() map[string]bool {
+	given := map[string]bool{}
+	f.fs.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
+	return given
+}
+
 // follow sets each of [followers] not given on the command line. The
 // error names the flag given whose value is too short to leave any value
 // to a flag that follows it.
 func (f *flags) follow() error {
-	given := map[string]bool{}
-	f.fs.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
+	given := f.given()
 	source := map[string]string{} // the flag given that each derived one comes from
 	for _, fl := range followers {
 		value, of := fl.value(f)
@@ -234,6 +240,17 @@ func (f *flags) settings(args []string) ([]Config, *Election, error) {
 			return nil, nil, flagError("metrics-addr", f.metricsAddr, "want host:port: %v", err)
 		}
 	}
+	// Two defaults are the machine's, read here rather than when the
+	// flags are registered, so that -help and the README's table say what
+	// they are, not what they were where the table was written. Given,
+	// even empty, each means what it always did.
+	given := f.given()
+	if !given["kubeconfig"] {
+		f.kubeconfig = os.Getenv("KUBECONFIG")
+	}
+	if !given["leader-elect-id"] {
+		f.election.Identity = DefaultIdentity()
+	}
 	base := f.base
 	base.Grace, base.NoGrace = f.grace, f.grace == 0
 	base.ConnectivityCondition = corev1.NodeConditionType(f.connectivity)
@@ -298,8 +315,7 @@ func (f *flags) configs(base Config) ([]Config, error) {
 	if !f.parts {
 		return Fleet(f.nodes, f.node, f.plugin, base)
 	}
-	given := map[string]bool{}
-	f.fs.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
+	given := f.given()
 	if !given["node"] {
 		f.node = DefaultPartsNode
 	}

@@ -16,6 +16,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/pingnode/pingnode/examples/internal/flagdoc"
 )
 
 // runCommand runs the provider's main with args in a child process (this
@@ -329,6 +331,70 @@ func TestStaticEphemeralStorage(t *testing.T) {
 					t.Errorf("%v: %s has ephemeral-storage %q, want %q", tt.args, cfg.Static.Name, got, tt.want)
 				}
 			}
+		}
+	}
+}
+
+// TestREADMEFlags: the README's table of flags is the one the flag set
+// gives (each flag's default and help text), so that a flag is described
+// once, in its help text. With -update, it writes it.
+func TestREADMEFlags(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := flagdoc.Replace(readme, flagdoc.Table(registerFlags(flag.NewFlagSet("virtualkubelet", flag.ContinueOnError)).fs))
+	if err != nil {
+		t.Fatalf("README.md: %v", err)
+	}
+	if *update {
+		if err := os.WriteFile("README.md", want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if diff := cmp.Diff(string(want), string(readme)); diff != "" {
+		t.Errorf("README.md's table of flags is not the flag set's; go test -run TestREADMEFlags -update writes it (-want +README.md):\n%s", diff)
+	}
+}
+
+// TestMachineDefaults: -kubeconfig and -leader-elect-id, not given, are
+// read from the machine when the flags are checked ($KUBECONFIG, the
+// host name and process id), and not when they are registered, so that
+// the README's table says what they are; given, even empty, each means
+// what it says.
+func TestMachineDefaults(t *testing.T) {
+	t.Setenv("KUBECONFIG", "/from/the/environment")
+	for _, tt := range []struct {
+		args               []string
+		kubeconfig, refuse string // refuse: in the error; "" when accepted
+	}{
+		{args: nil, kubeconfig: "/from/the/environment"},
+		{args: []string{"-kubeconfig", "/given"}, kubeconfig: "/given"},
+		{args: []string{"-kubeconfig", ""}, kubeconfig: ""},
+		{args: []string{"-leader-elect", "-leader-elect-id", ""}, refuse: "-leader-elect-id"},
+	} {
+		fs := flag.NewFlagSet("virtualkubelet", flag.ContinueOnError)
+		f := registerFlags(fs)
+		if err := fs.Parse(tt.args); err != nil {
+			t.Fatal(err)
+		}
+		_, election, err := f.settings(nil)
+		switch {
+		case tt.refuse != "":
+			if err == nil || !strings.Contains(err.Error(), tt.refuse) {
+				t.Errorf("%q: error %v, want one that names %s", tt.args, err, tt.refuse)
+			}
+			continue
+		case err != nil:
+			t.Errorf("%q: %v", tt.args, err)
+			continue
+		}
+		if f.kubeconfig != tt.kubeconfig {
+			t.Errorf("%q: kubeconfig %q, want %q", tt.args, f.kubeconfig, tt.kubeconfig)
+		}
+		if election != nil || f.election.Identity != DefaultIdentity() {
+			t.Errorf("%q: election %v, identity %q, want none and %q", tt.args, election, f.election.Identity, DefaultIdentity())
 		}
 	}
 }
