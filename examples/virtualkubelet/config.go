@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/tools/record"
 
 	"github.com/pingnode/pingnode/examples/internal/pingclient"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/leases"
 	"github.com/pingnode/pingnode/internal/kuberules"
 	"github.com/pingnode/pingnode/nodeapply"
 	"github.com/pingnode/pingnode/pingstatus"
@@ -120,10 +121,10 @@ type Config struct {
 	// events is the event broadcaster that the parts' nodes of a provider
 	// of parts share, its supervisor's; nil, the provider runs its own.
 	events record.EventBroadcaster
-	// leases renews the Leases of the parts' nodes of a provider of
-	// parts, its supervisor's (leases.go); nil, the node controller
-	// renews the node's Lease.
-	leases *leaseRenewer
+	// leases renews the Leases of the nodes of a process (runProviders):
+	// a fleet's, or a provider of parts'; nil, the provider, or the
+	// supervisor, runs its own.
+	leases *leases.Renewer
 	// StartRetry is how a start that failed is tried again (see
 	// [Provider.RunRetrying]); zero means [DefaultStartRetry].
 	StartRetry wait.Backoff

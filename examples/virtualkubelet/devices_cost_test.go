@@ -89,7 +89,7 @@ func running(t *testing.T, p *Provider) (stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- p.Run(ctx) }()
+	go func() { done <- supervise(p).Run(ctx) }() // the node, and its ping loop
 	var once sync.Once
 	stop = func() {
 		once.Do(func() {

@@ -104,7 +104,7 @@ func runProvider(t *testing.T, p *Provider, after func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- p.Run(ctx) }()
+	go func() { done <- supervise(p).Run(ctx) }() // the node, and its ping loop
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {

@@ -245,7 +245,7 @@ func TestRestartWhileEmpty(t *testing.T) {
 		p := NewProvider(cfg, id.client, slog.New(slog.NewTextHandler(t.Output(), nil)))
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
-		go func() { done <- p.Run(ctx) }()
+		go func() { done <- supervise(p).Run(ctx) }() // the node, and its ping loop
 		return p, func() {
 			cancel()
 			if err := <-done; err != nil {

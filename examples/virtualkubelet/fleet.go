@@ -1,9 +1,19 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"log/slog"
 	"strconv"
 	"strings"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
+
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/leases"
 )
 
 // Index stands for a node's index (0, 1, ...) in the node name and the
@@ -37,4 +47,82 @@ func Fleet(n int, name, plugin string, base Config) ([]Config, error) {
 		configs[i] = cfg
 	}
 	return configs, nil
+}
+
+// runProviders runs a provider for each configuration until ctx ends: a
+// node of its own under a supervisor of one node, which pings its
+// plugin, and with -parts the supervisor of the plugin's parts' nodes.
+// Each node starts, and retries its start, on its own: one node that
+// cannot start never stops the others. Each node has its own client, so
+// its own rate limit, as a kubelet has; client-go shares the connections
+// of clients with the same configuration. One renewer renews every
+// node's Lease (internal/leases), through the client of the process's
+// many nodes (partsRestConfig). It returns an error only for a
+// configuration that cannot work, before any node starts. A
+// configuration with Parts (-parts) is run by the parts supervisor.
+func runProviders(ctx context.Context, restConfig *rest.Config, configs []Config, log *slog.Logger) error {
+	for i := range configs {
+		if err := configs[i].check(); err != nil {
+			return err
+		}
+	}
+	many, err := kubernetes.NewForConfig(partsRestConfig(restConfig))
+	if err != nil {
+		return err
+	}
+	at := len(configs) // nodes at once
+	if configs[0].Parts != nil {
+		at = leases.MaxWorkers // as many as the plugin has parts
+	}
+	renewals, stopRenewals := renewer(ctx, configs[0], many, at, log) // the Lease's settings are the same for every node
+	defer stopRenewals()                                              // once the nodes have stopped
+	for i := range configs {
+		configs[i].leases = renewals
+	}
+	if len(configs) == 1 && configs[0].Parts != nil {
+		return runParts(ctx, restConfig, many, configs[0], log) // one plugin, a node for each of its parts
+	}
+	clients := make([]kubernetes.Interface, len(configs))
+	for i := range configs {
+		client, err := kubernetes.NewForConfig(restConfig)
+		if err != nil {
+			return err
+		}
+		clients[i] = client
+	}
+	claims, stopClaims, err := sharedClaims(ctx, restConfig, configs)
+	if err != nil {
+		return err
+	}
+	defer stopClaims()
+	var nodes sync.WaitGroup
+	for i, cfg := range configs {
+		cfg.claims = claims
+		nodeLog := log.With("node", cfg.Static.Name)
+		nodeLog.Info("provider starting", "plugin", cfg.PluginURL)
+		s := supervise(NewProvider(cfg, clients[i], nodeLog))
+		nodes.Go(func() { _ = s.RunRetrying(ctx) }) // checked above
+	}
+	nodes.Wait()
+	return nil
+}
+
+// renewer returns the renewer of the nodes' Leases of cfg's process,
+// cfg.leases, or for what runs alone (a provider or a supervisor that a
+// test runs), one of its own for that many nodes, through client, with
+// cfg's Lease settings (checked), run until stop is called; stop returns
+// once it has stopped.
+func renewer(ctx context.Context, cfg Config, client kubernetes.Interface, nodes int, log *slog.Logger) (r *leases.Renewer, stop func()) {
+	if cfg.leases != nil {
+		return cfg.leases, func() {}
+	}
+	seconds, renew, _ := cfg.lease()
+	r = leases.New(client.CoordinationV1().Leases(corev1.NamespaceNodeLease), FieldManager, nodes, seconds, renew, clock.RealClock{}, log)
+	ctx, cancel := context.WithCancel(ctx)
+	var running sync.WaitGroup
+	running.Go(func() { r.Run(ctx) })
+	return r, func() {
+		cancel()
+		running.Wait()
+	}
 }

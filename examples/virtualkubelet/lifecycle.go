@@ -17,7 +17,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/record"
 
 	"github.com/pingnode/pingnode/pingstatus"
@@ -26,10 +25,10 @@ import (
 // Provider pings a plugin and keeps a virtual node true to its replies and
 // to whether it answers: it hands status changes (resources, conditions)
 // to the Virtual Kubelet node controller and sends the object patch
-// itself, since the node controller sends no spec. The node controller
-// also renews the node's Lease (a part's node's, its supervisor's
-// renewer: leases.go), by which the node lifecycle controller judges that
-// the provider lives; the conditions say whether the plugin does.
+// itself, since the node controller sends no spec. The node's Lease, by
+// which the node lifecycle controller judges that the provider lives, is
+// renewed by the renewer of its process (internal/leases); the conditions say
+// whether the plugin does.
 //
 // Its work is split by job: this file starts and stops it ([Provider.Run],
 // [Provider.RunRetrying]); ping.go is the step at each ping; delivery.go,
@@ -45,9 +44,9 @@ type Provider struct {
 	log    *slog.Logger
 	// eventSink is where the node's events go.
 	eventSink corev1client.EventInterface
-	// source is where its pings come from: its plugin, or for a part's
-	// node the parts supervisor (source.go).
-	source  pingSource
+	// feed is where its pings come from: its supervisor, which pings
+	// the plugin for it, or for every part's node (source.go).
+	feed    *feed
 	metrics nodeMetrics
 
 	mu sync.Mutex // guards the hooks and handoff
@@ -93,8 +92,9 @@ type Provider struct {
 	// ping.
 	lastWarnings map[pingstatus.Warning]bool
 
-	// BeforePing, when set, runs before each ping, in the ping loop: a
-	// hook for tests that step the provider one ping at a time.
+	// BeforePing, when set, runs before each ping of its supervisor of
+	// one node (supervisor.go): a hook for tests that step the provider
+	// one ping at a time.
 	BeforePing func(ctx context.Context)
 
 	// BeforeObjectPatch, when set, runs before each object patch is sent,
@@ -137,7 +137,7 @@ func NewProvider(cfg Config, client kubernetes.Interface, log *slog.Logger) *Pro
 	return &Provider{
 		cfg: cfg, opts: cfg.options(), client: client, nodes: leanNodes{client.CoreV1().Nodes()},
 		eventSink: client.CoreV1().Events(metav1.NamespaceAll), log: log,
-		source: &pluginSource{}, metrics: m,
+		feed: newFeed(), metrics: m,
 	}
 }
 
@@ -151,26 +151,43 @@ func (p *Provider) Ping(context.Context) error { return nil }
 // for as long as it takes. Only a configuration that cannot work is
 // returned at once, as a *SettingError.
 func (p *Provider) RunRetrying(ctx context.Context) error {
-	if err := p.cfg.check(); err != nil {
+	return runRetrying(ctx, p.cfg, p.Run, p.startFailed)
+}
+
+// startFailed says that a start of the node failed, and is tried again:
+// its own, or its supervisor of one node's (the plugin's client).
+func (p *Provider) startFailed(err error) {
+	p.StartErrors.Add(1)
+	p.metrics.startError()
+	p.log.Error("the node did not start; trying again after a backoff", "error", err)
+}
+
+// runRetrying is the lifecycle of what the provider runs, a node or its
+// supervisor: run, with cfg, until ctx ends, and then return
+// nil. A start that fails (run returns an error before ctx ends) is said
+// by failed and tried again after a backoff ([Config.StartRetry]), for as
+// long as it takes; each wait starts once run has returned. Only a
+// configuration that cannot work is returned at once, as a
+// *SettingError.
+func runRetrying(ctx context.Context, cfg Config, run func(context.Context) error, failed func(error)) error {
+	if err := cfg.check(); err != nil {
 		return err
 	}
-	// Sliding: each wait starts once Run has returned.
-	_ = p.cfg.startRetry().DelayFunc().Until(ctx, true, true, func(ctx context.Context) (bool, error) {
-		err := p.Run(ctx)
+	_ = cfg.startRetry().DelayFunc().Until(ctx, true, true, func(ctx context.Context) (bool, error) {
+		err := run(ctx)
 		if err == nil || ctx.Err() != nil {
 			return true, nil
 		}
-		p.StartErrors.Add(1)
-		p.metrics.startError()
-		p.log.Error("the node did not start; trying again after a backoff", "error", err)
+		failed(err)
 		return false, nil
 	})
 	return nil
 }
 
 // Run starts the provider, once: it reads the node, starts its caches and
-// the node controller, which registers the node and renews its Lease,
-// then pings the plugin every interval until ctx ends, and returns nil.
+// the node controller, which registers the node, has its Lease renewed,
+// then steps each ping its supervisor hands it (supervisor.go) until ctx
+// ends, and returns nil.
 // If the start fails, or the node controller stops before ctx ends, Run
 // stops what it started and returns the error at once: nothing it waits
 // for outlives it. [Provider.RunRetrying] tries again.
@@ -178,7 +195,6 @@ func (p *Provider) Run(ctx context.Context) error {
 	if err := p.cfg.check(); err != nil {
 		return err
 	}
-	leaseSeconds, renew, _ := p.cfg.lease() // checked
 	broadcaster := p.cfg.events
 	if broadcaster == nil {
 		broadcaster = record.NewBroadcaster(record.WithContext(ctx))
@@ -190,15 +206,7 @@ func (p *Provider) Run(ctx context.Context) error {
 	p.pending, p.older, p.statusAt = nil, nil, time.Time{}
 	p.stale.Store(false)
 
-	// The plugin's client first: a file it names (a CA, a certificate, a
-	// token) that cannot be used yet is a start that failed, tried again.
-	closeSource, err := p.source.open(p)
-	if err != nil {
-		return fmt.Errorf("the plugin's client: %w", err)
-	}
-	defer closeSource()
-
-	// Then a read, which fails at once if the API server cannot be
+	// A read first, which fails at once if the API server cannot be
 	// reached or refuses this provider.
 	registration, err := p.registration(ctx)
 	if err != nil {
@@ -215,26 +223,20 @@ func (p *Provider) Run(ctx context.Context) error {
 	defer p.startDevices()()     // the device controller stops before the caches
 	defer p.finishDeletes(ctx)() // and so do the deletes of pods
 
+	// The Lease, renewed as the kubelet renews it, with the node as its
+	// owner, by the renewer of the process (internal/leases).
+	leases, stopLeases := renewer(ctx, p.cfg, p.client, 1, p.log)
+	defer stopLeases()
+
 	// The node controller runs until Run returns, and Run waits for it.
 	running, stop := context.WithCancel(ctx)
 	// The provider hands the node on at each status report itself, with
-	// jitter (report.go); the controller's own interval is a backstop it
-	// always beats.
+	// jitter (report.go); the controller's own interval (with no Lease of
+	// its, its ping interval) is a backstop it always beats.
 	backstop := 2 * p.cfg.statusReport()
-	lease := []node.NodeControllerOpt{
-		// The Lease, renewed as the kubelet does, with the node as its
-		// owner; its first renewal waits for the node to be registered.
-		node.WithNodeEnableLeaseV1WithRenewInterval(p.client.CoordinationV1().Leases(corev1.NamespaceNodeLease), leaseSeconds, renew),
-		node.WithNodeStatusUpdateInterval(backstop),
-	}
-	if p.cfg.leases != nil {
-		// A part's node: its supervisor renews the Lease (leases.go).
-		// Without one, the controller's interval is its ping interval.
-		lease = []node.NodeControllerOpt{node.WithNodePingInterval(backstop)}
-	}
 	controller, err := node.NewNodeController(p, registration,
 		&statusWatch{NodeInterface: p.nodes, delivered: p.delivered, beforeRead: p.beforeStatusRead},
-		append(lease, node.WithNodeStatusUpdateErrorHandler(p.statusRefused))...)
+		node.WithNodePingInterval(backstop), node.WithNodeStatusUpdateErrorHandler(p.statusRefused))
 	if err != nil {
 		stop()
 		return fmt.Errorf("node controller: %w", err)
@@ -253,10 +255,8 @@ func (p *Provider) Run(ctx context.Context) error {
 	}
 	p.metrics.running(1)
 	defer p.metrics.running(-1)
-	if p.cfg.leases != nil {
-		p.cfg.leases.serve(p.cfg.Static.Name)
-		defer p.cfg.leases.drop(p.cfg.Static.Name)
-	}
+	leases.Serve(p.cfg.Static.Name, caches.node)
+	defer leases.Drop(p.cfg.Static.Name)
 
 	go p.handoff.run(running)
 	p.reportAfter(time.Now(), true) // the controller has just written the status
@@ -270,7 +270,11 @@ func (p *Provider) Run(ctx context.Context) error {
 		case <-pinging.Done():
 		}
 	}()
-	p.source.loop(pinging, p)
+	p.feed.attach()
+	defer p.feed.detach()
+	for pinging.Err() == nil {
+		p.PingOnce(pinging)
+	}
 	if ctx.Err() != nil {
 		return nil
 	}
@@ -306,43 +310,4 @@ func (p *Provider) registration(ctx context.Context) (*corev1.Node, error) {
 	}
 	node.Labels, node.Annotations = labels, stored.Annotations
 	return node, nil
-}
-
-// runProviders runs a provider for each configuration until ctx ends.
-// Each node starts, and retries its start, on its own: one node that
-// cannot start never stops the others. Each node has its own client, so
-// its own rate limit, as a kubelet has; client-go shares the connections
-// of clients with the same configuration. It returns an error only for
-// a configuration that cannot work, before any node starts. A
-// configuration with Parts (-parts) is run by the parts supervisor.
-func runProviders(ctx context.Context, restConfig *rest.Config, configs []Config, log *slog.Logger) error {
-	if len(configs) == 1 && configs[0].Parts != nil {
-		return runParts(ctx, restConfig, configs[0], log) // one plugin, a node for each of its parts
-	}
-	clients := make([]kubernetes.Interface, len(configs))
-	for i := range configs {
-		if err := configs[i].check(); err != nil {
-			return err
-		}
-		client, err := kubernetes.NewForConfig(restConfig)
-		if err != nil {
-			return err
-		}
-		clients[i] = client
-	}
-	claims, stopClaims, err := sharedClaims(ctx, restConfig, configs)
-	if err != nil {
-		return err
-	}
-	defer stopClaims()
-	var wg sync.WaitGroup
-	for i, cfg := range configs {
-		cfg.claims = claims
-		nodeLog := log.With("node", cfg.Static.Name)
-		nodeLog.Info("provider starting", "plugin", cfg.PluginURL)
-		p := NewProvider(cfg, clients[i], nodeLog)
-		wg.Go(func() { _ = p.RunRetrying(ctx) }) // checked above
-	}
-	wg.Wait()
-	return nil
 }

@@ -39,16 +39,19 @@
 //	go run . -service-account pingnode/pingnode-provider -leader-elect -print-rbac
 //
 // The files follow the provider's jobs: its configuration (config.go,
-// flags.go, fleet.go), its lifecycle (lifecycle.go: start, retry, stop),
-// the step at each ping (ping.go, source.go, held.go, report.go), its
-// plugin's parts with -parts (parts.go, supervisor.go, partnode.go,
-// leases.go), the delivery of what changed to the API server
-// (delivery.go, handoff.go, statuswrite.go), its caches (cache.go,
-// devicecache.go), the end of its pods' deletion (podfinish.go), its
-// devices with -dra-driver (devices.go, publish.go, poddevices.go), what
-// it tells people (events.go, metrics.go, health.go) and its rights
-// (rbac.go, nodepolicy.go, partsrights.go); leader.go elects the replica
-// that runs. README.md is the operator's guide.
+// flags.go), its lifecycle (lifecycle.go, fleet.go: start, retry, stop;
+// one for a node and for its supervisor), the one ping loop
+// (supervisor.go, source.go: a supervisor pings the plugin for its one
+// node, or for every part's node), the step at each ping (ping.go,
+// held.go, report.go), the nodes' Leases (internal/leases), its plugin's
+// parts with -parts (parts.go, partnode.go), the delivery of what changed
+// to the API server (delivery.go, handoff.go, statuswrite.go), its
+// caches (cache.go, devicecache.go), the end of its pods' deletion
+// (podfinish.go), its devices with -dra-driver (devices.go, publish.go,
+// poddevices.go), what it tells people (events.go, metrics.go,
+// health.go) and its rights (rbac.go, nodepolicy.go, partsrights.go);
+// leader.go elects the replica that runs. README.md is the operator's
+// guide.
 package main
 
 import (

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -21,7 +23,7 @@ import (
 // its node and its pods from the supervisor's caches (watchOwned), writes
 // through the supervisor's client, records its events through the
 // supervisor's broadcaster, counts in the template's metrics, and has its
-// Lease renewed by the supervisor's renewer (leases.go), so that a part's
+// Lease renewed by the process's renewer (internal/leases), so that a part's
 // node costs its node controller, and little more.
 
 // The rate limit of the client every part's node of a process writes
@@ -52,7 +54,6 @@ func partsRestConfig(restConfig *rest.Config) *rest.Config {
 type partNode struct {
 	name string
 	p    *Provider
-	feed *partFeed
 	stop context.CancelFunc
 	done chan struct{} // closed once its run has returned
 	// seen says that the cache of the owned nodes has shown the node.
@@ -71,8 +72,7 @@ func (s *supervisor) start(ctx context.Context, part string) *partNode {
 		return nil
 	}
 	p := NewProvider(cfg, client, s.log.With("node", cfg.Static.Name, "part", part))
-	n := &partNode{name: cfg.Static.Name, p: p, feed: newPartFeed(), done: make(chan struct{})}
-	p.source = n.feed
+	n := &partNode{name: cfg.Static.Name, p: p, done: make(chan struct{})}
 	run, stop := context.WithCancel(ctx)
 	n.stop = stop
 	go func() {
@@ -81,6 +81,74 @@ func (s *supervisor) start(ctx context.Context, part string) *partNode {
 	}()
 	s.nodes[part] = n
 	return n
+}
+
+// readers is how many reads of the nodes of new parts a ping makes at
+// once: read one after the other, the 5,000 parts of a first ping took
+// more than 9 minutes on a busy API server (a round trip each); the
+// client's rate limit (partsQPS) bounds them still.
+const readers = 16
+
+// read is a node read from the API server: the node, or why not.
+type read struct {
+	node *corev1.Node
+	err  error
+}
+
+// readNew reads from the API server the node of each part that decisions
+// register, readers at a time, by part.
+func (s *supervisor) readNew(ctx context.Context, decisions []parts.Decision) map[string]read {
+	var names []string
+	for _, d := range decisions {
+		if d.Action == parts.Register {
+			names = append(names, d.Part)
+		}
+	}
+	reads := make([]read, len(names))
+	next := make(chan int)
+	var workers sync.WaitGroup
+	for range min(readers, len(names)) {
+		workers.Go(func() {
+			for i := range next {
+				node, err := s.client.CoreV1().Nodes().Get(ctx, s.cfg.Parts.NodeName(names[i]), metav1.GetOptions{})
+				reads[i] = read{node, err}
+			}
+		})
+	}
+	for i := range names {
+		next <- i
+	}
+	close(next)
+	workers.Wait()
+	out := make(map[string]read, len(names))
+	for i, name := range names {
+		out[name] = reads[i]
+	}
+	return out
+}
+
+// register starts the node of a part that the reply lists and no node
+// serves, which registers it, and hands it ping; stored is the node of
+// its name as the API server has it (readNew). A node of the part's name
+// that is not its own (it lacks the ownership label) is left alone, and
+// the part is not served; it is looked at again at the next ping.
+func (s *supervisor) register(ctx context.Context, part string, ping nodeapply.Ping, r read) {
+	name := s.cfg.Parts.NodeName(part)
+	stored, err := r.node, r.err
+	switch {
+	case err == nil && !s.cfg.Parts.owns(stored):
+		s.skip(part, fmt.Sprintf("a node named %s is there already, without the label %s=%s: another's, left alone, and the part %s is not served", name, OwnerLabel, s.cfg.Parts.Owner, part))
+		return
+	case err != nil && !apierrors.IsNotFound(err):
+		s.log.Error("reading the node of a new part; the next ping tries again", "part", part, "node", name, "error", err)
+		return
+	}
+	delete(s.skipped, part)
+	s.log.Info("a new part: registering its node", "part", part, "node", name)
+	if n := s.start(ctx, part); n != nil {
+		s.Registered.Add(1)
+		n.p.feed.put(ping, nil)
+	}
 }
 
 // halt stops the runner and waits until it has stopped.

@@ -506,7 +506,7 @@ func TestPartsSamplePlugin(t *testing.T) {
 // leasesRenewed waits until each node's Lease is the kubelet's (held by
 // the node, owned by it by its UID, of the default duration) and has been
 // renewed since it was first seen: the supervisor's renewer renews the
-// Leases of the parts' nodes (leases.go).
+// Leases of the parts' nodes (internal/leases).
 func leasesRenewed(t *testing.T, names ...string) {
 	t.Helper()
 	first := map[string]time.Time{}

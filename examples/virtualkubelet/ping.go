@@ -43,22 +43,17 @@ import (
 // (statusWatch, statuswrite.go), so a node it holds that is older than the
 // node as stored never undoes a label removed since.
 
-// PingOnce takes the next ping from the provider's source (it asks the
-// plugin, or, for a part's node, takes the supervisor's ping of the
-// part: source.go), applies it to the node, and delivers what changed.
-// When nothing conflicts, it reads the node once, from the cache, and
-// calls Apply once.
+// PingOnce takes the next ping that its supervisor handed the node (its
+// plugin's ping, or the ping of its part: source.go), applies it to the
+// node, and delivers what changed. When nothing conflicts, it reads the
+// node once, from the cache, and calls Apply once.
 func (p *Provider) PingOnce(ctx context.Context) {
-	if hook := p.beforePing(); hook != nil {
-		hook(ctx)
-		if ctx.Err() != nil {
-			return
-		}
-	}
-	ping, warnings, ok := p.source.next(ctx, p)
+	taken, stepped, ok := p.feed.take(ctx, p)
 	if !ok {
 		return
 	}
+	defer stepped()
+	ping, warnings := taken.ping, taken.warnings
 	if ping.Reached() && p.cfg.CountHeld {
 		ping.Held = p.held(ping.At)
 	}
@@ -160,7 +155,7 @@ func (p *Provider) setPending(node *corev1.Node, older []string) {
 
 // logWarnings logs each of this ping's warnings (of the reply, and of
 // Apply) that the last ping did not have, as a failure is logged
-// (pluginSource.lastFailure): a warning is said when it appears and when
+// (asker.lastFailure): a warning is said when it appears and when
 // it changes, and again when it comes back after a ping without it, not
 // at every ping that repeats it. The metric counts it at every ping; the
 // events are recorded at every ping too, and client-go's correlator
@@ -194,12 +189,6 @@ func (p *Provider) logChanges(res nodeapply.Result, subjects ...pingstatus.Subje
 			}
 		}
 	}
-}
-
-func (p *Provider) beforePing() func(context.Context) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.BeforePing
 }
 
 // registerAgain returns the node as stored, and registers it again, as

@@ -14,58 +14,65 @@ import (
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
-// Where a provider's pings come from. A node of its own pings its plugin
-// itself, every interval (pluginSource); a part's node is fed the pings
-// of the parts supervisor, which pings the plugin once for every part
-// (partFeed, supervisor.go). Everything after the ping, the step of
-// ping.go, is the same for both.
+// Where a node's pings come from: its supervisor (supervisor.go), the
+// one ping loop of every node. A supervisor pings its plugin every
+// interval and hands each node it serves the node's ping through the
+// node's feed: a node of its own (a fleet's, or the only one) is served
+// by a supervisor of one node, a part's node by the supervisor of its
+// plugin's parts. Everything after the ping, the step of ping.go, is the
+// same for both.
 
-// A pingSource is where a provider's pings come from, for the runs of
-// one provider.
-type pingSource interface {
-	// open readies the source for a run of p, and returns what ends it.
-	// A start fails when it cannot (a file the plugin's client names that
-	// cannot be used yet).
-	open(p *Provider) (close func(), err error)
-	// loop calls p.PingOnce until ctx ends, as often as the source has
-	// pings.
-	loop(ctx context.Context, p *Provider)
-	// next returns the next ping of p's node and the warnings of its
-	// reply, counted in p's counters; false when ctx ended first.
-	next(ctx context.Context, p *Provider) (nodeapply.Ping, []pingstatus.Warning, bool)
+// supervise returns the supervisor of one node, p's: a node of its own.
+func supervise(p *Provider) *supervisor {
+	return &supervisor{cfg: p.cfg, opts: p.opts, client: p.client, log: p.log, metrics: p.metrics, one: p}
 }
 
-// pluginSource pings the plugin, every interval, for one node.
-type pluginSource struct{ asker }
+// runOne runs the node of a supervisor of one node, and pings its plugin
+// every interval, until ctx ends; it returns once the node has stopped.
+func (s *supervisor) runOne(ctx context.Context) error {
+	running, stop := context.WithCancel(ctx)
+	var node sync.WaitGroup
+	node.Go(func() { _ = s.one.RunRetrying(running) }) // its configuration is the supervisor's, checked
+	defer node.Wait()
+	defer stop()
+	wait.NonSlidingUntilWithContext(ctx, s.pingOne, s.cfg.Interval)
+	return nil
+}
 
-func (s *pluginSource) open(p *Provider) (func(), error) {
-	pinger, err := p.cfg.pingClient(p.log)
-	if err != nil {
-		return nil, err
+// pingOne pings the plugin once, and hands the node of a supervisor of
+// one node the ping, with the reply's warnings; it returns once the node
+// has stepped it, or once its run has ended. It pings only while a run of
+// the node takes the pings, as a kubelet's loop does: a node that cannot
+// start costs its plugin no ping.
+func (s *supervisor) pingOne(ctx context.Context) {
+	select {
+	case <-s.one.feed.running():
+	case <-ctx.Done():
+		return
 	}
-	s.pinger = pinger
-	return pinger.Close, nil
-}
-
-func (s *pluginSource) loop(ctx context.Context, p *Provider) {
-	wait.NonSlidingUntilWithContext(ctx, p.PingOnce, p.cfg.Interval)
-}
-
-func (s *pluginSource) next(ctx context.Context, p *Provider) (nodeapply.Ping, []pingstatus.Warning, bool) {
-	p.Pings.Add(1)
-	ping, warnings, ok := s.ask(ctx, p.opts.apply.Reply, p.metrics, p.log)
+	if hook := s.beforePing(); hook != nil {
+		hook(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+	}
+	s.Pings.Add(1)
+	ping, warnings, ok := s.ask(ctx, s.opts.apply.Reply, s.metrics, s.log)
 	switch {
 	case !ok:
+		return
 	case ping.Reached():
 		warnings = withoutParts(ping.Reply, warnings)
 	default:
-		p.Failures.Add(1)
+		s.Failures.Add(1)
 	}
-	return ping, warnings, ok
+	select {
+	case <-s.one.feed.put(ping, warnings):
+	case <-ctx.Done():
+	}
 }
 
-// asker pings a plugin: for one node (pluginSource), or for every part's
-// node (the parts supervisor).
+// asker pings a plugin, for its supervisor.
 type asker struct {
 	pinger *pingclient.Client
 	// lastFailure is the last ping's failure, "" when it was answered: a
@@ -115,54 +122,95 @@ func withoutParts(patch *pingstatus.NodePatch, warnings []pingstatus.Warning) []
 	return append(slices.DeleteFunc(slices.Clone(warnings), aboutParts), partsIgnored)
 }
 
-// partFeed is how the parts supervisor hands a part's node its pings: the
-// newest waits until the node's ping loop takes it, replacing any older
-// one (each ping says all there is of the part: one missed changes
-// nothing the next does not). It outlives the node's runs.
-type partFeed struct {
+// feed is how a supervisor hands a node its pings: the newest waits
+// until the node's ping loop takes it, replacing any older one (each
+// ping says all there is of the node: one missed changes nothing the
+// next does not). It outlives the node's runs.
+type feed struct {
 	mu   sync.Mutex
-	ping *nodeapply.Ping
+	next *fed
+	// run is closed while a run of the node takes its pings (attach),
+	// and replaced by an open one when the run ends (detach).
+	run  chan struct{}
 	wake chan struct{}
 }
 
-func newPartFeed() *partFeed { return &partFeed{wake: make(chan struct{}, 1)} }
+// fed is a ping handed to a node, with its reply's warnings that the node
+// says (a node of its own's; a part's node's are its supervisor's), and
+// done, closed once the node has stepped it, or will not.
+type fed struct {
+	ping     nodeapply.Ping
+	warnings []pingstatus.Warning
+	done     chan struct{}
+}
 
-// put hands ping on; it never waits.
-func (f *partFeed) put(ping nodeapply.Ping) {
+func newFeed() *feed { return &feed{run: make(chan struct{}), wake: make(chan struct{}, 1)} }
+
+// put hands ping on, with warnings; it never waits. The channel it
+// returns is closed once the node has stepped the ping, or once it will
+// not: a newer ping replaced it, or the run of the node that would have
+// taken it ended.
+func (f *feed) put(ping nodeapply.Ping, warnings []pingstatus.Warning) <-chan struct{} {
+	next := &fed{ping: ping, warnings: warnings, done: make(chan struct{})}
 	f.mu.Lock()
-	f.ping = &ping
+	if f.next != nil {
+		close(f.next.done) // replaced
+	}
+	f.next = next
 	f.mu.Unlock()
 	select {
 	case f.wake <- struct{}{}:
 	default: // awake already
 	}
+	return next.done
 }
 
-func (f *partFeed) open(*Provider) (func(), error) { return func() {}, nil }
+// running returns a channel that is closed while a run of the node
+// takes its pings.
+func (f *feed) running() <-chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.run
+}
 
-func (f *partFeed) loop(ctx context.Context, p *Provider) {
-	for ctx.Err() == nil {
-		p.PingOnce(ctx)
+// attach says that a run of the node takes the pings from now on, and
+// detach that it takes no more: the ping waiting then is dropped, and
+// the next run waits for a ping of its own, not one from before it.
+func (f *feed) attach() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	close(f.run)
+}
+
+func (f *feed) detach() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.run = make(chan struct{})
+	if f.next != nil {
+		close(f.next.done)
+		f.next = nil
 	}
 }
 
-func (f *partFeed) next(ctx context.Context, p *Provider) (nodeapply.Ping, []pingstatus.Warning, bool) {
+// take returns the next ping of p's node, counted in p's counters, and
+// what to call once it has been stepped; false when ctx ended first.
+func (f *feed) take(ctx context.Context, p *Provider) (next fed, stepped func(), ok bool) {
 	for {
 		f.mu.Lock()
-		ping := f.ping
-		f.ping = nil
+		n := f.next
+		f.next = nil
 		f.mu.Unlock()
-		if ping != nil {
+		if n != nil {
 			p.Pings.Add(1)
-			if !ping.Reached() {
-				p.Failures.Add(1) // the supervisor says it, once
+			if !n.ping.Reached() {
+				p.Failures.Add(1)
 			}
-			return *ping, nil, true
+			return *n, func() { close(n.done) }, true
 		}
 		select {
 		case <-f.wake:
 		case <-ctx.Done():
-			return nodeapply.Ping{}, nil, false
+			return fed{}, nil, false
 		}
 	}
 }

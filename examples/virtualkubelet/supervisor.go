@@ -12,7 +12,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
@@ -21,8 +20,8 @@ import (
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/record"
-	"k8s.io/utils/clock"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/leases"
 	"github.com/pingnode/pingnode/nodeapply"
 	"github.com/pingnode/pingnode/nodeapply/parts"
 	"github.com/pingnode/pingnode/pingstatus"
@@ -40,9 +39,19 @@ import (
 // name is a part's: that part is not served, and the log says why, once.
 // Part nodes are served by runners of their own (partnode.go).
 
-// supervisor serves the parts of one plugin.
+// A node of its own (no -parts) is served the same way, by a supervisor
+// of one node (supervise): it pings the plugin every interval and hands
+// the node the ping, with the reply's warnings, which the node says; it
+// waits until the node has stepped it before the next, as a kubelet's
+// loop does. There is one ping loop, one lifecycle (runRetrying) and one
+// Lease renewer (the process's) for every node.
+
+// supervisor serves the nodes of one plugin: the node of each of its
+// parts, or its one node.
 type supervisor struct {
-	cfg    Config // Parts set, Static nil
+	cfg Config // Parts set, Static nil; or Static set, for one node
+	// one is the node of a supervisor of one node; nil for parts.
+	one    *Provider
 	opts   options
 	client kubernetes.Interface // its own reads and deletes, its caches and its events
 	// newClient is the client of a part's node: in a process, the
@@ -61,7 +70,7 @@ type supervisor struct {
 	asker
 	owned   *caches                 // the nodes with its ownership label, and every node's pods
 	events  record.EventBroadcaster // the events of every part's node
-	leases  *leaseRenewer           // the Leases of every part's node
+	leases  *leases.Renewer         // the Leases of every part's node
 	nodes   map[string]*partNode    // the nodes served, by part
 	skipped map[string]string       // what is not served (a part, or "node/" and a node's name), and why, as last said
 	deleted map[string]types.UID    // the nodes it deleted that its cache may still show: name to UID
@@ -95,16 +104,10 @@ func newSupervisor(cfg Config, client kubernetes.Interface, newClient func() (ku
 }
 
 // runParts runs the supervisor of cfg, a configuration with Parts, until
-// ctx ends; it returns an error only for a configuration that cannot
-// work (see [supervisor.RunRetrying]).
-func runParts(ctx context.Context, restConfig *rest.Config, cfg Config, log *slog.Logger) error {
-	if err := cfg.check(); err != nil {
-		return err
-	}
-	client, err := kubernetes.NewForConfig(partsRestConfig(restConfig))
-	if err != nil {
-		return err
-	}
+// ctx ends, with client, whose rate limit is that of every part's node
+// (partsRestConfig); it returns an error only for a configuration that
+// cannot work (see [supervisor.RunRetrying]).
+func runParts(ctx context.Context, restConfig *rest.Config, client kubernetes.Interface, cfg Config, log *slog.Logger) error {
 	claims, stopClaims, err := sharedClaims(ctx, restConfig, []Config{cfg})
 	if err != nil {
 		return err
@@ -119,23 +122,17 @@ func runParts(ctx context.Context, restConfig *rest.Config, cfg Config, log *slo
 
 // RunRetrying runs the supervisor until ctx ends, and then returns nil: a
 // start that fails (the plugin's client, the cache of the owned nodes) is
-// logged, counted and tried again after a backoff, as a node's is
-// ([Provider.RunRetrying]). Only a configuration that cannot work is
-// returned at once.
+// logged, counted and tried again after a backoff, by the lifecycle a
+// node's start has too (runRetrying). Only a configuration that cannot
+// work is returned at once.
 func (s *supervisor) RunRetrying(ctx context.Context) error {
-	if err := s.cfg.check(); err != nil {
-		return err
+	if s.one != nil {
+		return runRetrying(ctx, s.cfg, s.Run, s.one.startFailed)
 	}
-	_ = s.cfg.startRetry().DelayFunc().Until(ctx, true, true, func(ctx context.Context) (bool, error) {
-		err := s.Run(ctx)
-		if err == nil || ctx.Err() != nil {
-			return true, nil
-		}
+	return runRetrying(ctx, s.cfg, s.Run, func(err error) {
 		s.metrics.startError()
 		s.log.Error("the provider of parts did not start; trying again after a backoff", "error", err)
-		return false, nil
 	})
-	return nil
 }
 
 // Run starts the supervisor once: the plugin's client, and the cache of
@@ -152,6 +149,9 @@ func (s *supervisor) Run(ctx context.Context) error {
 	}
 	defer pinger.Close()
 	s.asker = asker{pinger: pinger}
+	if s.one != nil {
+		return s.runOne(ctx)
+	}
 	owned, err := watchOwned(ctx, s.client, s.cfg.Parts)
 	if err != nil {
 		return err
@@ -160,14 +160,11 @@ func (s *supervisor) Run(ctx context.Context) error {
 	s.events = record.NewBroadcaster(record.WithContext(ctx))
 	s.events.StartRecordingToSink(&corev1client.EventSinkImpl{Interface: s.client.CoreV1().Events(metav1.NamespaceAll)})
 	defer s.events.Shutdown() // once every part's node has stopped
-	// One renewer of every part's node's Lease, stopped after them.
-	seconds, renew, _ := s.cfg.lease() // checked
-	s.leases = newLeaseRenewer(s.client.CoordinationV1().Leases(corev1.NamespaceNodeLease), owned.node, seconds, renew, clock.RealClock{}, s.log)
-	renewing, stopRenewing := context.WithCancel(ctx)
-	var renewer sync.WaitGroup
-	renewer.Go(func() { s.leases.run(renewing) })
-	defer renewer.Wait() // once every part's node has stopped
-	defer stopRenewing()
+	// The renewer of every part's node's Lease, the process's; stopped
+	// after them.
+	var stopLeases func()
+	s.leases, stopLeases = renewer(ctx, s.cfg, s.client, leases.MaxWorkers, s.log)
+	defer stopLeases()
 	s.owned, s.nodes = owned, map[string]*partNode{}
 	s.skipped, s.deleted, s.lastWarnings = map[string]string{}, map[string]types.UID{}, nil
 	defer s.stopAll()
@@ -213,7 +210,7 @@ func (s *supervisor) pingOnce(ctx context.Context) {
 		case parts.Leave:
 			s.leave(d, ping)
 		default: // Ping
-			s.nodes[d.Part].feed.put(d.NodePing(ping))
+			s.nodes[d.Part].p.feed.put(d.NodePing(ping), nil)
 		}
 	}
 	s.all.expectNodes(len(s.nodes))
@@ -289,7 +286,7 @@ func (s *supervisor) leave(d parts.Decision, ping nodeapply.Ping) {
 		delete(s.nodes, d.Part)
 		return
 	}
-	n.feed.put(d.NodePing(ping))
+	n.p.feed.put(d.NodePing(ping), nil)
 }
 
 // dropForeign stops serving each node its runner found to be another's:
@@ -306,74 +303,6 @@ func (s *supervisor) dropForeign() {
 	}
 }
 
-// readers is how many reads of the nodes of new parts a ping makes at
-// once: read one after the other, the 5,000 parts of a first ping took
-// more than 9 minutes on a busy API server (a round trip each); the
-// client's rate limit (partsQPS) bounds them still.
-const readers = 16
-
-// read is a node read from the API server: the node, or why not.
-type read struct {
-	node *corev1.Node
-	err  error
-}
-
-// readNew reads from the API server the node of each part that decisions
-// register, readers at a time, by part.
-func (s *supervisor) readNew(ctx context.Context, decisions []parts.Decision) map[string]read {
-	var names []string
-	for _, d := range decisions {
-		if d.Action == parts.Register {
-			names = append(names, d.Part)
-		}
-	}
-	reads := make([]read, len(names))
-	next := make(chan int)
-	var workers sync.WaitGroup
-	for range min(readers, len(names)) {
-		workers.Go(func() {
-			for i := range next {
-				node, err := s.client.CoreV1().Nodes().Get(ctx, s.cfg.Parts.NodeName(names[i]), metav1.GetOptions{})
-				reads[i] = read{node, err}
-			}
-		})
-	}
-	for i := range names {
-		next <- i
-	}
-	close(next)
-	workers.Wait()
-	out := make(map[string]read, len(names))
-	for i, name := range names {
-		out[name] = reads[i]
-	}
-	return out
-}
-
-// register starts the node of a part that the reply lists and no node
-// serves, which registers it, and hands it ping; stored is the node of
-// its name as the API server has it (readNew). A node of the part's name
-// that is not its own (it lacks the ownership label) is left alone, and
-// the part is not served; it is looked at again at the next ping.
-func (s *supervisor) register(ctx context.Context, part string, ping nodeapply.Ping, r read) {
-	name := s.cfg.Parts.NodeName(part)
-	stored, err := r.node, r.err
-	switch {
-	case err == nil && !s.cfg.Parts.owns(stored):
-		s.skip(part, fmt.Sprintf("a node named %s is there already, without the label %s=%s: another's, left alone, and the part %s is not served", name, OwnerLabel, s.cfg.Parts.Owner, part))
-		return
-	case err != nil && !apierrors.IsNotFound(err):
-		s.log.Error("reading the node of a new part; the next ping tries again", "part", part, "node", name, "error", err)
-		return
-	}
-	delete(s.skipped, part)
-	s.log.Info("a new part: registering its node", "part", part, "node", name)
-	if n := s.start(ctx, part); n != nil {
-		s.Registered.Add(1)
-		n.feed.put(ping)
-	}
-}
-
 // skip says, once, why what is named key is not served.
 func (s *supervisor) skip(key, why string) {
 	if s.skipped[key] != why {
@@ -382,7 +311,14 @@ func (s *supervisor) skip(key, why string) {
 	}
 }
 
+// beforePing is the hook before each ping: the supervisor's, or for a
+// supervisor of one node the node's.
 func (s *supervisor) beforePing() func(context.Context) {
+	if s.one != nil {
+		s.one.mu.Lock()
+		defer s.one.mu.Unlock()
+		return s.one.BeforePing
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.BeforePing

@@ -1,7 +1,10 @@
-package main
+package leases
 
 import (
+	"context"
 	"log/slog"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,14 +18,14 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 )
 
-// TestLeaseRenewer: the renewer of the parts' nodes' Leases, worked one
+// TestRenewer: the renewer of the nodes' Leases, worked one
 // renewal at a time on a test clock. A node it serves gets a Lease as the
 // kubelet's (named after it, held by it, owned by it, of the configured
 // duration), renewed between nine and eleven tenths of the interval
 // after; a Lease someone deleted is created again after the backoff; a
 // node the cache does not show yet is waited for, without a write; a
 // node dropped is renewed no more.
-func TestLeaseRenewer(t *testing.T) {
+func TestRenewer(t *testing.T) {
 	const renew = 10 * time.Second
 	ctx := t.Context()
 	client := fake.NewClientset()
@@ -35,8 +38,9 @@ func TestLeaseRenewer(t *testing.T) {
 	}
 	addNode("vk-unit-a")
 	clock := clocktesting.NewFakeClock(time.Date(2026, 12, 2, 5, 0, 0, 0, time.UTC))
-	log := newCountLog(t, "renewing a part's node's Lease")
-	r := newLeaseRenewer(client.CoordinationV1().Leases(corev1.NamespaceNodeLease), corev1listers.NewNodeLister(indexer), 40, renew, clock, slog.New(log))
+	log := &countLog{Handler: slog.NewTextHandler(t.Output(), nil), text: "renewing a node's Lease"}
+	nodes := corev1listers.NewNodeLister(indexer)
+	r := New(client.CoordinationV1().Leases(corev1.NamespaceNodeLease), "pingnode-provider", 2, 40, renew, clock, slog.New(log))
 	t.Cleanup(r.queue.ShutDown)
 	leases := client.CoordinationV1().Leases(corev1.NamespaceNodeLease)
 	lease := func(name string) *coordinationv1.Lease {
@@ -65,7 +69,7 @@ func TestLeaseRenewer(t *testing.T) {
 		}
 	}
 
-	r.serve("vk-unit-a")
+	r.Serve("vk-unit-a", nodes)
 	step(0)
 	l := lease("vk-unit-a")
 	switch {
@@ -93,7 +97,7 @@ func TestLeaseRenewer(t *testing.T) {
 	if _, err := leases.Get(ctx, "vk-unit-a", metav1.GetOptions{}); err == nil {
 		t.Fatal("the Lease is there again at once: want the renewal refused")
 	}
-	step(leaseRetryFirst)
+	step(retryFirst)
 	if l := lease("vk-unit-a"); len(l.OwnerReferences) != 1 || !l.Spec.RenewTime.Time.Equal(clock.Now()) {
 		t.Errorf("created again: owners %v, renewed at %v; want the node, now", l.OwnerReferences, l.Spec.RenewTime)
 	}
@@ -102,14 +106,14 @@ func TestLeaseRenewer(t *testing.T) {
 	}
 
 	// A node the cache does not show yet: no write until it does.
-	r.serve("vk-unit-b")
+	r.Serve("vk-unit-b", nodes)
 	before := len(client.Actions())
 	step(0)
 	if w := writesSince(before); len(w) != 0 {
 		t.Errorf("a Lease written for a node the cache does not show: %v", w)
 	}
 	addNode("vk-unit-b")
-	step(leaseRetryFirst)
+	step(retryFirst)
 	if l := lease("vk-unit-b"); l.OwnerReferences[0].UID != "uid-vk-unit-b" {
 		t.Errorf("owners %v, want vk-unit-b by its UID", l.OwnerReferences)
 	}
@@ -118,8 +122,8 @@ func TestLeaseRenewer(t *testing.T) {
 	}
 
 	// Dropped: its next renewal writes nothing, and none follows.
-	r.drop("vk-unit-a")
-	r.drop("vk-unit-b")
+	r.Drop("vk-unit-a")
+	r.Drop("vk-unit-b")
 	before = len(client.Actions())
 	step(renew * 11 / 10)
 	step(0)
@@ -129,4 +133,19 @@ func TestLeaseRenewer(t *testing.T) {
 	if n := r.queue.Len(); n != 0 {
 		t.Errorf("%d renewals queued after both nodes were dropped, want none", n)
 	}
+}
+
+// countLog counts the records whose message holds text, and writes them
+// to the test's output.
+type countLog struct {
+	slog.Handler
+	text string
+	n    atomic.Int64
+}
+
+func (h *countLog) Handle(ctx context.Context, r slog.Record) error {
+	if strings.Contains(r.Message, h.text) {
+		h.n.Add(1)
+	}
+	return h.Handler.Handle(ctx, r)
 }
