@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/pingnode/pingnode/examples/internal/flagdoc"
 )
 
@@ -111,21 +109,5 @@ var update = flag.Bool("update", false, "write the README's table of flags")
 // flag's default and help text), so that a flag is described once.
 // With -update, it writes it.
 func TestREADMEFlags(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := flagdoc.Replace(readme, flagdoc.Table(flagSet(new(config), new(string))))
-	if err != nil {
-		t.Fatalf("README.md: %v", err)
-	}
-	if *update {
-		if err := os.WriteFile("README.md", want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	if diff := cmp.Diff(string(want), string(readme)); diff != "" {
-		t.Errorf("README.md's table of flags is not the flag set's; go test -run TestREADMEFlags -update writes it (-want +README.md):\n%s", diff)
-	}
+	flagdoc.Golden(t, "README.md", flagSet(new(config), new(string)), *update)
 }

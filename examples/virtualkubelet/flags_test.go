@@ -339,23 +339,7 @@ func TestStaticEphemeralStorage(t *testing.T) {
 // gives (each flag's default and help text), so that a flag is described
 // once, in its help text. With -update, it writes it.
 func TestREADMEFlags(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := flagdoc.Replace(readme, flagdoc.Table(registerFlags(flag.NewFlagSet("virtualkubelet", flag.ContinueOnError)).fs))
-	if err != nil {
-		t.Fatalf("README.md: %v", err)
-	}
-	if *update {
-		if err := os.WriteFile("README.md", want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	if diff := cmp.Diff(string(want), string(readme)); diff != "" {
-		t.Errorf("README.md's table of flags is not the flag set's; go test -run TestREADMEFlags -update writes it (-want +README.md):\n%s", diff)
-	}
+	flagdoc.Golden(t, "README.md", registerFlags(flag.NewFlagSet("virtualkubelet", flag.ContinueOnError)).fs, *update)
 }
 
 // TestMachineDefaults: -kubeconfig and -leader-elect-id, not given, are

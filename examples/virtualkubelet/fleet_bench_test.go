@@ -12,9 +12,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // fleetScale divides every interval of the provider in the fleet
@@ -118,24 +115,7 @@ func benchmarkFleet(b *testing.B, n int, mode string, changing bool) {
 		"-status-report", (DefaultStatusReport / fleetScale).String(),
 		"-lease-duration", "4s", "-lease-renew", (10 * time.Second / fleetScale).String())
 	within(b, 5*time.Minute, fmt.Sprintf("%d nodes Ready with the good reply", n), func(ctx context.Context) (bool, string) {
-		list, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: "type=virtual-kubelet"})
-		if err != nil {
-			return false, err.Error()
-		}
-		ready := 0
-		for i := range list.Items {
-			node := &list.Items[i]
-			if !strings.HasPrefix(node.Name, prefix) {
-				continue
-			}
-			if ok, _ := conditionIs(node, corev1.NodeReady, corev1.ConditionTrue); !ok {
-				continue
-			}
-			if ok, _ := hasResources(node, goodResources); ok {
-				ready++
-			}
-		}
-		return ready == n, fmt.Sprintf("%d of %d", ready, n)
+		return fleetReady(ctx, prefix, n)
 	})
 	window := fleetWindow
 	if *fleetSmoke {

@@ -72,19 +72,7 @@ func (c partsCost) String() string {
 //	PINGNODE_PARTS_N=1000 PINGNODE_PARTS_BEFORE=/tmp/vk-head go test -run TestPartsScale -v -timeout 60m .
 func TestPartsScale(t *testing.T) {
 	needsControlPlane(t)
-	n, window := 200, time.Minute
-	if s := os.Getenv("PINGNODE_PARTS_N"); s != "" {
-		var err error
-		if n, err = strconv.Atoi(s); err != nil || n < 1 {
-			t.Fatalf("PINGNODE_PARTS_N=%q: want a number of parts", s)
-		}
-	}
-	if s := os.Getenv("PINGNODE_PARTS_WINDOW"); s != "" {
-		var err error
-		if window, err = time.ParseDuration(s); err != nil {
-			t.Fatalf("PINGNODE_PARTS_WINDOW=%q: %v", s, err)
-		}
-	}
+	n, window := scaleSettings(t, "PINGNODE_PARTS", 200, 1)
 	churn := 0.02
 	if s := os.Getenv("PINGNODE_PARTS_CHURN"); s != "" {
 		var err error
@@ -92,25 +80,54 @@ func TestPartsScale(t *testing.T) {
 			t.Fatalf("PINGNODE_PARTS_CHURN=%q: want a chance, 0 to 1", s)
 		}
 	}
+	measureVersions(t, os.Getenv("PINGNODE_PARTS_BEFORE"), fmt.Sprintf("%d parts, churn %g", n, churn), func(t *testing.T, version, bin string, env []string) partsCost {
+		return measureParts(t, bin, env, "vk-scale-"+version+"-{part}", n, churn, window)
+	})
+}
+
+// scaleSettings are a scale test's number of nodes, $prefix_N (def when
+// not set; no fewer than least), and window, $prefix_WINDOW (a minute
+// when not set).
+func scaleSettings(t *testing.T, prefix string, def, least int) (n int, window time.Duration) {
+	n, window = def, time.Minute
+	if s := os.Getenv(prefix + "_N"); s != "" {
+		var err error
+		if n, err = strconv.Atoi(s); err != nil || n < least {
+			t.Fatalf("%s_N=%q: want a number of nodes, %d or more", prefix, s, least)
+		}
+	}
+	if s := os.Getenv(prefix + "_WINDOW"); s != "" {
+		var err error
+		if window, err = time.ParseDuration(s); err != nil {
+			t.Fatalf("%s_WINDOW=%q: %v", prefix, s, err)
+		}
+	}
+	return n, window
+}
+
+// measureVersions measures with measure the provider as built by this
+// test, and first, if before is not "", the provider binary it names,
+// built from another version; then it logs the ratios, after/before.
+func measureVersions(t *testing.T, before, what string, measure func(t *testing.T, version, bin string, env []string) partsCost) {
 	type version struct {
 		name, bin string
 		env       []string
 	}
 	versions := []version{{"after", os.Args[0], append(os.Environ(), providerProcessEnv+"=1")}}
-	if bin := os.Getenv("PINGNODE_PARTS_BEFORE"); bin != "" {
-		versions = append([]version{{"before", bin, os.Environ()}}, versions...)
+	if before != "" {
+		versions = append([]version{{"before", before, os.Environ()}}, versions...)
 	}
 	costs := map[string]partsCost{}
 	for _, v := range versions {
 		t.Run(v.name, func(t *testing.T) {
-			costs[v.name] = measureParts(t, v.bin, v.env, "vk-scale-"+v.name+"-{part}", n, churn, window)
-			t.Logf("%s, %d parts, churn %g: %s", v.name, n, churn, costs[v.name])
+			costs[v.name] = measure(t, v.name, v.bin, v.env)
+			t.Logf("%s, %s: %s", v.name, what, costs[v.name])
 		})
 	}
 	if before, ok := costs["before"]; ok {
 		after := costs["after"]
-		t.Logf("after/before, %d parts: goroutines %.2f, heap %.2f, RSS %.2f, cpu %.2f, node writes %.2f, Lease writes %.2f",
-			n, after.goroutines/before.goroutines, after.heapMB/before.heapMB, after.rssMB/before.rssMB,
+		t.Logf("after/before, %s: goroutines %.2f, heap %.2f, RSS %.2f, cpu %.2f, node writes %.2f, Lease writes %.2f",
+			what, after.goroutines/before.goroutines, after.heapMB/before.heapMB, after.rssMB/before.rssMB,
 			after.cpuSeconds/before.cpuSeconds, after.nodeWrites/before.nodeWrites, after.leaseWrites/before.leaseWrites)
 	}
 }
@@ -141,11 +158,7 @@ func measureParts(t *testing.T, bin string, env []string, template string, n int
 	// A provider of no part: the baseline.
 	base, baseURL := start(newScaleFleet(0, 0), 2)
 	time.Sleep(interval)
-	m0, err := readProcessMetrics(baseURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rss0 := rssMB(t, base)
+	s0 := sampleProcess(t, base, baseURL)
 	base.kill(t)
 
 	fleet := newScaleFleet(n, churn)
@@ -172,41 +185,10 @@ func measureParts(t *testing.T, bin string, env []string, template string, n int
 	// The last registrations' first writes, and the controller manager's
 	// (its TTL controller annotates every node as the cluster grows).
 	time.Sleep(30 * time.Second)
-	before := mustReadRequests(t)
-	mBefore, err := readProcessMetrics(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cpu0, err := p.cpuSeconds()
-	if err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(window)
-	d := mustReadRequests(t).since(before)
-	cpu1, err := p.cpuSeconds()
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := readProcessMetrics(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rss := rssMB(t, p)
+	cost, d := costOver(t, p, url, s0, n, n, window)
 	free := fleet.freeze()
 	time.Sleep(2 * interval)
-	nodeHours := float64(n) * float64(window) / float64(time.Hour)
-	cost := partsCost{
-		goroutines:  (m["go_goroutines"] - m0["go_goroutines"]) / float64(n),
-		heapMB:      (m["go_memstats_heap_inuse_bytes"] - m0["go_memstats_heap_inuse_bytes"]) / float64(n) / 1e6,
-		rssMB:       (rss - rss0) / float64(n),
-		cpuSeconds:  (cpu1 - cpu0) / nodeHours,
-		nodeWrites:  d.nodeWrites() / nodeHours,
-		leaseWrites: d.leaseWrites() / nodeHours,
-		statusWrites: (m["pingnode_node_writes_total/status"] + m["pingnode_node_writes_total/report"] -
-			mBefore["pingnode_node_writes_total/status"] - mBefore["pingnode_node_writes_total/report"]) / nodeHours,
-		objectWrites: (m["pingnode_node_writes_total/object"] - mBefore["pingnode_node_writes_total/object"]) / nodeHours,
-		current:      currentShare(t, template, free),
-	}
+	cost.current = currentShare(t, template, free)
 	t.Logf("counted in %s:%s", window, d)
 	if dir := os.Getenv("PINGNODE_PARTS_LOGS"); dir != "" { // the provider's log, kept
 		if log, err := os.ReadFile(p.log); err == nil {
@@ -214,6 +196,56 @@ func measureParts(t *testing.T, bin string, env []string, template string, n int
 		}
 	}
 	return cost
+}
+
+// processSample is what a provider process had used when it was
+// sampled: its /metrics, its resident set (MB) and its CPU seconds.
+type processSample struct {
+	m        map[string]float64
+	rss, cpu float64
+}
+
+func sampleProcess(t *testing.T, p *providerProcess, url string) processSample {
+	t.Helper()
+	m, err := readProcessMetrics(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpu, err := p.cpuSeconds()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return processSample{m: m, rss: rssMB(t, p), cpu: cpu}
+}
+
+// costOver measures p, a provider of n nodes whose metrics are at url,
+// over window: what each node costs, in memory and goroutines above
+// base, a sample of a provider of above fewer nodes, and per node-hour
+// in CPU and writes; and what the API server counted.
+func costOver(t *testing.T, p *providerProcess, url string, base processSample, above, n int, window time.Duration) (partsCost, requests) {
+	t.Helper()
+	before := mustReadRequests(t)
+	start := sampleProcess(t, p, url)
+	time.Sleep(window)
+	d := mustReadRequests(t).since(before)
+	end := sampleProcess(t, p, url)
+	nodeHours := float64(n) * float64(window) / float64(time.Hour)
+	writes := func(s processSample, kinds ...string) (sum float64) {
+		for _, k := range kinds {
+			sum += s.m["pingnode_node_writes_total/"+k]
+		}
+		return sum
+	}
+	return partsCost{
+		goroutines:   (end.m["go_goroutines"] - base.m["go_goroutines"]) / float64(above),
+		heapMB:       (end.m["go_memstats_heap_inuse_bytes"] - base.m["go_memstats_heap_inuse_bytes"]) / float64(above) / 1e6,
+		rssMB:        (end.rss - base.rss) / float64(above),
+		cpuSeconds:   (end.cpu - start.cpu) / nodeHours,
+		nodeWrites:   d.nodeWrites() / nodeHours,
+		leaseWrites:  d.leaseWrites() / nodeHours,
+		statusWrites: (writes(end, "status", "report") - writes(start, "status", "report")) / nodeHours,
+		objectWrites: (writes(end, "object") - writes(start, "object")) / nodeHours,
+	}, d
 }
 
 // currentShare is the share of the parts' nodes whose figures and taint

@@ -155,7 +155,7 @@ func (p *Provider) setPending(node *corev1.Node, older []string) {
 
 // logWarnings logs each of this ping's warnings (of the reply, and of
 // Apply) that the last ping did not have, as a failure is logged
-// (asker.lastFailure): a warning is said when it appears and when
+// (supervisor.lastFailure): a warning is said when it appears and when
 // it changes, and again when it comes back after a ping without it, not
 // at every ping that repeats it. The metric counts it at every ping; the
 // events are recorded at every ping too, and client-go's correlator

@@ -2,14 +2,12 @@ package main
 
 import (
 	"context"
-	"log/slog"
 	"slices"
 	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
 
-	"github.com/pingnode/pingnode/examples/internal/pingclient"
 	"github.com/pingnode/pingnode/nodeapply"
 	"github.com/pingnode/pingnode/pingstatus"
 )
@@ -50,21 +48,12 @@ func (s *supervisor) pingOne(ctx context.Context) {
 	case <-ctx.Done():
 		return
 	}
-	if hook := s.beforePing(); hook != nil {
-		hook(ctx)
-		if ctx.Err() != nil {
-			return
-		}
-	}
-	s.Pings.Add(1)
-	ping, warnings, ok := s.ask(ctx, s.opts.apply.Reply, s.metrics, s.log)
-	switch {
-	case !ok:
+	ping, warnings, ok := s.ping(ctx)
+	if !ok {
 		return
-	case ping.Reached():
+	}
+	if ping.Reached() {
 		warnings = withoutParts(ping.Reply, warnings)
-	default:
-		s.Failures.Add(1)
 	}
 	select {
 	case <-s.one.feed.put(ping, warnings):
@@ -72,30 +61,34 @@ func (s *supervisor) pingOne(ctx context.Context) {
 	}
 }
 
-// asker pings a plugin, for its supervisor.
-type asker struct {
-	pinger *pingclient.Client
-	// lastFailure is the last ping's failure, "" when it was answered: a
-	// failure is logged when it begins or changes, not at every ping.
-	lastFailure string
-}
-
-// ask pings the plugin once, counts the ping in m, and parses the reply
-// with opts. It returns the ping, with its reply when the plugin
-// answered, and the reply's warnings; false when ctx ended first.
-func (s *asker) ask(ctx context.Context, opts pingstatus.Options, m nodeMetrics, log *slog.Logger) (nodeapply.Ping, []pingstatus.Warning, bool) {
+// ping runs the hook, pings the plugin once, counts the ping (in the
+// supervisor's counters, and in its metrics), and parses the reply with
+// the reply's options. It returns the ping, with its reply when the
+// plugin answered, and the reply's warnings; false when ctx ended first.
+// A failure is logged when it begins or changes, not at every ping.
+func (s *supervisor) ping(ctx context.Context) (nodeapply.Ping, []pingstatus.Warning, bool) {
+	if hook := s.beforePing(); hook != nil {
+		hook(ctx)
+		if ctx.Err() != nil {
+			return nodeapply.Ping{}, nil, false
+		}
+	}
+	s.Pings.Add(1)
 	start := time.Now()
 	ping := s.pinger.Ping(ctx)
 	if ctx.Err() != nil {
 		return ping, nil, false // stopping: the failure is ours, not the plugin's
 	}
-	m.ping(ping.Reached(), ping.At, time.Since(start))
+	s.metrics.ping(ping.Reached(), ping.At, time.Since(start))
 	var warnings []pingstatus.Warning
 	if ping.Reached() {
-		patch, w := pingstatus.Parse(ping.Body, opts)
+		patch, w := pingstatus.Parse(ping.Body, s.opts.apply.Reply)
 		ping.Reply, warnings = &patch, w
-	} else if ping.Failure != s.lastFailure { // said once, not at every ping of an outage
-		log.Warn("plugin ping failed", "failure", ping.Failure)
+	} else {
+		s.Failures.Add(1)
+		if ping.Failure != s.lastFailure { // said once, not at every ping of an outage
+			s.log.Warn("plugin ping failed", "failure", ping.Failure)
+		}
 	}
 	s.lastFailure = ping.Failure
 	return ping, warnings, true

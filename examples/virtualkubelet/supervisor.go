@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/record"
 
+	"github.com/pingnode/pingnode/examples/internal/pingclient"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/leases"
 	"github.com/pingnode/pingnode/nodeapply"
 	"github.com/pingnode/pingnode/nodeapply/parts"
@@ -67,13 +68,15 @@ type supervisor struct {
 	BeforePing func(ctx context.Context)
 
 	// What follows belongs to one run; only its loop touches it.
-	asker
-	owned   *caches                 // the nodes with its ownership label, and every node's pods
-	events  record.EventBroadcaster // the events of every part's node
-	leases  *leases.Renewer         // the Leases of every part's node
-	nodes   map[string]*partNode    // the nodes served, by part
-	skipped map[string]string       // what is not served (a part, or "node/" and a node's name), and why, as last said
-	deleted map[string]types.UID    // the nodes it deleted that its cache may still show: name to UID
+	pinger *pingclient.Client
+	// lastFailure is the last ping's failure, "" when it was answered.
+	lastFailure string
+	owned       *caches                 // the nodes with its ownership label, and every node's pods
+	events      record.EventBroadcaster // the events of every part's node
+	leases      *leases.Renewer         // the Leases of every part's node
+	nodes       map[string]*partNode    // the nodes served, by part
+	skipped     map[string]string       // what is not served (a part, or "node/" and a node's name), and why, as last said
+	deleted     map[string]types.UID    // the nodes it deleted that its cache may still show: name to UID
 	// lastWarnings are the warnings of the last reply, logged when they
 	// appear or change.
 	lastWarnings map[pingstatus.Warning]bool
@@ -148,7 +151,7 @@ func (s *supervisor) Run(ctx context.Context) error {
 		return fmt.Errorf("the plugin's client: %w", err)
 	}
 	defer pinger.Close()
-	s.asker = asker{pinger: pinger}
+	s.pinger, s.lastFailure = pinger, ""
 	if s.one != nil {
 		return s.runOne(ctx)
 	}
@@ -177,21 +180,11 @@ func (s *supervisor) Run(ctx context.Context) error {
 // pingOnce pings the plugin once and does what parts.Step says of each
 // part's node.
 func (s *supervisor) pingOnce(ctx context.Context) {
-	if hook := s.beforePing(); hook != nil {
-		hook(ctx)
-		if ctx.Err() != nil {
-			return
-		}
-	}
-	s.Pings.Add(1)
-	ping, warnings, ok := s.ask(ctx, s.opts.apply.Reply, s.metrics, s.log)
+	ping, warnings, ok := s.ping(ctx)
 	if !ok {
 		return
 	}
-	switch {
-	case !ping.Reached():
-		s.Failures.Add(1)
-	case !ping.Reply.ReplaceParts:
+	if ping.Reached() && !ping.Reply.ReplaceParts {
 		warnings = append(warnings, noParts)
 	}
 	s.lastWarnings = logNewWarnings(s.log, s.lastWarnings, warnings)

@@ -16,8 +16,10 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
+	"testing"
 )
 
 // Begin and End are the lines that hold the table in a README; what is
@@ -102,4 +104,27 @@ func Replace(readme []byte, table string) ([]byte, error) {
 		out.Write(l)
 	}
 	return out.Bytes(), nil
+}
+
+// Golden holds the README at path to fs's table of flags: tb fails when
+// what is between its markers is not [Table]'s, and with update the
+// README is written with it.
+func Golden(tb testing.TB, path string, fs *flag.FlagSet, update bool) {
+	tb.Helper()
+	readme, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	want, err := Replace(readme, Table(fs))
+	if err != nil {
+		tb.Fatalf("%s: %v", path, err)
+	}
+	switch {
+	case update:
+		if err := os.WriteFile(path, want, 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	case !bytes.Equal(want, readme):
+		tb.Errorf("%s: the table of flags is not the flag set's; the test with -update writes it. The flag set's:\n%s", path, Table(fs))
+	}
 }
