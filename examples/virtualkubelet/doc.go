@@ -1,0 +1,669 @@
+// Command virtualkubelet is a Virtual Kubelet provider built on pingnode:
+// it registers a virtual node, pings a plugin, and keeps the node's
+// capacity, allocatable and taints true to the plugin's replies.
+//
+//	go run . -kubeconfig /tmp/pingnode-env/kubeconfig -plugin http://127.0.0.1:4000/status
+//
+// With -dra-driver it publishes the plugin's devices as Dynamic Resource
+// Allocation devices, one pool of ResourceSlices a node (see devices.go),
+// which the scheduler allocates to pods' claims:
+//
+//	go run . -kubeconfig /tmp/pingnode-env/kubeconfig -dra-driver gpu.nvidia.com
+//
+// One process can run a fleet of virtual nodes, each with its own node
+// controller, Lease and plugin URL ({i} in -plugin is the node's index,
+// for a gateway that serves many; without it, one plugin serves all):
+//
+//	go run . -kubeconfig /tmp/pingnode-env/kubeconfig -nodes 100 -node 'pingnode-virtual-{i}'
+//
+// With -parts it serves its plugin's parts, the machines or partitions
+// its reply lists, each as a node of its own named by the -node template,
+// all from one ping of the plugin (see supervisor.go):
+//
+//	go run . -kubeconfig /tmp/pingnode-env/kubeconfig -parts -node 'slurm-{part}'
+//
+// Several replicas can run for the same nodes: with -leader-elect they
+// elect a leader with a Lease (see leader.go), and only the leader runs
+// the node controllers and pings. With -metrics-addr, each serves its
+// Prometheus metrics (see metrics.go):
+//
+//	go run . -kubeconfig /tmp/pingnode-env/kubeconfig -leader-elect -leader-elect-id a -metrics-addr 127.0.0.1:9101
+//	go run . -kubeconfig /tmp/pingnode-env/kubeconfig -leader-elect -leader-elect-id b -metrics-addr 127.0.0.1:9102
+//
+// Its rights are data: -print-rbac prints the RBAC objects the
+// configuration the other flags give needs, bound to -service-account
+// (rbac.go), and -print-node-policy the admission policy that fences what
+// RBAC cannot name (nodepolicy.go); deploy/ holds them, for a Deployment
+// of two replicas:
+//
+//	go run . -service-account pingnode/pingnode-provider -leader-elect -print-rbac
+//
+// How it works, concern by concern, is below; README.md is the operator's
+// guide: what it does, how to run it, what it costs.
+//
+// # Files
+//
+// The files follow the provider's jobs:
+//
+//	| file | job |
+//	|---|---|
+//	| `config.go`, `flags.go` | configuration: `Config` and its check, the library's options and the plugin client (built in one place each), the command line's flags (registered in one function, checked once at start) |
+//	| `lifecycle.go`, `fleet.go` | start, retry and stop, one lifecycle for a node and a supervisor: `Run`, `RunRetrying`, the node's registration; the fleet's configurations, and a supervisor for each of them, with one Lease renewer |
+//	| `supervisor.go`, `source.go` | the one ping loop: the supervisor that pings the plugin for its one node, or once for every part and asks `nodeapply/parts` what becomes of each node; the feed that hands a node its ping |
+//	| `ping.go`, `held.go`, `report.go` | the step at each ping: apply it, what the node's pods hold, when a steady node reports |
+//	| `internal/leases` | the one renewer of every node's Lease |
+//	| `parts.go`, `partnode.go` | with `-parts`, a node for each of the plugin's parts (see Parts): a part's node, its name and labels, and which nodes are the provider's; the runner of each part's node |
+//	| `delivery.go`, `handoff.go`, `statuswrite.go` | delivery to the API server: the object patch (taints, labels, their ownership annotations); the status handed to the node controller; the client the node controller writes the status through, and what a write stored |
+//	| `cache.go`, `podcache.go`, `devicecache.go` | the informers the provider reads its node, its pods, its ResourceSlices and the ResourceClaims from; with `-parts`, the supervisor's, which every part's node reads by its name |
+//	| `podfinish.go` | the end of a pod deleted on the node: deleted at once (grace period 0), as a kubelet deletes a pod that has stopped (see Pods deleted on the node) |
+//	| `devices.go`, `publish.go`, `poddevices.go` | with `-dra-driver`, its devices (see Devices): the pool read at each ping and handed on when it changed; the ResourceSlice controller that publishes it; what each pod bound to the node was given |
+//	| `events.go`, `metrics.go`, `health.go` | what it tells people: events on the node, Prometheus metrics, the probes `/healthz` and `/readyz` |
+//	| `rbac.go`, `nodepolicy.go`, `partsrights.go` | its rights, as data: the RBAC rules each configuration needs, each with its reason (`-print-rbac`), and the admission policy that fences what RBAC cannot name (`-print-node-policy`) |
+//	| `leader.go`, `main.go` | leader election among replicas; the command |
+//	| `deploy/`, `Dockerfile` | manifests to run it in a cluster: two replicas with leader election, as a ServiceAccount with only its rights |
+//
+// # Pods deleted on the node
+//
+// A pod bound to a node that someone deletes (`kubectl delete pod`, the
+// taint eviction controllers, a Job's controller) is only marked: it gets a
+// `deletionTimestamp` and stays, Terminating, until its node says it has
+// stopped. A kubelet stops its containers, then deletes it with a grace
+// period of 0 and the pod's UID as a precondition; a provider does the same
+// once its backend has stopped the pod. This example hands no pod to a
+// backend, so a pod being deleted has stopped already: the provider deletes
+// it at once, with grace period 0 and the UID precondition, and logs it
+// once (`a pod being deleted on the node is deleted`). Without it, a
+// graceful delete of a pod bound to the node would wait forever.
+//
+// It does so only while the plugin answers, as a kubelet only while it
+// runs: during an outage a pod deleted (or evicted for the node's
+// `NoExecute` taints) stays Terminating, as on a real node that cannot be
+// reached, and the first answered ping ends it (`TestPodDeleteFinished`,
+// `TestOutage`). The pods' informer says when a pod bound to the node is
+// being deleted; a queue of the provider's own (client-go's `workqueue`,
+// rate limited per pod) deletes each apart from the pings, and tries a
+// delete the API server refused again after 1 s, then twice as long each
+// time up to a minute, the refusal logged when it begins or changes. A pod
+// already gone (404), or replaced by another of its name (the UID
+// precondition, 409), is done with. A provider that restarts finishes what
+// it left. It needs `delete` on pods, which `-print-node-policy` fences to
+// the pods of its own nodes that are being deleted (see Rights).
+//
+// # Labels and the node controller
+//
+// The plugin's reply may carry `labels` (see the root README, "Labels: what
+// the backend is"): `nodeapply` keeps the plugin's labels apart from
+// everyone else's with the annotation `pingnode.io/plugin-labels`, and the
+// provider sends them by the object patch, its own strategic merge patch
+// of the node (the taints, the changed labels, null for a removed one, and
+// both ownership annotations), with the `resourceVersion` it was computed
+// from as a precondition. A label the provider does not allow (outside the
+// namespaces, or one of the static node's) changes nothing on the node and
+// is said as a Warning event `LabelRefused` and in
+// `pingnode_warnings_total{subject="label",action="refused"}`.
+//
+// The Virtual Kubelet node controller (v1.14.1, `node/node.go`) patches
+// labels and annotations with the status, by a three-way merge against its
+// own record on the node (the annotation
+// `virtual-kubelet.io/last-applied-object-meta`) and with no precondition.
+// `TestNodeControllerLabels` shows on the real API server what it does:
+//
+//   - a label it never applied (the plugin's, written by the object patch; an
+//     administrator's `kubectl label`) is left alone, though the node it is
+//     handed lacks it;
+//   - once a node it was handed carried a label, the label is its own: removed
+//     behind it, the label comes back when the node it writes still has it (a
+//     node handed on before the removal, written while the controller was
+//     busy), and a node without it removes it, whoever set it since.
+//
+// So the provider hands the controller the node as stored (read back after
+// the object patch, or from its cache) with the ping's status applied, and
+// the node client the controller writes through sends its status patch
+// without labels and without annotations other than the controller's own
+// records: once the node is registered, the labels and annotations are
+// written by the object patch and by others, never by the controller.
+// `TestLabelsNodeControllerRace` holds the controller with a node handed on
+// before the plugin dropped a label and an administrator removed one, and
+// shows that neither comes back (with the controller's own patch, the
+// administrator's label came back for good). One consequence: a static
+// label an administrator removed is not put back at the provider's restart.
+//
+// # Devices
+//
+// What is published. Each node's devices are one pool of the driver
+// `NAME`, named after the node, in ResourceSlices that carry the node's name
+// (`spec.nodeName`: the scheduler offers them on that node alone) and the
+// Node as their owner (the garbage collector deletes them with the node). A
+// device is named after its group and an index (`a100-0`, `a100-1`) and has
+// its group's attributes and capacity; a short name such as `productName` is
+// read by Kubernetes in the driver's domain, so a claim selects it as
+// `device.attributes['NAME'].productName`. A device a claim holds stays
+// published while its group is listed, whatever the count, and keeps its
+// name; the free devices are those with the lowest indices (`nodeapply`'s
+// the rules of `nodeapply/devicepool`). A slice holds at most 128 devices, and at most 64 in a
+// pool with any tainted device (the API server takes no more in a slice
+// that has a taint: `ResourceSliceMaxDevicesWithAdvancedFeatures`;
+// `TestDriverResourcesSplit`); a pool with none is one empty slice, which
+// says that the driver runs and has none.
+//
+// Held, as for resources. A claim is allocated when the scheduler
+// places its pod, long before a queueing backend starts the pod; until then
+// the plugin's free count (the default basis, available) still includes
+// that device, as the node's resources still include the pod's share. So
+// the pool read back at each ping tells a device held for a pod the
+// backend runs (`Device.Running`: Running and started before the ping, by
+// `nodeapply.RunsOnBackend`, the one test `-held` counts a pod's resources
+// by too) from one held for a pod it has not started: of a reply read as
+// available, the devices held for pods not started yet come out of the
+// free count; of a reply read as a total (`"basis": "total"`), every held
+// device does. A held device is still never dropped while its group is
+// listed. With the sample plugin as
+// shipped (two A100s free, never decremented: the example runs no pod) and
+// two pods each given an A100, the pool stays `a100-0`, `a100-1`: no third
+// A100 is published for a third pod to take (`TestDevicesSamplePlugin`
+// watches every version of the node's slices over several pings).
+//
+// Device health. A group of the reply may carry `taints` (key, value,
+// effect `None`, `NoSchedule` or `NoExecute`: see the root README, "Device
+// health"); each device of the group carries them in the slice. The
+// scheduler does not give a device with a `NoSchedule` or `NoExecute` taint
+// to a claim that does not tolerate it (`TestDevicesTaintNoSchedule`: of
+// `a100a` tainted `gpu.nvidia.com/xid=79:NoSchedule` and `a100b`, a claim
+// is given `a100b-0`, and a second waits); a `NoExecute` taint makes
+// kube-controller-manager's `device-taint-eviction-controller` delete the
+// pods whose claims hold the device, and the provider finishes their
+// deletion, as for any pod deleted on the node (`TestDevicesTaintNoExecute`:
+// the pod on the failing GPU goes, the pod on the healthy one stays, and a
+// claim whose request tolerates the taint, `tolerations: [{key:
+// gpu.nvidia.com/xid, operator: Exists, effect: NoExecute}]`, is given the
+// failing GPU all the same). Taints are per group: a plugin that tells one
+// failing GPU from the others sends it as a group of its own.
+//
+// How. The slices are written by the ResourceSlice controller of
+// `k8s.io/dynamic-resource-allocation` (`resourceslice`, v0.37.2, the one
+// DRA drivers run), one a node, its owner the Node. It is started at the
+// first reply that carries devices, with that pool: a controller started
+// with no pool deletes the published one, so a provider that restarts, or a
+// plugin that never sends devices, writes nothing and deletes nothing until
+// a reply says what the devices are (`TestDevicesUntilNews`). At each ping
+// the pool as published is read from the caches (`dra.Pool` over the node's
+// slices of the driver and the claims whose allocations name its devices,
+// which it marks held), `devicepool.Apply` of it and the ping, the step
+// beside `nodeapply.Apply`, gives the pool the reply asks for, and the
+// controller is handed it only when it changed (its `Result.Changes` not
+// empty), not again while its cache has yet to show the
+// last one. The controller writes only the slices that differ, bumps the
+// pool's generation when more than one slice changes, and retries what the
+// API server refuses. A steady ping writes no slice, and neither does a
+// restarted provider whose pool is published already
+// (`TestDevicesSteadyCost`: 0 slice writes counted by the API server over
+// 20 pings, and over a restart). A node deleted and registered again is
+// another owner: its controller is started anew, and the pool is published
+// again once the garbage collector has deleted the old slices, within the
+// controller's 30 s delay after the event that says so
+// (`TestDevicesNodeDeleted`).
+//
+// Caches. The node's slices of the driver are an informer of each node
+// (`spec.driver` and `spec.nodeName`, as the controller selects its own), so
+// that each node starts and fails on its own, as with its other caches. The
+// claims cannot be selected by the pool their devices come from, so their
+// informer holds every claim: one a process, which the nodes of a fleet
+// share, indexed by the driver and pool of each device an allocation names,
+// so that a ping reads the claims of its pool and scans none. The pods
+// bound to the node are the informer `-held` reads, which runs with any
+// configuration: the provider finishes their deletion.
+//
+// Pods. A pod bound to the node is told, by an event on it, once per
+// pod and outcome: Normal `DevicesGiven`, naming each device of the pool its
+// claims were given and what it is (`given a100-1 (claim gpu, ResourceClaim
+// trainer-gpu-x7k2q, request gpu): productName "NVIDIA A100-SXM4-80GB",
+// memory 80Gi`: what a real provider forwards to its backend with the pod);
+// or Warning `ClaimNotAllowed` for a pod that may not use its claims (a
+// claim missing, not allocated, made from a template for another pod, or not
+// reserved for it), as the kubelet refuses such a pod
+// (`TestDevicesClaimNotAllowed`). The claims are read from the cache; a
+// refusal is said only once the claims as stored (a GET of each, as the
+// kubelet reads them when it admits a pod) refuse it too, since the cache
+// may not hold the scheduler's allocation yet. The claim the scheduler makes
+// for a pod's extended resources (below) is read as one of the pod's claims,
+// as the kubelet reads it. A provider that restarts tells its pods again.
+//
+// testdata/gpu.yaml holds a DeviceClass with the attribute names of
+// NVIDIA's DRA driver (NVIDIA/k8s-dra-driver-gpu: type, productName,
+// cudaComputeCapability, capacity memory), and a claim for a GPU of 40Gi or
+// more. With -dra-driver gpu.nvidia.com, the name NVIDIA's driver publishes
+// under, the same class and claims select a real node's GPUs and the
+// virtual node's; a driver of a domain of your own keeps them apart.
+//
+// On a node whose plugin says two A100s (80Gi) and another whose plugin says
+// two T4s (16Gi), two such pods are each given an A100, and a third stays
+// Pending, the scheduler saying `cannot allocate all claims`, whether the
+// plugin counts the A100s free now, the default (`TestDevicesSamplePlugin`,
+// with the sample plugin: the pods the backend has not started still hold
+// theirs, and no third is published), or as a total (`"basis": "total"`,
+// `TestDevicesScheduler`).
+//
+// Classic requests from devices (KEP-5004). A DeviceClass with
+// `spec.extendedResourceName` lets the scheduler serve a pod's classic
+// request from the class's devices (`DRAExtendedResource`: beta, on by
+// default, in Kubernetes 1.36; GA in 1.37): the scheduler makes a claim for
+// the pod, names it in the pod's `status.extendedResourceClaimStatus`, and
+// allocates it a device of the pool. The node must not advertise the same
+// resource in its allocatable, or the scheduler would count the devices
+// twice: the plugin sends no accelerator for them (a reply that lists
+// devices may not count them as accelerators too). The class of
+// testdata/t4.yaml is one.
+//
+// A pod that asks for `example.com/t4: 1` (requests and limits) lands on the
+// node through a T4 and is told which; a pod beyond the free T4s stays
+// Pending (`TestDevicesExtendedResource`).
+//
+// # Parts
+//
+// One ping for every part. The provider of parts pings its plugin
+// once each interval (`supervisor.go`), parses the reply, and asks
+// `nodeapply/parts` (`parts.Step`) what becomes of each part's node, given
+// the nodes it serves. Each part's node is the node the provider registers
+// without `-parts` (its static taints and labels, its Lease, its conditions,
+// what its pods hold, its devices as a pool of its own with `-dra-driver`,
+// the end of its pods' deletion), run by the same code: a `Provider` whose
+// pings its supervisor hands it through its feed (`source.go`). A node of
+// its own is served the same way, by a supervisor of one node: one ping
+// loop, one lifecycle and one Lease renewer for every node.
+//
+// Names and labels. A part's node is named by the `-node` template,
+// `{part}` read as the part's name, and carries, besides the static node's
+// labels, `pingnode.io/part=<part>`, so that a pod can select a machine or
+// a partition (`nodeSelector: {pingnode.io/part: gpu01}`), and
+// `pingnode.io/parts-of=<-parts-owner>`, which says that the node is this
+// provider's. Neither is the plugin's to set. `kubernetes.io/hostname` is
+// the node's name, as without `-parts`, unless the name is longer than a
+// label value may be (63 characters): such a node has none, and pods select
+// it by `pingnode.io/part`.
+//
+// The lifecycle of a part's node, at each ping:
+//
+//   - A part the reply lists that no node serves is registered: its node
+//     is created, and the part's figures merged into it at once.
+//   - A part the reply lists is pinged with its own patch, as a node of
+//     its own is with its reply: its resources, taints, labels and devices.
+//   - A reply that lists no parts (a sum, or `"nodes"` absent or refused
+//     whole) is no news of them: every part's node stays as it is, and the
+//     log says so once. A failed ping (no answer, a timeout, HTTP 503)
+//     changes no part either: nothing is registered, left or deleted, and
+//     each node's connectivity condition turns False, its Ready as `-grace`
+//     and `-unreachable` say, as for a node of its own (`TestPartsPluginDown`).
+//   - A part the reply no longer lists has left: its node is tainted
+//     `pingnode.io/part-gone:NoSchedule` at once, with the time it left, so no
+//     new pod lands (a pod that selects it by its part stays Pending); its
+//     running pods stay. A part that comes back within `-part-grace` loses the
+//     taint, and keeps its node and its pods.
+//   - Once the part has been gone for `-part-grace`, its node turns Ready
+//     False (reason `PartGone`): the node lifecycle controller taints it
+//     `node.kubernetes.io/not-ready:NoExecute`, and each pod on it is evicted
+//     once its toleration runs out (300 s for a pod that sets none, the
+//     default admission gives it); the provider finishes each deletion, as a
+//     kubelet whose pod has stopped.
+//   - Once no pod holds it (none bound that has not succeeded or failed), the
+//     node is deleted: the supervisor stops its runner, reads the node
+//     and lists its pods from the API server, asks `parts.Step` again, and
+//     deletes it with its UID and `resourceVersion` as preconditions, so that
+//     a node changed since, or another of its name, is never deleted. Its
+//     Lease and its ResourceSlices go with it, deleted by the garbage
+//     collector (the node is their owner).
+//
+// `TestPartsGone` shows it against the real scheduler, node lifecycle
+// controller and taint eviction controller: two parts leave; both nodes are
+// tainted at once and a new pod for one stays Pending; the other comes back
+// within the grace and keeps its pod; the first one's pod, tolerating
+// not-ready for 5 s, is evicted after the grace and its toleration, and its
+// node is deleted after its pod is gone, never before.
+//
+// A pod bound to a part's node is a pod for that machine or partition
+// of the backend: a provider that runs pods hands it to the backend's part
+// (a Slurm partition, a batch queue), as interLink hands a pod to its
+// backend. The example runs no pod, so a pod stays Pending on the node, as
+// on a node of its own. It holds the part's node: a part that has left is
+// deleted only once its pods are gone, evicted by their tolerations.
+//
+// Restarts and takeovers. What the provider must remember is on the
+// nodes: their ownership label, their part's label, and a part's
+// `part-gone` taint with the time it left. At each start (and a new leader
+// at each takeover) it lists the nodes with its ownership label (a watch,
+// selected by it) and serves them as stored, so that a provider SIGKILLed
+// and started again carries on with nothing lost: the same nodes, their
+// pods still bound, a gone part's time unchanged (`TestPartsRestart`). It
+// never touches a node without its ownership label, even one whose name
+// its template makes: that part is not served, and the log says so once
+// (`not served`); a node that loses the label stops being served.
+//
+// Logs and metrics. The supervisor's pings and the reply's warnings are
+// counted under the template as the node label
+// (`pingnode_pings_total{node="slurm-{part}"}`), and logged when they appear
+// or change; so are the parts' nodes' writes, conflicts, errors and
+// transitions, summed over the parts, so that a provider of 5,000 parts
+// has the series of one node (a node's 40 series each would be 200,000, and
+// 25 KB of memory a node). A part's allocatable is on its node, not in
+// `pingnode_node_allocatable`. `/readyz` waits for every part's node served.
+//
+// What a part's node costs. Each part's node has its own Virtual
+// Kubelet node controller, which writes a steady status every 5 minutes,
+// and little more: the process's one renewer renews every node's Lease
+// every 10 s (360 Lease writes a node-hour, as a kubelet: one delaying
+// queue and 64 workers for all, `internal/leases`); each node reads its
+// node and its pods from the supervisor's two watches (the nodes with its
+// ownership label; the pods bound to any node, `spec.nodeName!=`, indexed
+// by node, with one event handler for all, `podcache.go`; with
+// `-dra-driver` each node still watches its own slices), none of them with
+// its managed fields, writes through the supervisor's one client, records
+// its events through one broadcaster, and makes its queue of pods to
+// finish only when a pod on it is being deleted. That client's rate limit is
+// 1,500 requests a second, with a burst of 3,000 (`partsQPS`,
+// `partnode.go`): the worst case of the fleet the provider is sized for,
+// 5,000 parts, which every 10 s renew 5,000 Leases and write at most 5,000
+// statuses, each the node controller's read of the node and its patch; a
+// steady fleet needs about a third of it. client-go's default, 5 a second,
+// is what made the supervisor of the version before take 3 minutes 20 to
+// register 1,000 parts (one read of each).
+//
+// A change of figures alone (capacity, allocatable:
+// `nodeapply.Result.FiguresOnly`) is held back while the node's status was
+// written less than 10 s before, by the pings' times
+// (`NodeStatusUpdateFrequency`, the kubelet's `nodeStatusUpdateFrequency`):
+// the next ping, applied to the node as it stands, finds the change still
+// to make, so several changes in between are one write, and the last one is
+// written within two intervals; a taint, a label or a condition (Ready)
+// goes at once, with its ping's figures (`TestPartsFiguresHeldBack`).
+//
+// Measured by `TestPartsScale` against the control plane (a provider
+// process of N parts of one plugin, 5 s pings, the sample plugin's own
+// fleet, `-parts-generate N -parts-churn 0.02` by default,
+// `$PINGNODE_PARTS_CHURN` otherwise; goroutines and heap from the
+// provider's `/metrics` and its RSS, above a provider of no part; node and
+// Lease writes counted by the API server), the version before built from a
+// worktree at the commit before, both in one run:
+//
+//	cd examples/virtualkubelet && PINGNODE_TESTENV=/tmp/testenv PINGNODE_PARTS_N=1000 PINGNODE_PARTS_WINDOW=3m PINGNODE_PARTS_BEFORE=/tmp/vk-before go test -run 'TestPartsScale$' -v -timeout 60m .
+//
+//	| per part's node, 1,000 parts | before (each a Lease loop, its own series, a pod queue, managed fields held) | now | now/before |
+//	|---|---|---|---|
+//	| goroutines | 8.0 | 5.0 | 0.63 |
+//	| heap in use | 0.141 MB | 0.070 MB | 0.50 |
+//	| RSS | 0.232 MB | 0.134 MB | 0.58 |
+//	| CPU, s a node-hour | 0.49 | 0.48 | 0.97 |
+//	| status writes a node-hour (`PATCH nodes/status`) | 16.5 | 16.0 | 0.97 |
+//	| Lease writes a node-hour | 360.7 | 359.6 | 1.00 |
+//	| nodes current two intervals after the churn stops | 100 % | 100 % | |
+//	| from the first ping to every node Ready | 21 s | 8 s | |
+//
+// The version before that one, with a fleet node's own informers, client
+// and broadcaster for each part, had 29 goroutines, 0.53 MB of heap and
+// 0.89 MB of RSS a node at 1,000 parts, and took 3 minutes 20 to make
+// them Ready.
+//
+// At the target, 5,000 parts for 10 minutes with churn
+// (`PINGNODE_PARTS_N=5000 PINGNODE_PARTS_WINDOW=10m`, 16 Lease workers):
+// 5.0 goroutines, 0.068 MB of heap and 0.135 MB of RSS a node (675 MB
+// above the provider's own, within 1 GiB), 0.24 s of CPU a node-hour (a
+// third of a core), every node Ready 59 s after the first ping, 100 %
+// current two intervals after the churn stopped; the API server counted
+// 19.4 status writes and 6.6 object patches a node-hour (1.4 the
+// provider's, the rest the control plane's: field manager `testenv`, the
+// binary that runs the controller manager), and 282 Lease writes a
+// node-hour: 16 workers renewed every 12.8 s, so the renewer has 64.
+// A steady backend (`PINGNODE_PARTS_CHURN=0`, 5,000 parts, 10 minutes,
+// 64 Lease workers): 5.0 goroutines, 0.074 MB of heap and 0.131 MB of RSS
+// a node, 0.22 s of CPU a node-hour, 10.2 status writes a node-hour (the
+// 5-minute reports) and no object patch of the provider's, 5.2 object
+// patches a node-hour of the control plane's, 345 Lease writes a
+// node-hour. The control plane took about 1.6 cores of the two. A list of 5,000 nodes
+// every 50 ms from the test's own wait, read from etcd, was enough to
+// make the API server refuse the Leases (429), and the nodes went
+// NotReady: the test polls every 2 s from the watch cache.
+//
+// # Rights
+//
+// The provider's rights are data (`rbac.go`): for each configuration (its
+// nodes, `-held`, `-leader-elect`, `-dra-driver`, `-parts`) the least RBAC it runs
+// with, each rule with its reason. `-print-rbac` prints them, bound to
+// `-service-account`, for the configuration the other flags give, and
+// exits:
+//
+//	go run . -service-account pingnode/pingnode-provider -nodes 3 -node 'pingnode-virtual-{i}' -print-rbac | kubectl apply -f -
+//
+// For one node `N` with `-held` (the default) and `-leader-elect` (Lease
+// `E` in namespace `ns`), bound to the ServiceAccount by a ClusterRole, a
+// Role in each namespace and their bindings, all named
+// `namespace:serviceaccount` (so that two installations whose
+// ServiceAccounts share a name keep their own):
+//
+//	| where | resource | verbs | names | why | without it (`TestRightsEachNeeded`) |
+//	|---|---|---|---|---|---|
+//	| cluster | nodes | create | any | register the node, and again when someone deletes it | the start fails at once: 403 to `POST /api/v1/nodes`, no node |
+//	| cluster | nodes | get | `N` | read the node at start, after a conflict, and before each status patch (the node controller) | the start fails at once: 403 to `GET /api/v1/nodes/N` |
+//	| cluster | nodes | list, watch | `N` | the node's informer, selected by `metadata.name`, which RBAC authorizes as a request for that name | the start fails at once: the node's cache is refused (it would wait 30 s for a cache that does not sync; a 403 ends the wait) |
+//	| cluster | nodes | patch | `N` | the object patch: the plugin's taints and labels and their ownership annotations (the node controller sends no spec) | the status lands, the plugin's taints and labels never do; `pingnode_node_write_errors_total{kind="object"}` counts each refusal |
+//	| cluster | nodes/status | patch | `N` | the node controller's status writes | the node stays as registered (static capacity, no condition of the plugin's); `pingnode_node_write_errors_total{kind="status"}`; the taints still land |
+//	| cluster | pods | list, watch | any | the pods bound to the node: to finish their deletion, and with `-held` to count what they hold | the start fails at once: the pods' cache is refused |
+//	| cluster | pods | delete | any | finish the deletion of a pod bound to the node: delete it with grace period 0 and its UID as a precondition, as the kubelet does | a pod deleted on the node stays Terminating: 403 to `DELETE /api/v1/namespaces/NS/pods/NAME` |
+//	| kube-node-lease | leases | create | any | the node's Lease, its heartbeat, at the first renewal | the node runs with no Lease (403 to the create); with no heartbeat, the node lifecycle controller would mark it Unknown 50 s after its last status write |
+//	| kube-node-lease | leases | get, update | `N` | renew the Lease: read it, then update it | no Lease either: the Lease controller reads it before it creates or renews it |
+//	| default | events | create, patch | any | events on the node (a node's events are in `default`; a repeated one is patched) | no event: 403 to `POST .../namespaces/default/events` |
+//	| `ns` | leases | create | any | with `-leader-elect`: create the election Lease if no replica has | it never leads, and is not ready |
+//	| `ns` | leases | get, update | `E` | take and renew the election Lease | it never leads, and is not ready |
+//
+// RBAC can name objects for get, update, patch and delete, and for list and
+// watch when the request selects `metadata.name`; it cannot for create (the
+// object has no name until it exists), nor select pods by `spec.nodeName`.
+// So with its token the provider may not read, update or patch another
+// node, its status, its taints or its Lease, nor read a Secret or a
+// ConfigMap, nor delete a node, its own included (`TestRightsFence` shows
+// each 403); but it may create a node, or a Lease in kube-node-lease, of
+// any name, delete any pod, and it reads every pod of the cluster
+// (their specs, and the values of their environment variables) to find its
+// own, whose deletion it finishes and, with `-held`, what they hold
+// (`-held=false` keeps both pod rules: a pod deleted on the node must still
+// end). A kubelet is fenced to its own node by the Node authorizer and the
+// NodeRestriction admission plugin, but both apply only to
+// `system:node:<name>` identities (a kubelet's client certificate); a
+// ServiceAccount gets nothing from them. What fences the creates and the
+// deletes is an admission policy on the ServiceAccount's user name:
+// `-print-node-policy` prints a ValidatingAdmissionPolicy and its binding
+// that let it create only its own nodes, their Leases and its election
+// Lease, and events only on its own nodes, and delete only a pod bound to
+// one of its nodes that is being deleted already (the pod as stored,
+// `oldObject`: `spec.nodeName` and `metadata.deletionTimestamp`), so that
+// it finishes the deletions others began on its nodes and begins none
+// (Kubernetes 1.30 and later, `admissionregistration.k8s.io/v1`);
+// `TestRightsFence` shows it refuse a node, a Lease and an event of another
+// name, and the delete of another node's pod or of a pod of its own node
+// that nobody deleted, with 403, and allow the provider's own.
+//
+// The same policy fences the labels of its nodes, as NodeRestriction fences
+// a kubelet's (KEP-279: a node that labels itself freely can capture
+// workloads dedicated to other nodes). A create, an update or a status
+// update of its node by the provider's token may add, change or remove a
+// label only in node-feature-discovery's namespaces and `-label-namespaces`,
+// each with its subdomains, and may set the node's static labels
+// (`kubernetes.io/hostname`, `kubernetes.io/role`, `type`) to their static
+// values; every other label must stay as it was. CEL compares
+// `object.metadata.labels` with `oldObject.metadata.labels`: a key added,
+// removed or changed counts. `TestLabelFence` shows, with the provider's
+// own token, `nvidia.com/gpu.product` (with `-label-namespaces nvidia.com`),
+// a subdomain of it and node-feature-discovery's labels accepted, and
+// `kubernetes.io/hostname=other`, `node-restriction.kubernetes.io/dedicated`,
+// `example.org/x`, an unprefixed key, an administrator's label and the
+// removal of a static label refused with 403 by the policy. Shrinking
+// `-label-namespaces` and printing the policy again keeps the plugin's
+// labels of a namespace no longer allowed on the node: an administrator
+// removes them.
+//
+// # With -dra-driver
+//
+// Publishing devices adds to the ClusterRole (`TestDeviceRightsEachNeeded`
+// takes each rule away in turn and shows what breaks):
+//
+//	| resource | verbs | why | without it |
+//	|---|---|---|---|
+//	| resourceslices | list, watch | the node's slices of the driver: its cache, and the ResourceSlice controller's, each selected by `spec.driver` and `spec.nodeName`, which RBAC cannot select, so every slice | the start fails at once: the slices' cache is refused |
+//	| resourceslices | create, update, delete | the controller writes the pool's slices, whose names the API server makes up, so RBAC cannot name them | nothing is published: 403 to `POST /apis/resource.k8s.io/v1/resourceslices`, counted in `pingnode_device_publish_errors_total` |
+//	| resourceclaims | list, watch | which devices claims hold, and which a pod was given; RBAC cannot select claims by the pool of their devices, so every claim | the start fails at once: the claims' cache is refused |
+//	| resourceclaims | get | a pod's claim as stored, read before the pod is told it may not use it, as the kubelet reads it | a pod whose claim is missing is never told so: 403 to `GET .../resourceclaims/NAME` |
+//	| pods | list, watch | the pods bound to its nodes, with or without `-held` | as above |
+//	| events | create, patch | events on its nodes (in `default`) and on the pods bound to them, in the pods' namespaces: every namespace, so this rule replaces the Role in `default` | no event: 403 to `POST /api/v1/namespaces/default/events` |
+//
+// No `get` or `patch` of slices: the controller reads them through its
+// informer, updates them with the `resourceVersion` it read, and deletes
+// them with UID and `resourceVersion` preconditions; and no more of the
+// node than before (the provider gives the controller the node's UID).
+// RBAC cannot say which slices, so `-print-node-policy` adds to its policy
+// what KEP-4381 suggests for a driver's identity: a ResourceSlice that the
+// provider creates, updates or deletes must be of its driver and on one of
+// its nodes (`spec.driver`, `spec.nodeName`), both as it will be (`object`)
+// and as it was (`oldObject`), so that another node's slice can be neither
+// made nor taken over; and an event it records on a pod must say the pod's
+// devices (`DevicesGiven`, `ClaimNotAllowed`), from one of its nodes
+// (`source.host`). `TestDeviceFence` shows, with the provider's own token,
+// RBAC alone allowing a slice of another node and one of another driver,
+// the policy refusing them with 403 Forbidden (the policy's reason;
+// `apierrors.IsForbidden` holds), and an update and a delete of another
+// node's slice, and allowing the provider's own. Its token still reads every
+// slice and every claim of the cluster (devices and allocations; no
+// Secret).
+//
+// # With -parts
+//
+// A provider of parts makes its nodes as parts come, named by its template,
+// so RBAC cannot name them: its rules of nodes and of their Leases are of
+// every node and every Lease in `kube-node-lease` (`-print-rbac` says why
+// at each):
+//
+//	| where | resource | verbs | names | why |
+//	|---|---|---|---|---|
+//	| cluster | nodes | create | any | register each part's node, and again when someone deletes one |
+//	| cluster | nodes | get | any | read each part's node at its start, after a conflict and before each status patch, and a new part's before it registers it, to leave alone a node of that name that is not its own |
+//	| cluster | nodes | list, watch | any | watch the nodes with its ownership label, which it serves at start and after a takeover, and each part's node by name |
+//	| cluster | nodes | patch | any | each part's node's object patch: the plugin's taints and labels, the part-gone taint, their ownership annotations |
+//	| cluster | nodes/status | patch | any | the node controller's status writes |
+//	| cluster | nodes | delete | any | delete a part's node once its part has been gone for `-part-grace` and no pod holds it, with its UID and `resourceVersion` as preconditions |
+//	| kube-node-lease | leases | get, update | any | renew each part's node's Lease |
+//
+// The pods', the events' and the devices' rules are those of named nodes.
+// `-print-node-policy` fences what RBAC cannot name, with the template and
+// the ownership label instead of the names: a node the provider creates
+// must carry its ownership label and a `pingnode.io/part` label that names
+// it by the template (`object`); a node it changes (its object or its
+// status) or deletes must have had them (`oldObject`); it may change a
+// label of its node only in the allowed namespaces, and set the static
+// labels (the part's and the ownership label among them) only to the part's
+// values, so it can neither take over another's node nor give its own away;
+// its nodes' Leases (now created and renewed), events, pods deleted and
+// ResourceSlices must be of a name of the template (CEL's `matches`).
+// `TestPartsFence` shows, with the provider's token, each refused with 403
+// by the policy and its own allowed. Its token still reads every node of
+// the cluster, and renews no Lease but of a name of its template; two
+// providers of parts must have templates that no name matches both.
+//
+// # Beside interLink's
+//
+// interLink's Helm chart (`interlink-hq/interlink-helm-chart`,
+// `interlink/templates/service-account.yaml`, at 0d3288e; interLink's own
+// `ci/manifests/service-account.yaml` grants the same on Leases, Secrets,
+// ConfigMaps and tokens) binds its Virtual Kubelet's ServiceAccount to one
+// ClusterRole, which names no object:
+//
+//	| interLink's chart grants, cluster-wide, to every object | this provider |
+//	|---|---|
+//	| leases: get, list, watch, create, update, patch, in every namespace (the control plane's own election Leases in kube-system, every node's Lease) | leases: create in kube-node-lease and in its election's namespace; get and update of its nodes' Leases and its election Lease only |
+//	| secrets, configmaps, services, serviceaccounts, namespaces: get, list, watch | none |
+//	| serviceaccounts/token: create, get, list: a token for any ServiceAccount of the cluster, and so the rights of any | none |
+//	| pods, services: create, delete, get, list, watch, patch; pods/status: update, patch; apps deployments, networking.k8s.io ingresses: create, delete, list, get | pods: list, watch; delete, fenced by the policy to its nodes' pods being deleted |
+//	| nodes: create, get; nodes/status: update, patch, of every node | nodes: create; get, list, watch, patch and nodes/status patch of its own nodes only |
+//	| events: create, patch | events: create, patch, in `default` |
+//	| a long-lived token Secret (`kubernetes.io/service-account-token`) | the pod's own projected token |
+//
+// interLink's Virtual Kubelet runs pods, and mirrors their volumes to the
+// backend, which this example does not: some of its rights serve that. None
+// of them is fenced by name, so a leak of that token reads every Secret of
+// the cluster, can hold any Lease, a kubelet's or a controller's, and can
+// mint the token of any other ServiceAccount.
+//
+// # Tests
+//
+// With `-short`, `TestMain` neither builds nor starts the control plane, and
+// every test that needs it skips (`needsControlPlane`, in `env_test.go`). The
+// rest run: the flags and what a flag that cannot work says
+// (`flags_test.go`), the printed manifests (`-print-rbac`,
+// `-print-node-policy`, and `deploy/`, which must be what they print), the
+// rules of `rbac.go`, the node controller's status patch, the finisher of
+// pods being deleted, and the provider itself, a node under its
+// supervisor of one node against a fake clientset
+// (`k8s.io/client-go/kubernetes/fake`) and a plugin on `httptest`: its
+// pings, one at a time, put the reply's resources, taint and ownership
+// annotation on the node, an identical reply writes nothing, a failed ping
+// turns the conditions False, and the object patch is read again after a
+// conflict and counted as a write error when refused (`pingstep_test.go`);
+// the renewer of the Leases (`internal/leases`); and the provider of parts
+// (below). 10 to 15 s once compiled (on 2 cores; with `-race`, as CI runs
+// it, about 30 s, most of it linking and the flag tests' child processes).
+//
+// Without `-short`, the tests run the provider against the real control
+// plane, which `TestMain` starts once (and builds first, 5 to 13 minutes
+// cold, which is why `-timeout` is given: go test's own is 10 minutes):
+// every test, none skipped, which CI checks.
+//
+// The control plane authorizes as a real cluster does (`testenv -rbac`:
+// Node and RBAC authorization, the NodeRestriction admission plugin), and
+// every provider a test runs, in the test's process or as a child process
+// with a kubeconfig, runs as a ServiceAccount of its own bound to exactly
+// the rules `rbac.go` gives its configuration (the same `Access` that
+// `-print-rbac` prints), with a token minted through the TokenRequest API
+// and kept in a file, as a pod's is. The whole suite takes about 8
+// minutes once the control plane is built (466 s on 2 shared cores),
+// passes when run again on the same control plane (`-count=2`), and cleans
+// up what it makes: nodes, their Leases and events, pods, admission
+// policies, ServiceAccounts and their rights (`TestMain` fails the run if a
+// ServiceAccount, a role, a binding or a policy of the provider's is
+// left). `TestRightsEachNeeded` takes each rule away in turn and shows what
+// breaks (the table in Rights); its twelve cases run in
+// parallel, in a few seconds.
+// `TestDeviceRightsEachNeeded` does the same for the five rules
+// `-dra-driver` adds or changes. The tests of devices (`devices_*_test.go`)
+// run the real scheduler, resource claim controller and device taint
+// eviction controller against the provider's slices, count the slice writes
+// on the API server's `apiserver_request_total`, and dry-run create, as
+// slices, the pools of 400 drawn replies (`TestDevicesValidity`: none
+// refused); `TestDevicesSamplePlugin` builds the sample plugin
+// (`examples/plugin`, `go build`, seconds) and runs it as shipped, with
+// `-devices examples/plugin/testdata/gpus.json`, on a free port of
+// 127.0.0.1.
+// The tests of parts (`-run Parts` runs them all, about a minute against
+// the control plane): in the unit tier, the parts supervisor against a
+// fake clientset, one ping at a time and the part grace on a clock of the
+// test's, turns a sequence of replies into registrations, pings, leaves and
+// deletions, adopts the node it owned before, never writes another's node
+// of a part's name, and registers or deletes nothing at a failed ping or a
+// reply without parts (`TestPartsSupervisorFakeClient`); a part's node
+// holds back a change of figures alone for 10 s after its last status
+// write, a taint goes at once, and the last figure is written after the
+// 10 s (`TestPartsFiguresHeldBack`); a provider without
+// `-parts` says once that a reply's parts are ignored
+// (`TestPartsIgnoredWithoutParts`); the template's checks; and
+// `TestPrintedRights`: what `-print-rbac` and `-print-node-policy` print for
+// 13 flag sets is what `testdata/print` holds, the ten without `-parts` as
+// the provider printed them before it served parts, byte for byte (`-update`
+// rewrites only the others). Against the control plane, with the real
+// scheduler, node lifecycle controller and taint eviction controller:
+// `TestPartsScheduling`, `TestPartsGone`, `TestPartsPluginDown` (each
+// stepping the supervisor one ping at a time with its `BeforePing` hook, and
+// moving the plugin's clock, not sleeping, for the part grace),
+// `TestPartsRestart` (the provider as a process, SIGKILLed and started
+// again), `TestPartsSamplePlugin` (the sample plugin as shipped, `-parts
+// examples/plugin/testdata/parts.json`), `TestPartsFence` (the policy,
+// with the provider's token) and `TestPartsScale` (what a part's node
+// costs, below); each fault test ends by checking that nothing was lost.
+// To build the control plane once and reuse it:
+//
+//	cd examples/testenv && go build -o /tmp/testenv .
+//	cd ../virtualkubelet && PINGNODE_TESTENV=/tmp/testenv go test -race -timeout 40m -run 'TestTaintsRefused|TestStartErrorReturns' -v ./...
+package main

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestLayout holds the provider to the sizes it was given: its README,
+// which is for running it, at most 400 lines (how it works is the package
+// documentation, doc.go, which has no bound); and each file of code,
+// internal/ included, at most 350, one concern a file.
+func TestLayout(t *testing.T) {
+	lines := func(path string) int {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return bytes.Count(data, []byte("\n"))
+	}
+	if n := lines("README.md"); n > 400 {
+		t.Errorf("README.md: %d lines, want at most 400: move how it works to doc.go", n)
+	}
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && path != "." && (path == "testdata" || path == "deploy"):
+			return filepath.SkipDir
+		case d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || path == "doc.go":
+			return nil
+		}
+		if n := lines(path); n > 350 {
+			t.Errorf("%s: %d lines, want at most 350", path, n)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
