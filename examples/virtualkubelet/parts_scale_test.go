@@ -126,9 +126,15 @@ func measureVersions(t *testing.T, before, what string, measure func(t *testing.
 	}
 	if before, ok := costs["before"]; ok {
 		after := costs["after"]
-		t.Logf("after/before, %s: goroutines %.2f, heap %.2f, RSS %.2f, cpu %.2f, node writes %.2f, Lease writes %.2f",
-			what, after.goroutines/before.goroutines, after.heapMB/before.heapMB, after.rssMB/before.rssMB,
-			after.cpuSeconds/before.cpuSeconds, after.nodeWrites/before.nodeWrites, after.leaseWrites/before.leaseWrites)
+		ratio := func(a, b float64) string {
+			if b == 0 {
+				return "-" // none before: a window without that write
+			}
+			return fmt.Sprintf("%.2f", a/b)
+		}
+		t.Logf("after/before, %s: goroutines %s, heap %s, RSS %s, cpu %s, node writes %s, Lease writes %s",
+			what, ratio(after.goroutines, before.goroutines), ratio(after.heapMB, before.heapMB), ratio(after.rssMB, before.rssMB),
+			ratio(after.cpuSeconds, before.cpuSeconds), ratio(after.nodeWrites, before.nodeWrites), ratio(after.leaseWrites, before.leaseWrites))
 	}
 }
 
