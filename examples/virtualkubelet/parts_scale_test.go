@@ -106,14 +106,20 @@ func scaleSettings(t *testing.T, prefix string, def, least int) (n int, window t
 }
 
 // measureVersions measures with measure the provider as built by this
-// test, and first, if before is not "", the provider binary it names,
-// built from another version; then it logs the ratios, after/before.
+// test (or, if $PINGNODE_SCALE_AFTER names one, a provider binary built
+// from this version, so that a process's own figures compare with
+// before's), and first, if before is not "", the provider binary it
+// names, built from another version; then it logs the ratios,
+// after/before.
 func measureVersions(t *testing.T, before, what string, measure func(t *testing.T, version, bin string, env []string) partsCost) {
 	type version struct {
 		name, bin string
 		env       []string
 	}
 	versions := []version{{"after", os.Args[0], append(os.Environ(), providerProcessEnv+"=1")}}
+	if after := os.Getenv("PINGNODE_SCALE_AFTER"); after != "" {
+		versions = []version{{"after", after, os.Environ()}}
+	}
 	if before != "" {
 		versions = append([]version{{"before", before, os.Environ()}}, versions...)
 	}
