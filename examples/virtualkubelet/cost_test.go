@@ -145,6 +145,20 @@ func nodeLease(ctx context.Context, name string) (*coordinationv1.Lease, error) 
 	return client.CoordinationV1().Leases(corev1.NamespaceNodeLease).Get(ctx, name, metav1.GetOptions{})
 }
 
+// firstLease waits for the node's Lease, which its first renewal creates
+// once the provider's cache shows the node it registered (as a kubelet's
+// first renewal creates it), and returns it.
+func firstLease(t *testing.T, name string) *coordinationv1.Lease {
+	t.Helper()
+	var lease *coordinationv1.Lease
+	eventually(t, "the node's Lease", func(ctx context.Context) (bool, string) {
+		var err error
+		lease, err = nodeLease(ctx, name)
+		return err == nil, fmt.Sprint(err)
+	})
+	return lease
+}
+
 // pressureConditions are the conditions a kubelet reports about its node's
 // pressure, which the provider owns too.
 var pressureConditions = []corev1.NodeConditionType{corev1.NodeMemoryPressure, corev1.NodeDiskPressure, corev1.NodePIDPressure}
@@ -190,10 +204,7 @@ func TestSteadyCost(t *testing.T) {
 		return allConditionsSet(stored(ctx, t, name))
 	})
 	settled(t, p, name)
-	lease, err := nodeLease(t.Context(), name)
-	if err != nil {
-		t.Fatalf("the node's Lease: %v", err)
-	}
+	lease := firstLease(t, name)
 	// The API server renews a Lease of its own too: this node's renewals
 	// are counted on a watch of its Lease.
 	renewals, err := client.CoordinationV1().Leases(corev1.NamespaceNodeLease).Watch(t.Context(), metav1.ListOptions{
@@ -293,10 +304,7 @@ func TestProviderKilled(t *testing.T) {
 	addAdminTaint(t.Context(), t, name)
 	eventually(t, "the administrator's taint stored", func(ctx context.Context) (bool, string) { return nothingLost(ctx, t, name, true) })
 	node := stored(t.Context(), t, name)
-	lease, err := nodeLease(t.Context(), name)
-	if err != nil {
-		t.Fatalf("the node's Lease: %v", err)
-	}
+	lease := firstLease(t, name)
 	if owners := lease.OwnerReferences; len(owners) != 1 || owners[0].Kind != "Node" || owners[0].Name != name || owners[0].UID != node.UID {
 		t.Errorf("the Lease's owners: %+v, want the node", owners)
 	}
@@ -306,7 +314,7 @@ func TestProviderKilled(t *testing.T) {
 	before := conditionsBrief(node)
 
 	first.kill(t)
-	lease, err = nodeLease(t.Context(), name)
+	lease, err := nodeLease(t.Context(), name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -74,8 +74,12 @@ func measureFleet(t *testing.T, bin string, env []string, prefix string, n int, 
 		t.Helper()
 		addr := freeAddr(t)
 		args := []string{"-nodes", strconv.Itoa(nodes), "-node", prefix + Index, "-plugin", server.URL + "/status/" + Index, "-metrics-addr", addr}
-		p := runBinary(t, bin, env, grant(t, prefix+"scale", accessOfArgs(t, args)).kubeconfig(t, envHost), args...)
+		// Once the provider is killed (cleanups run last first): deleted
+		// before, its nodes would be registered again, and left NotReady
+		// for the tests after, a disruption that stops the node lifecycle
+		// controller's evictions.
 		t.Cleanup(func() { deleteFleet(t, prefix, nodes) })
+		p := runBinary(t, bin, env, grant(t, prefix+"scale", accessOfArgs(t, args)).kubeconfig(t, envHost), args...)
 		began := time.Now()
 		withinEvery(t, 5*time.Minute, 2*time.Second, fmt.Sprintf("%d nodes Ready with their plugin's figures", nodes), func(ctx context.Context) (bool, string) {
 			return fleetReady(ctx, prefix, nodes)
