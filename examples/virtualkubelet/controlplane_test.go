@@ -43,8 +43,8 @@ func TestNotReadyTaints(t *testing.T) {
 		{Key: "vendor.example.com/maintenance", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
 	}})
 	t.Logf("while not ready: %s", pending(t, "while-not-ready"))
-	pings := p.Pings.Load()
-	eventually(t, "ten more failed pings", func(context.Context) (bool, string) { return p.Pings.Load() >= pings+10, "pings" })
+	pings := p.count.pings.Load()
+	eventually(t, "ten more failed pings", func(context.Context) (bool, string) { return p.count.pings.Load() >= pings+10, "pings" })
 	node := stored(t.Context(), t, name)
 	if taints := allTaints(node); !taints["node.kubernetes.io/not-ready:NoSchedule"] || !taints["node.kubernetes.io/not-ready:NoExecute"] {
 		t.Errorf("the not-ready taints went while the plugin still fails: %v", keys(taints))

@@ -214,7 +214,7 @@ func TestSteadyCost(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer renewals.Stop()
-	before, writes, reports, pings := mustReadRequests(t), p.Writes.Load(), p.Reports.Load(), p.Pings.Load()
+	before, writes, reports, pings := mustReadRequests(t), p.count.writes.Load(), p.count.reports.Load(), p.count.pings.Load()
 	renewed := 0
 	for end := time.After(window); end != nil; {
 		select {
@@ -227,8 +227,8 @@ func TestSteadyCost(t *testing.T) {
 		}
 	}
 	d := mustReadRequests(t).since(before)
-	pinged := p.Pings.Load() - pings
-	t.Logf("%s, %d pings, %d status reports, %d renewals of the Lease; counted by the API server:%s", window, pinged, p.Reports.Load()-reports, renewed, d)
+	pinged := p.count.pings.Load() - pings
+	t.Logf("%s, %d pings, %d status reports, %d renewals of the Lease; counted by the API server:%s", window, pinged, p.count.reports.Load()-reports, renewed, d)
 
 	periods := float64(window / report)
 	if n := d.nodeWrites(); n > 2*periods || n < 1 {
@@ -245,7 +245,7 @@ func TestSteadyCost(t *testing.T) {
 	if n := d.api["LIST pods"]; n != 0 {
 		t.Errorf("%g pod LISTs: want the pods read from the cache", n)
 	}
-	if n := p.Writes.Load() - writes; n != 0 {
+	if n := p.count.writes.Load() - writes; n != 0 {
 		t.Errorf("pingnode reported %d changes of a steady node", n)
 	}
 	if pinged < 100 {

@@ -63,17 +63,15 @@ func (p *Provider) deliverObject(ctx context.Context, ping nodeapply.Ping, base 
 			}
 		}
 		first = false
-		if hook := p.beforeObjectPatch(); hook != nil {
-			hook(ctx)
-		}
-		p.Writes.Add(1)
+		p.beforeObjectPatch.run(ctx)
+		p.count.writes.Add(1)
 		p.metrics.write(kindObject)
 		stored, err := p.nodes.Patch(ctx, name, types.StrategicMergePatchType, d.res.ObjectPatch(), metav1.PatchOptions{FieldManager: FieldManager})
 		switch {
 		case err == nil:
 			d.stored = stored
 		case apierrors.IsConflict(err):
-			p.Conflicts.Add(1)
+			p.count.conflicts.Add(1)
 			p.metrics.conflict(kindObject)
 			p.log.Info("object patch conflicted with another write; reading the node again")
 		default:
@@ -82,7 +80,7 @@ func (p *Provider) deliverObject(ctx context.Context, ping nodeapply.Ping, base 
 		return err
 	})
 	if refused && ctx.Err() == nil {
-		p.WriteErrors.Add(1)
+		p.count.writeErrors.Add(1)
 		p.metrics.writeError(kindObject)
 	}
 	return d, err
@@ -105,15 +103,9 @@ func withStatus(stored, want *corev1.Node) *corev1.Node {
 // older. The next status report is then one interval away, shifted at
 // random (report.go).
 func (p *Provider) handOn(node *corev1.Node, older []string) {
-	p.Writes.Add(1)
+	p.count.writes.Add(1)
 	p.metrics.write(kindStatus)
 	p.setPending(node, older)
 	p.reportAfter(time.Now(), true)
 	p.handoff.put(node)
-}
-
-func (p *Provider) beforeObjectPatch() func(context.Context) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.BeforeObjectPatch
 }

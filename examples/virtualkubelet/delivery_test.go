@@ -59,7 +59,7 @@ func TestTaintsRefused(t *testing.T) {
 		n, _ := gather(t, reg).value("pingnode_node_write_errors_total", "node", name, "kind", kindObject)
 		return n
 	}
-	transitions, refusals, writeErrors := reachable(), taintErrors(), p.WriteErrors.Load()
+	transitions, refusals, writeErrors := reachable(), taintErrors(), p.count.writeErrors.Load()
 	// The recorder sends events in order: once the failure's is stored,
 	// so is the first ping's PluginPingSucceeded, and the count below is
 	// the transition's alone.
@@ -79,9 +79,9 @@ func TestTaintsRefused(t *testing.T) {
 		}
 		return hasResources(node, map[string]string{"cpu": "48", "memory": "64Gi", "nvidia.com/gpu": "4"})
 	})
-	pings := p.Pings.Load()
+	pings := p.count.pings.Load()
 	eventually(t, "twenty more pings, each with the taint refused", func(context.Context) (bool, string) {
-		return p.Pings.Load() >= pings+20, fmt.Sprintf("%d pings", p.Pings.Load()-pings)
+		return p.count.pings.Load() >= pings+20, fmt.Sprintf("%d pings", p.count.pings.Load()-pings)
 	})
 	eventually(t, "the event of the transition", func(ctx context.Context) (bool, string) {
 		n := eventCount(ctx, t, name, ReasonPingSucceeded) - succeeded
@@ -97,7 +97,7 @@ func TestTaintsRefused(t *testing.T) {
 	if n := taintErrors() - refusals; n < 20 {
 		t.Errorf("pingnode_node_write_errors_total{kind=%q} counted %g refusals in twenty pings and more, want each counted", kindObject, n)
 	}
-	if n := p.WriteErrors.Load() - writeErrors; n < 20 {
+	if n := p.count.writeErrors.Load() - writeErrors; n < 20 {
 		t.Errorf("the provider counted %d write errors in twenty pings and more, want each refusal counted", n)
 	}
 	node := stored(t.Context(), t, name)

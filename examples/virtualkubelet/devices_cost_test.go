@@ -142,7 +142,7 @@ func deviceNames(group string, n int) []string {
 
 // TestDevicesSteadyCost: a plugin that says 2 A100s and 200 small devices
 // (two slices: 128 and 74) is pinged 20 times, each ping let through by
-// the BeforePing hook: the API server counts no write of a ResourceSlice,
+// the hook before each ping: the API server counts no write of a ResourceSlice,
 // nor does the provider's client. The provider is stopped and another
 // started against the same node: once its ResourceSlice controller has
 // compared the pool with the slices, there is still one pool of the
@@ -196,8 +196,8 @@ func TestDevicesSteadyCost(t *testing.T) {
 		handed, _ := gather(t, reg).value("pingnode_device_pools_total", "node", name)
 		return handed == 1 && h.n.Load() >= 1, fmt.Sprintf("%g pools handed on, %d syncs", handed, h.n.Load())
 	})
-	pings := second.Pings.Load()
-	eventually(t, "five more pings", func(context.Context) (bool, string) { return second.Pings.Load() >= pings+5, "pings" })
+	pings := second.count.pings.Load()
+	eventually(t, "five more pings", func(context.Context) (bool, string) { return second.count.pings.Load() >= pings+5, "pings" })
 	after := published(t, driver, name, want...)
 	if fmt.Sprint(after.generations) != fmt.Sprint(before.generations) || after.slices != before.slices {
 		t.Errorf("after the restart: %s, was %s", after, before)
@@ -330,7 +330,7 @@ func TestDevicesUntilNews(t *testing.T) {
 	var log requestLog
 	second := NewProvider(cfg, log.clientFor(t, id), slog.New(slog.NewTextHandler(t.Output(), nil)))
 	running(t, second)
-	eventually(t, "the second provider pings", func(context.Context) (bool, string) { return second.Pings.Load() > 0, "no ping" })
+	eventually(t, "the second provider pings", func(context.Context) (bool, string) { return second.count.pings.Load() > 0, "no ping" })
 	step := stepPings(t, second)
 	step(5)
 	plugin.reply(http.StatusServiceUnavailable, "down", 0)

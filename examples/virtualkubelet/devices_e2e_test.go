@@ -338,8 +338,8 @@ func toldOnce(t *testing.T, p *Provider, pod, reason string, want ...string) str
 		}
 		return true, ""
 	})
-	pings := p.Pings.Load()
-	eventually(t, "three more pings", func(context.Context) (bool, string) { return p.Pings.Load() >= pings+3, "pings" })
+	pings := p.count.pings.Load()
+	eventually(t, "three more pings", func(context.Context) (bool, string) { return p.count.pings.Load() >= pings+3, "pings" })
 	if events := podEvents(t.Context(), t, pod, reason); len(events) != 1 || events[0].Count != 1 {
 		t.Errorf("%s: %s said again:%s", pod, reason, describe(events))
 	}
@@ -414,8 +414,8 @@ func TestDevicesScheduler(t *testing.T) {
 	// Fewer A100s than the pods hold: the three held stay published while
 	// their group is listed, whatever the count; four is one free more.
 	pluginA.reply(http.StatusOK, devicesReply(a100Devices(1)), 0)
-	pings := pa.Pings.Load()
-	eventually(t, "five more pings", func(context.Context) (bool, string) { return pa.Pings.Load() >= pings+5, "pings" })
+	pings := pa.count.pings.Load()
+	eventually(t, "five more pings", func(context.Context) (bool, string) { return pa.count.pings.Load() >= pings+5, "pings" })
 	published(t, driver, big, "a100-0", "a100-1", "a100-2")
 	pluginA.reply(http.StatusOK, devicesReply(a100Devices(4)), 0)
 	published(t, driver, big, "a100-0", "a100-1", "a100-2", "a100-3")

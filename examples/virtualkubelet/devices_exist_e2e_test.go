@@ -112,7 +112,7 @@ func runConfig(t *testing.T, cfg Config) *Provider {
 	runProvider(t, p, func() { deleteNode(t, name) })
 	eventually(t, "the node is registered and the provider pings", func(ctx context.Context) (bool, string) {
 		_, err := client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
-		return err == nil && p.Pings.Load() > 0, "no node yet"
+		return err == nil && p.count.pings.Load() > 0, "no node yet"
 	})
 	return p
 }
@@ -234,8 +234,8 @@ func TestDevicesSamplePlugin(t *testing.T) {
 	pendingFor(t, "dra-sample-3", "cannot allocate all claims")
 
 	// Several pings with both claims allocated and neither pod started.
-	pings := p.Pings.Load()
-	within(t, time.Minute, "three more pings", func(context.Context) (bool, string) { return p.Pings.Load() >= pings+3, "pings" })
+	pings := p.count.pings.Load()
+	within(t, time.Minute, "three more pings", func(context.Context) (bool, string) { return p.count.pings.Load() >= pings+3, "pings" })
 	published(t, driver, name, all...)
 	if got := history.names(); !slices.Equal(got, all) {
 		t.Errorf("devices published at some point: %v, want only %v", got, all)
@@ -265,5 +265,5 @@ func TestDevicesSamplePlugin(t *testing.T) {
 		t.Errorf("labels: %s", why)
 	}
 	noWriteErrors(t, p)
-	t.Logf("%d pings; devices ever published: %v", p.Pings.Load(), history.names())
+	t.Logf("%d pings; devices ever published: %v", p.count.pings.Load(), history.names())
 }

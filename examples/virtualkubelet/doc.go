@@ -59,7 +59,7 @@
 //	| `devices.go`, `publish.go`, `poddevices.go` | with `-dra-driver`, its devices (see Devices): the pool read at each ping and handed on when it changed; the ResourceSlice controller that publishes it; what each pod bound to the node was given |
 //	| `events.go`, `metrics.go`, `health.go` | what it tells people: events on the node, Prometheus metrics, the probes `/healthz` and `/readyz` |
 //	| `rbac.go`, `nodepolicy.go`, `partsrights.go` | its rights, as data: the RBAC rules each configuration needs, each with its reason (`-print-rbac`), and the admission policy that fences what RBAC cannot name (`-print-node-policy`) |
-//	| `leader.go`, `main.go` | leader election among replicas; the command |
+//	| `leader.go`, `main.go`, `hooks.go` | leader election among replicas; the command; the points at which a test steps a provider or a supervisor |
 //	| `deploy/`, `Dockerfile` | manifests to run it in a cluster: two replicas with leader election, as a ServiceAccount with only its rights |
 //
 // # Pods deleted on the node
@@ -655,7 +655,7 @@
 // rewrites only the others). Against the control plane, with the real
 // scheduler, node lifecycle controller and taint eviction controller:
 // `TestPartsScheduling`, `TestPartsGone`, `TestPartsPluginDown` (each
-// stepping the supervisor one ping at a time with its `BeforePing` hook, and
+// stepping the supervisor one ping at a time with the hook before its pings (hooks.go), and
 // moving the plugin's clock, not sleeping, for the part grace),
 // `TestPartsRestart` (the provider as a process, SIGKILLed and started
 // again), `TestPartsSamplePlugin` (the sample plugin as shipped, `-parts

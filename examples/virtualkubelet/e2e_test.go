@@ -93,7 +93,7 @@ func startProviderLogging(t *testing.T, name string, statusReport time.Duration,
 	})
 	eventually(t, "the node is registered and the provider pings", func(ctx context.Context) (bool, string) {
 		_, err := client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
-		return err == nil && p.Pings.Load() > 0, "no node yet"
+		return err == nil && p.count.pings.Load() > 0, "no node yet"
 	})
 	return p, plugin
 }
@@ -293,8 +293,8 @@ func TestTaints(t *testing.T) {
 		taints := taintSet(stored(ctx, t, name))
 		return equalSets(taints, want), "taints " + strings.Join(keys(taints), ", ")
 	})
-	pings := p.Pings.Load()
-	eventually(t, "five more pings", func(context.Context) (bool, string) { return p.Pings.Load() >= pings+5, "pings" })
+	pings := p.count.pings.Load()
+	eventually(t, "five more pings", func(context.Context) (bool, string) { return p.count.pings.Load() >= pings+5, "pings" })
 	node := stored(t.Context(), t, name)
 	if taints := taintSet(node); !equalSets(taints, want) {
 		t.Errorf("five pings later, taints = %v, want %v", keys(taints), keys(want))
@@ -354,9 +354,9 @@ func TestBadReplies(t *testing.T) {
 	}
 	for _, b := range bad {
 		plugin.reply(b.status, b.body, b.delay)
-		pings := p.Pings.Load()
+		pings := p.count.pings.Load()
 		eventually(t, b.name+": three more pings", func(context.Context) (bool, string) {
-			return p.Pings.Load() >= pings+3, "pings"
+			return p.count.pings.Load() >= pings+3, "pings"
 		})
 		node := stored(t.Context(), t, name)
 		if ok, why := hasResources(node, last); !ok {
@@ -397,15 +397,15 @@ func TestSteadyState(t *testing.T) {
 			t.Fatalf("conditions are not in play: %s", why)
 		}
 	}
-	rv, writes, pings := node.ResourceVersion, p.Writes.Load(), p.Pings.Load()
+	rv, writes, pings := node.ResourceVersion, p.count.writes.Load(), p.count.pings.Load()
 	eventually(t, "50 more identical replies", func(context.Context) (bool, string) {
-		return p.Pings.Load() >= pings+50, "pings"
+		return p.count.pings.Load() >= pings+50, "pings"
 	})
-	if got := p.Writes.Load() - writes; got != 0 {
+	if got := p.count.writes.Load() - writes; got != 0 {
 		t.Errorf("the provider wrote %d times during 50 identical replies", got)
 	}
 	if got := stored(t.Context(), t, name).ResourceVersion; got != rv {
 		t.Errorf("resourceVersion went from %s to %s during 50 identical replies", rv, got)
 	}
-	t.Logf("%d identical replies, %d writes, resourceVersion %s unchanged", p.Pings.Load()-pings, p.Writes.Load()-writes, rv)
+	t.Logf("%d identical replies, %d writes, resourceVersion %s unchanged", p.count.pings.Load()-pings, p.count.writes.Load()-writes, rv)
 }

@@ -95,7 +95,7 @@ func TestRefusalEvent(t *testing.T) {
 	clearNodeEvents(t, name)
 	p, plugin := startProvider(t, name, time.Hour, func(c *Config) { c.Interval = 100 * time.Millisecond })
 	plugin.reply(http.StatusOK, `{"resources":{"cpu":"-8","memory":"64Gi"}}`, 0)
-	pings := p.Pings.Load()
+	pings := p.count.pings.Load()
 	var refused []corev1.Event
 	eventually(t, "an event for the refused cpu", func(ctx context.Context) (bool, string) {
 		refused = eventsWith(nodeEventsOf(ctx, t, name), ReasonResourceRefused)
@@ -107,7 +107,7 @@ func TestRefusalEvent(t *testing.T) {
 		return len(refused) == 1 && refused[0].Count > first, describe(refused)
 	})
 	eventually(t, "50 pings with the same mistake", func(context.Context) (bool, string) {
-		return p.Pings.Load() >= pings+50, "pings"
+		return p.count.pings.Load() >= pings+50, "pings"
 	})
 	all := nodeEventsOf(t.Context(), t, name)
 	refused = eventsWith(all, ReasonResourceRefused)
@@ -124,7 +124,7 @@ func TestRefusalEvent(t *testing.T) {
 	if e.Count < 2 || e.Count > 26 {
 		t.Errorf("count %d after 50 pings, want it grown and held by the rate limit (at most 26)", e.Count)
 	}
-	t.Logf("after %d pings, %d at the first read:%s", p.Pings.Load()-pings, first, describe(all))
+	t.Logf("after %d pings, %d at the first read:%s", p.count.pings.Load()-pings, first, describe(all))
 }
 
 // TestReachabilityEvents: the plugin going away and coming back shows on

@@ -82,7 +82,7 @@ func startGood(t *testing.T, name string, change ...func(*Config)) (*Provider, *
 // writes.
 func noWriteErrors(t *testing.T, p *Provider) {
 	t.Helper()
-	if n := p.WriteErrors.Load(); n != 0 {
+	if n := p.count.writeErrors.Load(); n != 0 {
 		t.Errorf("the API server refused %d writes from the provider", n)
 	}
 }
@@ -101,8 +101,7 @@ func TestConflictRetried(t *testing.T) {
 	schedulable(t, name)
 	var once sync.Once
 	raced := make(chan struct{})
-	p.mu.Lock()
-	p.BeforeObjectPatch = func(ctx context.Context) {
+	p.beforeObjectPatch.set(func(ctx context.Context) {
 		once.Do(func() {
 			defer close(raced)
 			// In the provider's goroutine: an error, never Fatal, and
@@ -120,8 +119,7 @@ func TestConflictRetried(t *testing.T) {
 				t.Errorf("the administrator's taint: %v", err)
 			}
 		})
-	}
-	p.mu.Unlock()
+	})
 	plugin.reply(http.StatusOK, goodReply, 0)
 	select {
 	case <-raced:
@@ -131,7 +129,7 @@ func TestConflictRetried(t *testing.T) {
 	eventually(t, "both taints on the node", func(ctx context.Context) (bool, string) {
 		return nothingLost(ctx, t, name, true)
 	})
-	if n := p.Conflicts.Load(); n < 1 {
+	if n := p.count.conflicts.Load(); n < 1 {
 		t.Errorf("%d conflicts, want the patch to have conflicted", n)
 	}
 	noWriteErrors(t, p)
@@ -174,10 +172,10 @@ func TestFlapping(t *testing.T) {
 	// (a foreign taint makes no write of its own), and nothing it handed
 	// on is still on its way.
 	eventually(t, "the administrator's taint is stored", func(ctx context.Context) (bool, string) { return nothingLost(ctx, t, name, true) })
-	pings := p.Pings.Load()
-	eventually(t, "three more pings", func(context.Context) (bool, string) { return p.Pings.Load() >= pings+3, "pings" })
+	pings := p.count.pings.Load()
+	eventually(t, "three more pings", func(context.Context) (bool, string) { return p.count.pings.Load() >= pings+3, "pings" })
 	settled(t, p, name)
-	writes := p.Writes.Load()
+	writes := p.count.writes.Load()
 
 	// One cycle: good, two failures of each kind, garbage, a broken
 	// object; each lasts a few pings.
@@ -204,8 +202,8 @@ func TestFlapping(t *testing.T) {
 			transitions++
 			answered = now
 		}
-		pings := p.Pings.Load()
-		eventually(t, "three pings", func(context.Context) (bool, string) { return p.Pings.Load() >= pings+3, "pings" })
+		pings := p.count.pings.Load()
+		eventually(t, "three pings", func(context.Context) (bool, string) { return p.count.pings.Load() >= pings+3, "pings" })
 		if ok, why := conditionIs(stored(t.Context(), t, name), corev1.NodeReady, corev1.ConditionTrue); !ok {
 			t.Fatalf("flap %d: %s", i, why)
 		}
@@ -213,8 +211,8 @@ func TestFlapping(t *testing.T) {
 	plugin.reply(http.StatusOK, goodReply, 0)
 	transitions++
 	eventually(t, "nothing lost", func(ctx context.Context) (bool, string) { return nothingLost(ctx, t, name, true) })
-	got := p.Writes.Load() - writes
-	t.Logf("%d reachability transitions, %d writes, %d pings", transitions, got, p.Pings.Load())
+	got := p.count.writes.Load() - writes
+	t.Logf("%d reachability transitions, %d writes, %d pings", transitions, got, p.count.pings.Load())
 	// Each transition is one status write; a ping that straddles a
 	// transition may write it once more while the node controller's
 	// write is on its way.
@@ -319,9 +317,9 @@ func TestControlPlaneRestart(t *testing.T) {
 	addAdminTaint(t.Context(), t, name)
 	eventually(t, "the administrator's taint is stored", func(ctx context.Context) (bool, string) { return nothingLost(ctx, t, name, true) })
 	restartEnv(t, func() {
-		pings := p.Pings.Load()
+		pings := p.count.pings.Load()
 		eventually(t, "five pings while the API server is down", func(context.Context) (bool, string) {
-			return p.Pings.Load() >= pings+5, "pings"
+			return p.count.pings.Load() >= pings+5, "pings"
 		})
 	})
 	eventually(t, "nothing lost", func(ctx context.Context) (bool, string) { return nothingLost(ctx, t, name, true) })

@@ -62,7 +62,7 @@ func TestPartsFiguresHeldBack(t *testing.T) {
 		pinged++
 		within(t, 10*time.Second, fmt.Sprintf("the part's node takes ping %d", pinged), func(context.Context) (bool, string) {
 			n := s.nodes["a"]
-			return n != nil && n.p.Pings.Load() >= int64(pinged), "not yet"
+			return n != nil && n.p.count.pings.Load() >= int64(pinged), "not yet"
 		})
 	}
 	stored := func(what string, check func(*corev1.Node) (bool, string)) {

@@ -202,8 +202,8 @@ func TestLabelsBesideAdmin(t *testing.T) {
 		want[ownerLabel] = "team-a"
 		maps.Copy(want, static)
 		labelsAre(t, name, r.name+": the plugin's labels as sent, the administrator's and the static ones kept", want)
-		pings := p.Pings.Load()
-		eventually(t, r.name+": three more pings", func(context.Context) (bool, string) { return p.Pings.Load() >= pings+3, "pings" })
+		pings := p.count.pings.Load()
+		eventually(t, r.name+": three more pings", func(context.Context) (bool, string) { return p.count.pings.Load() >= pings+3, "pings" })
 		if ok, why := hasLabels(stored(t.Context(), t, name), want); !ok {
 			t.Errorf("%s, three pings later: %s", r.name, why)
 		}
@@ -233,8 +233,8 @@ func TestLabelsBesideAdmin(t *testing.T) {
 		return strings.Contains(all, "node-restriction.kubernetes.io/dedicated") && strings.Contains(all, "kubernetes.io/hostname") &&
 			strings.Contains(all, "example.org/x"), describe(events)
 	})
-	pings := p.Pings.Load()
-	eventually(t, "five more pings", func(context.Context) (bool, string) { return p.Pings.Load() >= pings+5, "pings" })
+	pings := p.count.pings.Load()
+	eventually(t, "five more pings", func(context.Context) (bool, string) { return p.count.pings.Load() >= pings+5, "pings" })
 	after := stored(t.Context(), t, name)
 	if !maps.Equal(after.Labels, before.Labels) {
 		t.Errorf("labels went from %v to %v, want them unchanged", before.Labels, after.Labels)
@@ -301,8 +301,7 @@ func TestLabelsNodeControllerRace(t *testing.T) {
 	releaseAll := func() { releaseOnce.Do(func() { close(release) }) }
 	t.Cleanup(releaseAll)
 	armed.Store(true)
-	p.mu.Lock()
-	p.BeforeStatusRead = func(ctx context.Context) {
+	p.beforeStatusRead.set(func(ctx context.Context) {
 		if armed.CompareAndSwap(true, false) {
 			close(held)
 			select {
@@ -310,8 +309,7 @@ func TestLabelsNodeControllerRace(t *testing.T) {
 			case <-ctx.Done():
 			}
 		}
-	}
-	p.mu.Unlock()
+	})
 	plugin.reply(http.StatusOK, reply("40", labels), 0) // handed on with the four labels
 	select {
 	case <-held:
@@ -332,8 +330,8 @@ func TestLabelsNodeControllerRace(t *testing.T) {
 	if ok, why := hasLabels(stored(t.Context(), t, name), want); !ok {
 		t.Errorf("after the controller's write: %s", why)
 	}
-	pings := p.Pings.Load()
-	eventually(t, "five more pings", func(context.Context) (bool, string) { return p.Pings.Load() >= pings+5, "pings" })
+	pings := p.count.pings.Load()
+	eventually(t, "five more pings", func(context.Context) (bool, string) { return p.count.pings.Load() >= pings+5, "pings" })
 	node := stored(t.Context(), t, name)
 	if ok, why := hasLabels(node, want); !ok {
 		t.Errorf("five pings later: %s", why)

@@ -49,7 +49,7 @@ type Provider struct {
 	feed    *feed
 	metrics nodeMetrics
 
-	mu sync.Mutex // guards the hooks and handoff
+	mu sync.Mutex // guards handoff
 
 	// What follows belongs to one run: Run sets it up before it starts
 	// the ping loop and the node controller.
@@ -92,32 +92,26 @@ type Provider struct {
 	// ping.
 	lastWarnings map[pingstatus.Warning]bool
 
-	// BeforePing, when set, runs before each ping of its supervisor of
-	// one node (supervisor.go): a hook for tests that step the provider
-	// one ping at a time.
-	BeforePing func(ctx context.Context)
+	// beforePing, beforeObjectPatch and beforeStatusRead are where a
+	// test steps it (hooks.go): before each ping of its supervisor of one
+	// node; before each object patch is sent, after the node it was
+	// computed from was read; and in the node controller's goroutine,
+	// before each read of the node that precedes its status patch.
+	beforePing, beforeObjectPatch, beforeStatusRead hook
 
-	// BeforeObjectPatch, when set, runs before each object patch is sent,
-	// after the node it was computed from was read: a hook for tests of
-	// conflicts.
-	BeforeObjectPatch func(ctx context.Context)
-
-	// BeforeStatusRead, when set, runs in the node controller's goroutine
-	// before each read of the node that precedes its status patch: a
-	// hook for tests of races with the node controller.
-	BeforeStatusRead func(ctx context.Context)
-
-	// Counters, for logs and tests.
-	Pings       atomic.Int64 // plugin pings
-	Failures    atomic.Int64 // pings the plugin did not answer
-	Writes      atomic.Int64 // changes handed to the node controller, and object patches sent
-	Reports     atomic.Int64 // a steady node handed to the node controller for its status report
-	WriteErrors atomic.Int64 // writes the API server refused (a conflict, retried, is not one)
-	Conflicts   atomic.Int64 // object patches that conflicted and were retried
-	StartErrors atomic.Int64 // starts that failed, each tried again after a backoff
-	// Foreign: the node as stored is another's (parts.go), and the parts
-	// supervisor stops serving it.
-	Foreign atomic.Bool
+	// count is what it did, for logs and tests.
+	count struct {
+		pings       atomic.Int64 // plugin pings
+		failures    atomic.Int64 // pings the plugin did not answer
+		writes      atomic.Int64 // changes handed to the node controller, and object patches sent
+		reports     atomic.Int64 // a steady node handed to the node controller for its status report
+		writeErrors atomic.Int64 // writes the API server refused (a conflict, retried, is not one)
+		conflicts   atomic.Int64 // object patches that conflicted and were retried
+		startErrors atomic.Int64 // starts that failed, each tried again after a backoff
+	}
+	// another says that the node as stored is another's (parts.go): the
+	// parts supervisor stops serving it.
+	another atomic.Bool
 }
 
 // NewProvider returns a provider for cfg that talks to the API server
@@ -157,7 +151,7 @@ func (p *Provider) RunRetrying(ctx context.Context) error {
 // startFailed says that a start of the node failed, and is tried again:
 // its own, or its supervisor of one node's (the plugin's client).
 func (p *Provider) startFailed(err error) {
-	p.StartErrors.Add(1)
+	p.count.startErrors.Add(1)
 	p.metrics.startError()
 	p.log.Error("the node did not start; trying again after a backoff", "error", err)
 }
@@ -235,7 +229,7 @@ func (p *Provider) Run(ctx context.Context) error {
 	// its, its ping interval) is a backstop it always beats.
 	backstop := 2 * p.cfg.statusReport()
 	controller, err := node.NewNodeController(p, registration,
-		&statusWatch{NodeInterface: p.nodes, delivered: p.delivered, beforeRead: p.beforeStatusRead},
+		&statusWatch{NodeInterface: p.nodes, delivered: p.delivered, beforeRead: &p.beforeStatusRead},
 		node.WithNodePingInterval(backstop), node.WithNodeStatusUpdateErrorHandler(p.statusRefused))
 	if err != nil {
 		stop()

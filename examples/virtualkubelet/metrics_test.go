@@ -143,7 +143,7 @@ func TestMetricsScrape(t *testing.T) {
 		return conditionIs(node, nodeapply.DefaultConnectivityCondition, corev1.ConditionTrue)
 	})
 	before := scrapeMetrics(t, url)
-	pings, failures, writes, conflicts := p.Pings.Load(), p.Failures.Load(), p.Writes.Load(), p.Conflicts.Load()
+	pings, failures, writes, conflicts := p.count.pings.Load(), p.count.failures.Load(), p.count.writes.Load(), p.count.conflicts.Load()
 
 	// Answers: two good replies, one with a refused cpu; fails three
 	// times; answers twice.
@@ -166,10 +166,10 @@ func TestMetricsScrape(t *testing.T) {
 	})
 
 	const answered, failed = 5, 3
-	if got, want := p.Pings.Load()-pings, int64(answered+failed); got != want {
+	if got, want := p.count.pings.Load()-pings, int64(answered+failed); got != want {
 		t.Errorf("the provider counted %d pings, want %d", got, want)
 	}
-	if got := p.Failures.Load() - failures; got != failed {
+	if got := p.count.failures.Load() - failures; got != failed {
 		t.Errorf("the provider counted %d failures, want %d", got, failed)
 	}
 	node := []string{"node", name}
@@ -188,8 +188,8 @@ func TestMetricsScrape(t *testing.T) {
 		// nothing else does (the refused cpu leaves the node as it is).
 		{"pingnode_node_writes_total", []string{"kind", "status"}, 2},
 		{"pingnode_node_writes_total", []string{"kind", "object"}, 0},
-		{"pingnode_node_writes_total", nil, float64(p.Writes.Load() - writes)},
-		{"pingnode_node_write_conflicts_total", nil, float64(p.Conflicts.Load() - conflicts)},
+		{"pingnode_node_writes_total", nil, float64(p.count.writes.Load() - writes)},
+		{"pingnode_node_write_conflicts_total", nil, float64(p.count.conflicts.Load() - conflicts)},
 		{"pingnode_node_write_errors_total", nil, 0},
 		{"pingnode_warnings_total", []string{"subject", "resource", "action", "refused"}, 1},
 	} {

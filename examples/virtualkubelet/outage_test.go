@@ -289,7 +289,7 @@ func TestOutage(t *testing.T) {
 			t.Errorf("Ready's transition time moved from %s to %s: it left True", readySince, got)
 		}
 		t.Logf("kept %s after the first failed ping: %d failed pings, Ready %s",
-			time.Since(outage).Round(time.Millisecond), p.Failures.Load(), conditionNamed(node, corev1.NodeReady).Message)
+			time.Since(outage).Round(time.Millisecond), p.count.failures.Load(), conditionNamed(node, corev1.NodeReady).Message)
 
 		plugin.reply(http.StatusOK, goodReply, 0)
 		answered := time.Now()

@@ -146,7 +146,7 @@ func (s *supervisor) register(ctx context.Context, part string, ping nodeapply.P
 	delete(s.skipped, part)
 	s.log.Info("a new part: registering its node", "part", part, "node", name)
 	if n := s.start(ctx, part); n != nil {
-		s.Registered.Add(1)
+		s.count.registered.Add(1)
 		n.p.feed.put(ping, nil)
 	}
 }
@@ -233,7 +233,7 @@ func (s *supervisor) remove(ctx context.Context, d parts.Decision, ping nodeappl
 		return
 	}
 	s.deleted[fresh.Name] = fresh.UID
-	s.Deleted.Add(1)
+	s.count.deleted.Add(1)
 	log.Info("a part gone for its grace, whose node no pod holds: its node is deleted", "uid", fresh.UID)
 }
 

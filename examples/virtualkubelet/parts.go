@@ -201,6 +201,6 @@ func (p *Provider) foreign(node *corev1.Node) error {
 	if p.cfg.Parts == nil || p.cfg.Parts.owns(node) {
 		return nil
 	}
-	p.Foreign.Store(true)
+	p.another.Store(true)
 	return fmt.Errorf("the node %s is not this provider's (it lacks the label %s=%s of its part %s); it is left alone", node.Name, OwnerLabel, p.cfg.Parts.Owner, p.cfg.part)
 }

@@ -86,9 +86,7 @@ func runSupervisor(t *testing.T, s *supervisor) {
 func stepSupervisor(t *testing.T, s *supervisor) (step func(n int)) {
 	t.Helper()
 	return parkedSteps(t, func(hook func(context.Context)) {
-		s.mu.Lock()
-		s.BeforePing = hook
-		s.mu.Unlock()
+		s.beforePing.set(hook)
 	}, func() { runSupervisor(t, s) })
 }
 
@@ -347,7 +345,7 @@ func TestPartsGone(t *testing.T) {
 		}
 		return apierrors.IsNotFound(nodeErr), "the node is still there"
 	})
-	if n := s.Deleted.Load(); n != 1 {
+	if n := s.count.deleted.Load(); n != 1 {
 		t.Errorf("%d nodes deleted, want the gone part's", n)
 	}
 	evictions, err := client.CoreV1().Events(metav1.NamespaceDefault).List(t.Context(), metav1.ListOptions{
@@ -393,8 +391,8 @@ func TestPartsPluginDown(t *testing.T) {
 		clock.advance(10 * time.Second)
 		step(1)
 	}
-	if got := ownedNodes(t.Context(), t, owner); len(got) != 0 || s.Registered.Load() != 0 || s.Failures.Load() != 3 {
-		t.Fatalf("a plugin that fails from the start: nodes %v, %d registered, %d failures; want none, none, 3", got, s.Registered.Load(), s.Failures.Load())
+	if got := ownedNodes(t.Context(), t, owner); len(got) != 0 || s.count.registered.Load() != 0 || s.count.failures.Load() != 3 {
+		t.Fatalf("a plugin that fails from the start: nodes %v, %d registered, %d failures; want none, none, 3", got, s.count.registered.Load(), s.count.failures.Load())
 	}
 
 	plugin.reply(http.StatusOK, partsReply(2, "cn1", "cn2"), 0)
@@ -424,8 +422,8 @@ func TestPartsPluginDown(t *testing.T) {
 		step(1)
 	}
 	eventually(t, "each node's connectivity False, none left", connectivityIs(corev1.ConditionFalse))
-	if s.Registered.Load() != 2 || s.Deleted.Load() != 0 {
-		t.Errorf("during the outage: %d registered, %d deleted; want 2, none", s.Registered.Load(), s.Deleted.Load())
+	if s.count.registered.Load() != 2 || s.count.deleted.Load() != 0 {
+		t.Errorf("during the outage: %d registered, %d deleted; want 2, none", s.count.registered.Load(), s.count.deleted.Load())
 	}
 	if ok, why := partsKept(t.Context(), cfg.Parts, uids, nil); !ok {
 		t.Errorf("during the outage: %s", why)
@@ -491,9 +489,9 @@ func TestPartsSamplePlugin(t *testing.T) {
 		names = append(names, cfg.Parts.NodeName(part))
 	}
 	leasesRenewed(t, names...)
-	pings := s.Pings.Load()
+	pings := s.count.pings.Load()
 	within(t, time.Minute, "two more pings", func(context.Context) (bool, string) {
-		return s.Pings.Load() >= pings+2, "pings"
+		return s.count.pings.Load() >= pings+2, "pings"
 	})
 	if n := ignored.n.Load(); n != 1 {
 		t.Errorf("the devices ignored were said %d times, want once", n)

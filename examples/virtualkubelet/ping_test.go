@@ -19,9 +19,7 @@ import (
 func stepPings(t *testing.T, p *Provider) (step func(n int)) {
 	t.Helper()
 	return parkedSteps(t, func(hook func(context.Context)) {
-		p.mu.Lock()
-		p.BeforePing = hook
-		p.mu.Unlock()
+		p.beforePing.set(hook)
 	}, nil)
 }
 

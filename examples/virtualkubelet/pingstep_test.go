@@ -126,10 +126,10 @@ func TestPingStepFakeClient(t *testing.T) {
 
 	// The same reply again: nothing to write, neither by the provider nor
 	// by the node controller it hands the status to.
-	writes, handed := nodeWrites(client), p.Writes.Load()
+	writes, handed := nodeWrites(client), p.count.writes.Load()
 	step(2)
 	time.Sleep(100 * time.Millisecond) // a hand-off on its way would be written by now
-	if n := p.Writes.Load() - handed; n != 0 {
+	if n := p.count.writes.Load() - handed; n != 0 {
 		t.Errorf("two identical pings made %d writes, want none", n)
 	}
 	if more := nodeWrites(client)[len(writes):]; len(more) != 0 {
@@ -139,7 +139,7 @@ func TestPingStepFakeClient(t *testing.T) {
 	// The plugin fails: the condition says so; what it reported stays.
 	plugin.reply(http.StatusServiceUnavailable, "busy", 0)
 	step(1)
-	if n := p.Failures.Load(); n != 1 {
+	if n := p.count.failures.Load(); n != 1 {
 		t.Errorf("%d failed pings counted, want 1", n)
 	}
 	within(t, 10*time.Second, "the failure on the node", func(ctx context.Context) (bool, string) {
@@ -227,13 +227,13 @@ func TestDeliveryFakeClient(t *testing.T) {
 	before := gets()
 	plugin.reply(http.StatusOK, strings.Replace(goodReply, `"taints":[`, `"taints":[{"key":"`+secondKey+`","value":"yes","effect":"NoSchedule"},`, 1), 0)
 	step(1)
-	if n := p.Conflicts.Load(); n != 1 {
+	if n := p.count.conflicts.Load(); n != 1 {
 		t.Errorf("%d conflicts counted, want 1", n)
 	}
 	if n := gets() - before; n < 1 {
 		t.Errorf("no read of the node after the conflict, want the node read again")
 	}
-	if n := p.WriteErrors.Load(); n != 0 {
+	if n := p.count.writeErrors.Load(); n != 0 {
 		t.Errorf("a conflict retried counted %d write errors, want none", n)
 	}
 	node := fakeNode(ctx, t, client, name)
@@ -251,7 +251,7 @@ func TestDeliveryFakeClient(t *testing.T) {
 	if n := refused.Load(); n != 3 {
 		t.Errorf("%d object patches refused in three pings, want one at each", n)
 	}
-	if n := p.WriteErrors.Load(); n != 3 {
+	if n := p.count.writeErrors.Load(); n != 3 {
 		t.Errorf("%d write errors counted in three refused pings, want 3", n)
 	}
 	within(t, 10*time.Second, "the new cpu figure, though the taints are refused", func(ctx context.Context) (bool, string) {
@@ -272,7 +272,7 @@ func TestDeliveryFakeClient(t *testing.T) {
 	if !taintSet(node)[refusedTaint] || !strings.Contains(owned(node), refusedKey+":NoSchedule") || taintSet(node)[secondTaint] {
 		t.Errorf("once allowed: taints %v, ownership %q, want %s delivered and claimed, and %s gone", keys(taintSet(node)), owned(node), refusedTaint, secondTaint)
 	}
-	if n := p.WriteErrors.Load(); n != 3 {
+	if n := p.count.writeErrors.Load(); n != 3 {
 		t.Errorf("%d write errors counted, want still 3", n)
 	}
 }

@@ -264,7 +264,7 @@ var rightsSymptoms = map[string]func(t *testing.T, c *rightsCase){
 		if taintSet(stored(t.Context(), t, c.name))[pluginTaint] {
 			t.Error("the plugin's taint is on the node")
 		}
-		if n := c.writeErrors(t, kindObject); n < 1 || p.WriteErrors.Load() < 1 {
+		if n := c.writeErrors(t, kindObject); n < 1 || p.count.writeErrors.Load() < 1 {
 			t.Errorf("pingnode_node_write_errors_total{kind=taints} %g, want the refusal counted", n)
 		}
 	},

@@ -99,7 +99,7 @@ func TestUnreachablePlugin(t *testing.T) {
 		}, "connection refused"},
 	} {
 		t.Run(mode.name, func(t *testing.T) {
-			failuresBefore := p.Failures.Load()
+			failuresBefore := p.count.failures.Load()
 			restore := mode.fail()
 			eventually(t, "Ready turns False", func(ctx context.Context) (bool, string) {
 				return conditionIs(stored(ctx, t, name), corev1.NodeReady, corev1.ConditionFalse)
@@ -116,7 +116,7 @@ func TestUnreachablePlugin(t *testing.T) {
 			if took < testGrace || took > testGrace+p.cfg.Interval+p.cfg.Timeout+time.Second {
 				t.Errorf("Ready turned False %s after the first failed ping; want between the grace %s and one interval more", took, testGrace)
 			}
-			if n := p.Failures.Load() - failuresBefore; n < 2 {
+			if n := p.count.failures.Load() - failuresBefore; n < 2 {
 				t.Errorf("only %d failed pings seen", n)
 			}
 			if ok, why := hasResources(node, goodResources); !ok {
@@ -172,12 +172,12 @@ func TestOneLostPing(t *testing.T) {
 	plugin.mu.Lock()
 	plugin.failNext = 1
 	plugin.mu.Unlock()
-	failures := p.Failures.Load()
+	failures := p.count.failures.Load()
 	eventually(t, "the failed ping is seen, and 20 more pings", func(context.Context) (bool, string) {
-		return p.Failures.Load() > failures, "no failure yet"
+		return p.count.failures.Load() > failures, "no failure yet"
 	})
-	pings := p.Pings.Load()
-	eventually(t, "20 more pings", func(context.Context) (bool, string) { return p.Pings.Load() >= pings+20, "pings" })
+	pings := p.count.pings.Load()
+	eventually(t, "20 more pings", func(context.Context) (bool, string) { return p.count.pings.Load() >= pings+20, "pings" })
 	eventually(t, "connectivity is True again", func(ctx context.Context) (bool, string) {
 		return conditionIs(stored(ctx, t, name), nodeapply.DefaultConnectivityCondition, corev1.ConditionTrue)
 	})

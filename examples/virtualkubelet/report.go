@@ -67,7 +67,7 @@ func (p *Provider) reportIfDue(node *corev1.Node, now time.Time) {
 	if now.Before(p.reportDue) {
 		return
 	}
-	p.Reports.Add(1)
+	p.count.reports.Add(1)
 	p.metrics.write(kindReport)
 	p.reportAfter(now, false)
 	p.handoff.put(node)

@@ -189,8 +189,8 @@ func (b *scratchBackend) run(pod string, cpus, gi int) {
 			held := b.p.held(time.Now())[corev1.ResourcePods]
 			return held.Value() == int64(b.running), fmt.Sprintf("%s pods held", held.String())
 		})
-		pings := b.p.Pings.Load()
-		eventually(b.t, "a ping since", func(context.Context) (bool, string) { return b.p.Pings.Load() >= pings+2, "pings" })
+		pings := b.p.count.pings.Load()
+		eventually(b.t, "a ping since", func(context.Context) (bool, string) { return b.p.count.pings.Load() >= pings+2, "pings" })
 		settled(b.t, b.p, b.node)
 	}
 	want := b.allocatable()
@@ -287,7 +287,7 @@ func TestScratchStatic(t *testing.T) {
 	eventually(t, "a reply without scratch space is stored", func(ctx context.Context) (bool, string) {
 		return hasResources(stored(ctx, t, name), reported)
 	})
-	pings := p.Pings.Load()
-	eventually(t, "five more pings", func(context.Context) (bool, string) { return p.Pings.Load() >= pings+5, "pings" })
+	pings := p.count.pings.Load()
+	eventually(t, "five more pings", func(context.Context) (bool, string) { return p.count.pings.Load() >= pings+5, "pings" })
 	scratchKept(t, p, name, reported, nil, []string{"scratch-static-10", "scratch-static-60"}, []string{"scratch-static-31"})
 }

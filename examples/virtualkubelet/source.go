@@ -67,13 +67,10 @@ func (s *supervisor) pingOne(ctx context.Context) {
 // plugin answered, and the reply's warnings; false when ctx ended first.
 // A failure is logged when it begins or changes, not at every ping.
 func (s *supervisor) ping(ctx context.Context) (nodeapply.Ping, []pingstatus.Warning, bool) {
-	if hook := s.beforePing(); hook != nil {
-		hook(ctx)
-		if ctx.Err() != nil {
-			return nodeapply.Ping{}, nil, false
-		}
+	if s.stepHook().run(ctx); ctx.Err() != nil {
+		return nodeapply.Ping{}, nil, false
 	}
-	s.Pings.Add(1)
+	s.count.pings.Add(1)
 	start := time.Now()
 	ping := s.pinger.Ping(ctx)
 	if ctx.Err() != nil {
@@ -85,7 +82,7 @@ func (s *supervisor) ping(ctx context.Context) (nodeapply.Ping, []pingstatus.War
 		patch, w := pingstatus.Parse(ping.Body, s.opts.apply.Reply)
 		ping.Reply, warnings = &patch, w
 	} else {
-		s.Failures.Add(1)
+		s.count.failures.Add(1)
 		if ping.Failure != s.lastFailure { // said once, not at every ping of an outage
 			s.log.Warn("plugin ping failed", "failure", ping.Failure)
 		}
@@ -194,9 +191,9 @@ func (f *feed) take(ctx context.Context, p *Provider) (next fed, stepped func(),
 		f.next = nil
 		f.mu.Unlock()
 		if n != nil {
-			p.Pings.Add(1)
+			p.count.pings.Add(1)
 			if !n.ping.Reached() {
-				p.Failures.Add(1)
+				p.count.failures.Add(1)
 			}
 			return *n, func() { close(n.done) }, true
 		}

@@ -47,9 +47,8 @@ import (
 type statusWatch struct {
 	corev1client.NodeInterface
 	delivered func(before, after *corev1.Node)
-	// beforeRead, when it returns a hook, runs it before each read of
-	// the node by the controller.
-	beforeRead func() func(context.Context)
+	// beforeRead runs before each read of the node by the controller.
+	beforeRead *hook
 
 	mu     sync.Mutex
 	before *corev1.Node
@@ -57,9 +56,7 @@ type statusWatch struct {
 
 func (w *statusWatch) Get(ctx context.Context, name string, opts metav1.GetOptions) (*corev1.Node, error) {
 	if w.beforeRead != nil {
-		if hook := w.beforeRead(); hook != nil {
-			hook(ctx)
-		}
+		w.beforeRead.run(ctx)
 	}
 	node, err := w.NodeInterface.Get(ctx, name, opts)
 	if err == nil {
@@ -188,14 +185,8 @@ func (p *Provider) statusRefused(_ context.Context, err error) error {
 		p.log.Warn("the node is gone; the next ping registers it again")
 		return err
 	}
-	p.WriteErrors.Add(1)
+	p.count.writeErrors.Add(1)
 	p.metrics.writeError(kindStatus)
 	p.log.Error("node status refused; the next ping hands it on again", "error", err)
 	return err
-}
-
-func (p *Provider) beforeStatusRead() func(context.Context) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.BeforeStatusRead
 }

@@ -7,7 +7,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -62,10 +61,9 @@ type supervisor struct {
 	all       *Metrics
 	metrics   nodeMetrics // its pings and the reply's warnings, under the template
 
-	mu sync.Mutex // guards the hook
-	// BeforePing, when set, runs before each ping of the plugin, in the
-	// supervisor's loop: a hook for tests that step it one ping at a time.
-	BeforePing func(ctx context.Context)
+	// beforePing is where a test steps it (hooks.go): before each ping of
+	// the plugin, in its loop.
+	beforePing hook
 
 	// What follows belongs to one run; only its loop touches it.
 	pinger *pingclient.Client
@@ -81,12 +79,14 @@ type supervisor struct {
 	// appear or change.
 	lastWarnings map[pingstatus.Warning]bool
 
-	// Counters, for logs and tests.
-	Pings      atomic.Int64 // pings of the plugin
-	Failures   atomic.Int64 // pings it did not answer
-	Registered atomic.Int64 // parts' nodes registered
-	Adopted    atomic.Int64 // parts' nodes served as stored: at a start, or registered by another replica
-	Deleted    atomic.Int64 // parts' nodes deleted
+	// count is what it did, for logs and tests.
+	count struct {
+		pings      atomic.Int64 // pings of the plugin
+		failures   atomic.Int64 // pings it did not answer
+		registered atomic.Int64 // parts' nodes registered
+		adopted    atomic.Int64 // parts' nodes served as stored: at a start, or registered by another replica
+		deleted    atomic.Int64 // parts' nodes deleted
+	}
 }
 
 // newSupervisor returns the supervisor of cfg, a configuration with
@@ -261,7 +261,7 @@ func (s *supervisor) adopt(ctx context.Context) {
 		}
 		s.log.Info("serving a part's node as stored", "part", part, "node", node.Name)
 		if s.start(ctx, part) != nil {
-			s.Adopted.Add(1)
+			s.count.adopted.Add(1)
 		}
 	}
 	maps.DeleteFunc(s.deleted, func(name string, _ types.UID) bool { return !seen[name] })
@@ -288,7 +288,7 @@ func (s *supervisor) leave(d parts.Decision, ping nodeapply.Ping) {
 // alone.
 func (s *supervisor) dropForeign() {
 	for part, n := range s.nodes {
-		if n.p.Foreign.Load() {
+		if n.p.another.Load() {
 			s.log.Warn("a part's node is not this provider's any more (its ownership label is gone): not served", "part", part, "node", n.name)
 			n.halt()
 			delete(s.nodes, part)
@@ -304,15 +304,11 @@ func (s *supervisor) skip(key, why string) {
 	}
 }
 
-// beforePing is the hook before each ping: the supervisor's, or for a
+// stepHook is the hook before each ping: the supervisor's, or for a
 // supervisor of one node the node's.
-func (s *supervisor) beforePing() func(context.Context) {
+func (s *supervisor) stepHook() *hook {
 	if s.one != nil {
-		s.one.mu.Lock()
-		defer s.one.mu.Unlock()
-		return s.one.BeforePing
+		return &s.one.beforePing
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.BeforePing
+	return &s.beforePing
 }

@@ -93,9 +93,7 @@ func startFakeSupervisor(t *testing.T, cfg Config, client *fake.Clientset, h slo
 		}
 	})
 	step := parkedSteps(t, func(hook func(context.Context)) {
-		s.mu.Lock()
-		s.BeforePing = hook
-		s.mu.Unlock()
+		s.beforePing.set(hook)
 	}, func() { go func() { done <- s.Run(ctx) }() })
 	return s, plugin, step
 }
@@ -195,11 +193,11 @@ func TestPartsSupervisorFakeClient(t *testing.T) {
 	}
 
 	// The node owned from before is served at start, before any ping.
-	if n := s.Adopted.Load(); n != 1 {
+	if n := s.count.adopted.Load(); n != 1 {
 		t.Errorf("%d nodes adopted at start, want the one owned from before", n)
 	}
 	step(1)
-	if n := s.Registered.Load(); n != 2 {
+	if n := s.count.registered.Load(); n != 2 {
 		t.Errorf("%d parts registered, want a and b", n)
 	}
 	within(t, 10*time.Second, "each listed part's node has its part's cpu", func(context.Context) (bool, string) {
@@ -247,14 +245,14 @@ func TestPartsSupervisorFakeClient(t *testing.T) {
 	// Within the grace: still there.
 	clock.advance(grace / 2)
 	step(1)
-	if _, err := node("b"); err != nil || s.Deleted.Load() != 0 {
-		t.Fatalf("within the grace: b %v, %d deleted, want it kept", err, s.Deleted.Load())
+	if _, err := node("b"); err != nil || s.count.deleted.Load() != 0 {
+		t.Fatalf("within the grace: b %v, %d deleted, want it kept", err, s.count.deleted.Load())
 	}
 	// The grace over, no pod on it: deleted, at this ping.
 	clock.advance(grace / 2)
 	step(1)
-	if _, err := node("b"); !apierrors.IsNotFound(err) || s.Deleted.Load() != 1 {
-		t.Fatalf("after the grace: b %v, %d deleted, want it deleted", err, s.Deleted.Load())
+	if _, err := node("b"); !apierrors.IsNotFound(err) || s.count.deleted.Load() != 1 {
+		t.Fatalf("after the grace: b %v, %d deleted, want it deleted", err, s.count.deleted.Load())
 	}
 	if _, err := node("a"); err != nil {
 		t.Fatalf("a: %v, want it kept", err)
@@ -265,8 +263,8 @@ func TestPartsSupervisorFakeClient(t *testing.T) {
 	clock.advance(time.Second)
 	step(1)
 	connectivity(corev1.ConditionFalse, "a", "old")
-	if s.Registered.Load() != 2 || s.Deleted.Load() != 1 || s.Failures.Load() != 1 {
-		t.Errorf("after a failed ping: %d registered, %d deleted, %d failures; want 2, 1, 1", s.Registered.Load(), s.Deleted.Load(), s.Failures.Load())
+	if s.count.registered.Load() != 2 || s.count.deleted.Load() != 1 || s.count.failures.Load() != 1 {
+		t.Errorf("after a failed ping: %d registered, %d deleted, %d failures; want 2, 1, 1", s.count.registered.Load(), s.count.deleted.Load(), s.count.failures.Load())
 	}
 
 	// A reply without parts is no news of them: said once, counted at
@@ -298,7 +296,7 @@ func TestPartsSupervisorFakeClient(t *testing.T) {
 		}
 		return hasResources(n, map[string]string{"cpu": "2"})
 	})
-	if n := s.Registered.Load(); n != 3 {
+	if n := s.count.registered.Load(); n != 3 {
 		t.Errorf("%d registrations, want b's second", n)
 	}
 

@@ -173,8 +173,8 @@ func rewrite(t *testing.T, path string, data []byte) {
 // morePings waits until the provider has pinged n more times.
 func morePings(t *testing.T, p *Provider, n int64) {
 	t.Helper()
-	pings := p.Pings.Load()
-	eventually(t, "more pings", func(context.Context) (bool, string) { return p.Pings.Load() >= pings+n, "pings" })
+	pings := p.count.pings.Load()
+	eventually(t, "more pings", func(context.Context) (bool, string) { return p.count.pings.Load() >= pings+n, "pings" })
 }
 
 // TestTransportRotation: the provider pings a plugin that requires mutual
@@ -280,7 +280,7 @@ func TestTransportRotation(t *testing.T) {
 		return hasResources(stored(ctx, t, name), map[string]string{"cpu": "32"})
 	})
 	node := stored(t.Context(), t, name)
-	if n := p.Failures.Load(); n != 0 {
+	if n := p.count.failures.Load(); n != 0 {
 		t.Errorf("%d pings failed", n)
 	}
 	if c := conditionNamed(node, nodeapply.DefaultConnectivityCondition); c.Status != corev1.ConditionTrue || !c.LastTransitionTime.Equal(&reachableSince) {
