@@ -126,6 +126,15 @@ func (r requests) String() string {
 	return b.String()
 }
 
+// total sums the requests the API server counted.
+func (r requests) total() float64 {
+	n := 0.0
+	for _, v := range r.api {
+		n += v
+	}
+	return n
+}
+
 // nodeWrites sums the writes of node objects, status or not.
 func (r requests) nodeWrites() float64 {
 	n := 0.0

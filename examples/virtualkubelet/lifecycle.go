@@ -12,7 +12,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/virtual-kubelet/virtual-kubelet/node"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -84,6 +83,14 @@ type Provider struct {
 	// one of the versions in older.
 	pending *corev1.Node
 	older   map[string]bool
+	// unseen says that pending is the node as the run registered it, which
+	// the cache has not shown yet: it stands in for the cached node at the
+	// first ping, not read again (current).
+	unseen bool
+	// known is the node as its supervisor read it just before the node's
+	// first run, which registration takes instead of reading it again; nil
+	// once taken, and for a node of its own.
+	known *read
 	// reportDue is when a steady node's status is next written, statusAt
 	// the time of the ping whose status it last handed on (ping.go).
 	reportDue, statusAt time.Time
@@ -197,12 +204,12 @@ func (p *Provider) Run(ctx context.Context) error {
 	}
 	p.events = newNodeEvents(broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: FieldManager, Host: p.cfg.Static.Name}), p.cfg.Static.Name)
 	p.setHandoff(newHandoff())
-	p.pending, p.older, p.statusAt = nil, nil, time.Time{}
+	p.pending, p.older, p.unseen, p.statusAt = nil, nil, false, time.Time{}
 	p.stale.Store(false)
 
 	// A read first, which fails at once if the API server cannot be
 	// reached or refuses this provider.
-	registration, err := p.registration(ctx)
+	registration, stored, err := p.registration(ctx)
 	if err != nil {
 		return fmt.Errorf("reading the node: %w", err)
 	}
@@ -214,6 +221,10 @@ func (p *Provider) Run(ctx context.Context) error {
 	p.caches = caches
 	p.live.Store(caches)
 	defer p.live.Store(nil)
+	applied := false
+	if !stored {
+		registration, applied = p.withFirstPing(registration)
+	}
 	defer p.startDevices()()     // the device controller stops before the caches
 	defer p.finishDeletes(ctx)() // and so do the deletes of pods
 
@@ -228,8 +239,9 @@ func (p *Provider) Run(ctx context.Context) error {
 	// jitter (report.go); the controller's own interval (with no Lease of
 	// its, its ping interval) is a backstop it always beats.
 	backstop := 2 * p.cfg.statusReport()
-	controller, err := node.NewNodeController(p, registration,
-		&statusWatch{NodeInterface: p.nodes, delivered: p.delivered, beforeRead: &p.beforeStatusRead},
+	watch := &statusWatch{NodeInterface: p.nodes, delivered: p.delivered, beforeRead: &p.beforeStatusRead}
+	watch.absent.Store(!stored)
+	controller, err := node.NewNodeController(p, registration, watch,
 		node.WithNodePingInterval(backstop), node.WithNodeStatusUpdateErrorHandler(p.statusRefused))
 	if err != nil {
 		stop()
@@ -246,6 +258,16 @@ func (p *Provider) Run(ctx context.Context) error {
 		return fmt.Errorf("registering the node: %w", controller.Err())
 	case <-ctx.Done():
 		return nil
+	}
+	if created := watch.registered(); created != nil {
+		// The node as registered stands in for the cached node until the
+		// cache shows it, at the first ping (current).
+		p.setPending(created, nil)
+		p.unseen = true
+		if applied {
+			p.count.writes.Add(1)
+			p.metrics.write(kindRegister)
+		}
 	}
 	p.metrics.running(1)
 	defer p.metrics.running(-1)
@@ -273,35 +295,4 @@ func (p *Provider) Run(ctx context.Context) error {
 		return nil
 	}
 	return errors.New("the node controller stopped")
-}
-
-// registration is the node handed to the node controller: the static
-// configuration, or, when the node is stored already (the provider
-// restarted), the stored status, labels and annotations over it. The
-// controller's first write replaces the stored status with this one, and
-// its later writes remove what it wrote before and this one lacks, so
-// starting from the static node would drop the plugin's last resources,
-// the conditions and the ownership annotation. It reads the node as
-// stored, once.
-func (p *Provider) registration(ctx context.Context) (*corev1.Node, error) {
-	node := p.cfg.Static.DeepCopy()
-	stored, err := p.ours(p.nodes.Get(ctx, node.Name, metav1.GetOptions{}))
-	if apierrors.IsNotFound(err) {
-		return node, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	status := stored.Status.DeepCopy()
-	status.NodeInfo = node.Status.NodeInfo // this provider's version
-	node.Status = *status
-	labels := stored.Labels
-	for k, v := range node.Labels {
-		if labels == nil {
-			labels = map[string]string{}
-		}
-		labels[k] = v
-	}
-	node.Labels, node.Annotations = labels, stored.Annotations
-	return node, nil
 }

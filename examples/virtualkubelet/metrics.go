@@ -26,6 +26,9 @@ const (
 	kindObject = "object" // an object patch (taints, labels, ownership annotations) sent to the API server
 	kindStatus = "status" // a changed status handed to the node controller
 	kindReport = "report" // a steady node's status handed on for its periodic report
+	// kindRegister is a new node registered with its first ping applied:
+	// its status, taints and labels in the one create (withFirstPing).
+	kindRegister = "register"
 
 	toReachable   = "reachable"   // the connectivity condition turned True
 	toUnreachable = "unreachable" // it turned False
@@ -163,7 +166,7 @@ func (m *Metrics) forNode(node string) nodeMetrics {
 	for _, to := range []string{toReachable, toUnreachable} {
 		m.transitions.WithLabelValues(node, to)
 	}
-	for _, k := range []string{kindObject, kindStatus, kindReport} {
+	for _, k := range []string{kindObject, kindStatus, kindReport, kindRegister} {
 		m.writes.WithLabelValues(node, k)
 	}
 	for _, k := range []string{kindObject, kindStatus} {

@@ -62,8 +62,9 @@ type partNode struct {
 
 // start starts the runner of part's node, which registers the node, or
 // serves it as stored, and waits for its pings; nil if it cannot have a
-// client.
-func (s *supervisor) start(ctx context.Context, part string) *partNode {
+// client. known, if not nil, is the node as just read (readNew), which
+// the runner's first start takes instead of reading it again.
+func (s *supervisor) start(ctx context.Context, part string, known *read) *partNode {
 	cfg := s.cfg.forPart(part)
 	cfg.shared, cfg.events, cfg.leases = s.owned, s.events, s.leases
 	client, err := s.newClient()
@@ -72,6 +73,7 @@ func (s *supervisor) start(ctx context.Context, part string) *partNode {
 		return nil
 	}
 	p := NewProvider(cfg, client, s.log.With("node", cfg.Static.Name, "part", part))
+	p.known = known
 	n := &partNode{name: cfg.Static.Name, p: p, done: make(chan struct{})}
 	run, stop := context.WithCancel(ctx)
 	n.stop = stop
@@ -145,7 +147,7 @@ func (s *supervisor) register(ctx context.Context, part string, ping nodeapply.P
 	}
 	delete(s.skipped, part)
 	s.log.Info("a new part: registering its node", "part", part, "node", name)
-	if n := s.start(ctx, part); n != nil {
+	if n := s.start(ctx, part, &r); n != nil {
 		s.count.registered.Add(1)
 		n.p.feed.put(ping, nil)
 	}

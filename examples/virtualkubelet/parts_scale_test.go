@@ -48,11 +48,15 @@ type partsCost struct {
 	cpuSeconds, nodeWrites, leaseWrites float64 // per node-hour
 	statusWrites, objectWrites          float64 // per node-hour, as the provider counts them (pingnode_node_writes_total)
 	current                             float64 // the share of nodes current two intervals after the churn stopped
+	// ready is the time from the first ping to every node Ready, and
+	// registration the requests the API server counted by then, per node.
+	ready        time.Duration
+	registration float64
 }
 
 func (c partsCost) String() string {
-	return fmt.Sprintf("goroutines %.1f, heap %.3f MB, RSS %.3f MB, cpu %.2f s/node-h, node writes %.1f/node-h (the provider's: status %.1f, object %.1f), Lease writes %.1f/node-h, current %.1f%%",
-		c.goroutines, c.heapMB, c.rssMB, c.cpuSeconds, c.nodeWrites, c.statusWrites, c.objectWrites, c.leaseWrites, 100*c.current)
+	return fmt.Sprintf("goroutines %.1f, heap %.3f MB, RSS %.3f MB, cpu %.2f s/node-h, node writes %.1f/node-h (the provider's: status %.1f, object %.1f), Lease writes %.1f/node-h, current %.1f%%; every node Ready %s after the first ping, at %.1f requests a node",
+		c.goroutines, c.heapMB, c.rssMB, c.cpuSeconds, c.nodeWrites, c.statusWrites, c.objectWrites, c.leaseWrites, 100*c.current, c.ready, c.registration)
 }
 
 // TestPartsScale measures what a part's node costs: a provider process
@@ -138,9 +142,10 @@ func measureVersions(t *testing.T, before, what string, measure func(t *testing.
 			}
 			return fmt.Sprintf("%.2f", a/b)
 		}
-		t.Logf("after/before, %s: goroutines %s, heap %s, RSS %s, cpu %s, node writes %s, Lease writes %s",
+		t.Logf("after/before, %s: goroutines %s, heap %s, RSS %s, cpu %s, node writes %s, Lease writes %s; time to every node Ready %s, its requests %s",
 			what, ratio(after.goroutines, before.goroutines), ratio(after.heapMB, before.heapMB), ratio(after.rssMB, before.rssMB),
-			ratio(after.cpuSeconds, before.cpuSeconds), ratio(after.nodeWrites, before.nodeWrites), ratio(after.leaseWrites, before.leaseWrites))
+			ratio(after.cpuSeconds, before.cpuSeconds), ratio(after.nodeWrites, before.nodeWrites), ratio(after.leaseWrites, before.leaseWrites),
+			ratio(after.ready.Seconds(), before.ready.Seconds()), ratio(after.registration, before.registration))
 	}
 }
 
@@ -175,6 +180,7 @@ func measureParts(t *testing.T, bin string, env []string, template string, n int
 
 	fleet := newScaleFleet(n, churn)
 	t.Cleanup(func() { deleteParts(t, owner, template, fleet) })
+	before := mustReadRequests(t)
 	p, url := start(fleet, 1)
 	began := time.Now()
 	// Every 2 s, from the API server's watch cache (resourceVersion 0):
@@ -193,7 +199,9 @@ func measureParts(t *testing.T, bin string, env []string, template string, n int
 		}
 		return ready == n, fmt.Sprintf("%d of %d", ready, n)
 	})
-	t.Logf("%d parts' nodes Ready %s after the start", n, time.Since(began).Round(time.Second))
+	ready := time.Since(began).Round(time.Second)
+	registration := mustReadRequests(t).since(before)
+	t.Logf("%d parts' nodes Ready %s after the first ping; the API server counted, by then:%s", n, ready, registration)
 	// The last registrations' first writes, and the controller manager's
 	// (its TTL controller annotates every node as the cluster grows).
 	time.Sleep(30 * time.Second)
@@ -201,6 +209,7 @@ func measureParts(t *testing.T, bin string, env []string, template string, n int
 	free := fleet.freeze()
 	time.Sleep(2 * interval)
 	cost.current = currentShare(t, template, free)
+	cost.ready, cost.registration = ready, registration.total()/float64(n)
 	t.Logf("counted in %s:%s", window, d)
 	if dir := os.Getenv("PINGNODE_PARTS_LOGS"); dir != "" { // the provider's log, kept
 		if log, err := os.ReadFile(p.log); err == nil {

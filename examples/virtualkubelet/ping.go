@@ -8,7 +8,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/pingnode/pingnode/nodeapply"
 	"github.com/pingnode/pingnode/pingstatus"
@@ -117,13 +116,19 @@ func (p *Provider) PingOnce(ctx context.Context) {
 // current returns the node to apply the next ping to: the cached node,
 // or the node last written while the cache has not caught up with it.
 // Only a node missing from the cache costs a read of the API server:
-// registered too recently for the cache, or deleted by someone, and then
+// registered too recently for the cache (but at the first ping, which
+// takes the node as registered), or deleted by someone, and then
 // registered again.
 func (p *Provider) current(ctx context.Context) (*corev1.Node, error) {
 	if p.stale.Swap(false) {
 		p.pending, p.older = nil, nil // a status write failed: it is not on its way
 	}
+	unseen := p.unseen
+	p.unseen = false
 	cached, err := p.caches.node.Get(p.cfg.Static.Name)
+	if apierrors.IsNotFound(err) && unseen && p.pending != nil {
+		return p.pending, nil // registered a moment ago
+	}
 	if apierrors.IsNotFound(err) {
 		p.pending, p.older = nil, nil
 		return p.registerAgain(ctx)
@@ -189,23 +194,4 @@ func (p *Provider) logChanges(res nodeapply.Result, subjects ...pingstatus.Subje
 			}
 		}
 	}
-}
-
-// registerAgain returns the node as stored, and registers it again, as
-// the static configuration has it, if someone deleted it: the ping then
-// brings back what the plugin reports, and the node controller's next
-// status write what it was handed. This is the one place that registers
-// a node once the node controller has; the node controller's status
-// error handler only says that the node is gone (statuswrite.go).
-func (p *Provider) registerAgain(ctx context.Context) (*corev1.Node, error) {
-	stored, err := p.nodes.Get(ctx, p.cfg.Static.Name, metav1.GetOptions{})
-	if !apierrors.IsNotFound(err) {
-		return p.ours(stored, err)
-	}
-	p.log.Warn("the node is gone; registering it again")
-	stored, err = p.nodes.Create(ctx, p.cfg.Static, metav1.CreateOptions{FieldManager: FieldManager})
-	if apierrors.IsAlreadyExists(err) { // registered meanwhile, by the node controller
-		return p.ours(p.nodes.Get(ctx, p.cfg.Static.Name, metav1.GetOptions{}))
-	}
-	return stored, err
 }

@@ -155,6 +155,17 @@ func (f *feed) put(ping nodeapply.Ping, warnings []pingstatus.Warning) <-chan st
 	return next.done
 }
 
+// peek returns the ping waiting to be taken, and leaves it there; false
+// if none waits.
+func (f *feed) peek() (nodeapply.Ping, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.next == nil {
+		return nodeapply.Ping{}, false
+	}
+	return f.next.ping, true
+}
+
 // running returns a channel that is closed while a run of the node
 // takes its pings.
 func (f *feed) running() <-chan struct{} {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -49,6 +50,15 @@ type statusWatch struct {
 	delivered func(before, after *corev1.Node)
 	// beforeRead runs before each read of the node by the controller.
 	beforeRead *hook
+	// absent says that the provider has just read the node and found
+	// none: the controller's first read, by which it decides to register
+	// the node, is answered NotFound without asking the API server again.
+	// Should another register the node meanwhile, the controller's create
+	// fails (AlreadyExists), and the run starts again.
+	absent atomic.Bool
+	// created is the node the controller registered, until registered
+	// takes it.
+	created atomic.Pointer[corev1.Node]
 
 	mu     sync.Mutex
 	before *corev1.Node
@@ -57,6 +67,9 @@ type statusWatch struct {
 func (w *statusWatch) Get(ctx context.Context, name string, opts metav1.GetOptions) (*corev1.Node, error) {
 	if w.beforeRead != nil {
 		w.beforeRead.run(ctx)
+	}
+	if w.absent.Swap(false) {
+		return nil, apierrors.NewNotFound(corev1.Resource("nodes"), name)
 	}
 	node, err := w.NodeInterface.Get(ctx, name, opts)
 	if err == nil {
@@ -140,9 +153,16 @@ func mustJSON(v map[string]json.RawMessage) json.RawMessage {
 func (w *statusWatch) Create(ctx context.Context, node *corev1.Node, opts metav1.CreateOptions) (*corev1.Node, error) {
 	created, err := w.NodeInterface.Create(ctx, node, opts)
 	if err == nil {
+		w.created.Store(created)
 		w.delivered(nil, created)
 	}
 	return created, err
+}
+
+// registered returns the node the controller registered, once; nil if it
+// registered none (the node was stored already).
+func (w *statusWatch) registered() *corev1.Node {
+	return w.created.Swap(nil)
 }
 
 // delivered records what a status write of the node controller stored:

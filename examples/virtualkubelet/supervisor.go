@@ -260,7 +260,7 @@ func (s *supervisor) adopt(ctx context.Context) {
 			continue
 		}
 		s.log.Info("serving a part's node as stored", "part", part, "node", node.Name)
-		if s.start(ctx, part) != nil {
+		if s.start(ctx, part, nil) != nil {
 			s.count.adopted.Add(1)
 		}
 	}
