@@ -23,12 +23,14 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/rights"
 )
 
 // The tests run every provider as a ServiceAccount of its own, bound to
-// exactly the rights rbac.go gives the provider's configuration, with a
-// token minted through the TokenRequest API, on a control plane that
-// authorizes with RBAC (TestMain starts it with -rbac).
+// exactly the rights internal/rights gives the provider's configuration,
+// with a token minted through the TokenRequest API, on a control plane
+// that authorizes with RBAC (TestMain starts it with -rbac).
 
 // testNamespace holds the tests' ServiceAccounts.
 const testNamespace = metav1.NamespaceDefault
@@ -45,7 +47,7 @@ var identities atomic.Int64
 // with a token, kept in a file too, as a pod has it, for the kubeconfig of
 // a provider in a child process.
 type identity struct {
-	access    Access
+	access    rights.Access
 	objects   []runtime.Object // the rights, as applied
 	token     string
 	tokenFile string
@@ -63,7 +65,7 @@ type identity struct {
 // ServiceAccount and Namespace are set to it), applies a.Objects() with
 // the administrator's client, waits until every rule is in force, and
 // mints a token. When the test ends, it deletes them.
-func grant(tb testing.TB, base string, a Access) *identity {
+func grant(tb testing.TB, base string, a rights.Access) *identity {
 	tb.Helper()
 	a.Namespace, a.ServiceAccount = testNamespace, fmt.Sprintf("%s-%d", base, identities.Add(1))
 	return grantObjects(tb, a, a.Objects())
@@ -71,7 +73,7 @@ func grant(tb testing.TB, base string, a Access) *identity {
 
 // grantObjects is grant with the rights given as objects (a.Objects()
 // with a rule taken away, say), for a's ServiceAccount.
-func grantObjects(tb testing.TB, a Access, objects []runtime.Object) *identity {
+func grantObjects(tb testing.TB, a rights.Access, objects []runtime.Object) *identity {
 	tb.Helper()
 	needsControlPlane(tb) // every test that runs a provider against the API server comes here
 	ctx := context.Background()
@@ -215,7 +217,7 @@ func settingsOfArgs(tb testing.TB, args []string) (*flags, []Config, *Election) 
 
 // accessOfArgs is the Access of the provider's command line args, as
 // -print-rbac gives it.
-func accessOfArgs(tb testing.TB, args []string) Access {
+func accessOfArgs(tb testing.TB, args []string) rights.Access {
 	tb.Helper()
 	f, configs, election := settingsOfArgs(tb, args)
 	return f.access(configs, election)
@@ -289,8 +291,9 @@ func describeObject(obj runtime.Object) string {
 }
 
 // leftRights lists the ServiceAccounts, RBAC objects and admission
-// policies of the provider (labelled app.kubernetes.io/name as rbac.go
-// labels them) that are still there: after the tests, none should be.
+// policies of the provider (labelled app.kubernetes.io/name as
+// internal/rights labels them) that are still there: after the tests,
+// none should be.
 func leftRights(ctx context.Context) ([]string, error) {
 	selector := metav1.ListOptions{LabelSelector: "app.kubernetes.io/name=" + FieldManager}
 	var left []string

@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/tools/record"
 
 	"github.com/pingnode/pingnode/examples/internal/pingclient"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/caches"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/leases"
 	"github.com/pingnode/pingnode/internal/kuberules"
 	"github.com/pingnode/pingnode/nodeapply"
@@ -113,11 +114,11 @@ type Config struct {
 	DRADriver string
 	// claims is the cache of ResourceClaims that the nodes of a process
 	// share (runProviders); nil, the provider keeps its own.
-	claims *claimCache
+	claims *caches.Claims
 	// shared are the caches of the node and the pods that the parts'
-	// nodes of a provider of parts share, its supervisor's (watchOwned);
+	// nodes of a provider of parts share, its supervisor's (caches.Owned);
 	// nil, the provider keeps its own.
-	shared *caches
+	shared *caches.Caches
 	// events is the event broadcaster that the parts' nodes of a provider
 	// of parts share, its supervisor's; nil, the provider runs its own.
 	events record.EventBroadcaster

@@ -79,7 +79,7 @@ func (p *Provider) devicePool(ping nodeapply.Ping) devicepool.Result {
 	if d == nil {
 		return devicepool.Result{}
 	}
-	published := dra.Pool(p.caches.nodeSlices(), p.caches.claims.inPool(d.driver, d.pool), p.caches.boundPods(), ping.At, d.driver, d.pool)
+	published := dra.Pool(p.caches.NodeSlices(), p.caches.Claims.InPool(d.driver, d.pool), p.caches.BoundPods(), ping.At, d.driver, d.pool)
 	return devicepool.Apply(published, ping, p.opts.apply.Reply)
 }
 

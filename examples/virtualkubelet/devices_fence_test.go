@@ -195,21 +195,21 @@ func TestDeviceRightsEachNeeded(t *testing.T) {
 	all := accessFor(testNamespace, "rights", []Config{{Static: StaticNode("vk-rights"), CountHeld: true, DRADriver: driver}}, nil)
 	plain := accessFor(testNamespace, "rights", []Config{{Static: StaticNode("vk-rights"), CountHeld: true}}, nil)
 	before := map[string]bool{}
-	for _, r := range plain.rights() {
-		for _, rule := range r.rules {
-			before[ruleKey(r.namespace, rule.PolicyRule)] = true
+	for _, r := range plain.Roles() {
+		for _, rule := range r.Rules {
+			before[ruleKey(r.Namespace, rule.PolicyRule)] = true
 		}
 	}
 	i := 0
-	for _, r := range all.rights() {
-		for _, rule := range r.rules {
-			key := ruleKey(r.namespace, rule.PolicyRule)
+	for _, r := range all.Roles() {
+		for _, rule := range r.Rules {
+			key := ruleKey(r.Namespace, rule.PolicyRule)
 			if before[key] {
 				continue // TestRightsEachNeeded shows it
 			}
 			symptom, ok := deviceRightsSymptoms[key]
 			if !ok {
-				t.Errorf("the rule %q (%s) has no symptom here: show what breaks without it, or take it away", key, rule.why)
+				t.Errorf("the rule %q (%s) has no symptom here: show what breaks without it, or take it away", key, rule.Why)
 				continue
 			}
 			name := fmt.Sprintf("vk-dra-rights-%d", i)
@@ -229,7 +229,7 @@ func TestDeviceRightsEachNeeded(t *testing.T) {
 				a := accessFor(testNamespace, fmt.Sprintf("%s-%d", name, identities.Add(1)), []Config{c.cfg}, nil)
 				c.id = grantObjects(t, a, without(t, a, key))
 				c.client = c.log.clientFor(t, c.id)
-				t.Logf("without %s (%s)", key, rule.why)
+				t.Logf("without %s (%s)", key, rule.Why)
 				symptom(t, c)
 			})
 		}

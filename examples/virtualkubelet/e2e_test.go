@@ -63,8 +63,8 @@ func (f *fakePlugin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // what the provider left (deleteNode). statusReport is how often the
 // status of a steady node is written. Each change edits the
 // configuration first. The provider runs as a ServiceAccount of its own,
-// bound to exactly the rights rbac.go gives its configuration (grant).
-// It logs to the test's output.
+// bound to exactly the rights internal/rights gives its configuration
+// (grant). It logs to the test's output.
 func startProvider(t *testing.T, name string, statusReport time.Duration, change ...func(*Config)) (*Provider, *fakePlugin) {
 	t.Helper()
 	return startProviderLogging(t, name, statusReport, slog.NewTextHandler(t.Output(), nil), change...)

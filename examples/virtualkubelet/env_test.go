@@ -25,7 +25,7 @@ import (
 // client talks to the real kube-apiserver that TestMain starts, as its
 // administrator (system:masters); envConfig is its configuration. A
 // provider never uses them: it runs with a ServiceAccount of its own,
-// bound to the rights rbac.go gives it (see grant).
+// bound to the rights internal/rights gives it (see grant).
 var (
 	client    kubernetes.Interface
 	envConfig *rest.Config

@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/rights"
 	"github.com/pingnode/pingnode/nodeapply"
 )
 
@@ -304,7 +305,7 @@ func (f *flags) settings(args []string) ([]Config, *Election, error) {
 // access is the rights of the providers of configs, with election, bound
 // to -service-account: what -print-rbac prints. settings has checked the
 // flags.
-func (f *flags) access(configs []Config, election *Election) Access {
+func (f *flags) access(configs []Config, election *Election) rights.Access {
 	return accessFor(f.saNamespace, f.saName, configs, election)
 }
 

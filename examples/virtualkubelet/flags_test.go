@@ -18,6 +18,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/pingnode/pingnode/examples/internal/flagdoc"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/rights"
 )
 
 // runCommand runs the provider's main with args in a child process (this
@@ -210,7 +211,7 @@ func TestPrintRBAC(t *testing.T) {
 			"the ResourceSlices' rules": strings.Contains(text, "- resourceslices\n"),
 			"the ResourceClaims' rules": strings.Contains(text, "- resourceclaims\n"),
 			"the ResourceSlices' fence": strings.Contains(string(policy), "- resourceslices\n"),
-			"events in every namespace": slices.ContainsFunc(a.rights()[0].rules, func(r accessRule) bool { return slices.Contains(r.Resources, "events") }),
+			"events in every namespace": slices.ContainsFunc(a.Roles()[0].Rules, func(r rights.Rule) bool { return slices.Contains(r.Resources, "events") }),
 		} {
 			if has != devices {
 				t.Errorf("%v: %s %v, want them with -dra-driver (%v)", args, what, has, devices)

@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/caches"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/leases"
 )
 
@@ -90,7 +91,11 @@ func runProviders(ctx context.Context, restConfig *rest.Config, configs []Config
 		}
 		clients[i] = client
 	}
-	claims, stopClaims, err := sharedClaims(ctx, restConfig, configs)
+	driver := ""
+	if len(configs) > 0 {
+		driver = configs[0].DRADriver // one fleet, one driver
+	}
+	claims, stopClaims, err := caches.SharedClaims(ctx, restConfig, driver)
 	if err != nil {
 		return err
 	}

@@ -43,5 +43,5 @@ func heldBy(pods []*corev1.Pod, at time.Time) corev1.ResourceList {
 // as the pod cache has them. A pod whose start the cache has not seen yet
 // is missed for one ping: the safe side, as above.
 func (p *Provider) held(at time.Time) corev1.ResourceList {
-	return heldBy(p.caches.boundPods(), at)
+	return heldBy(p.caches.BoundPods(), at)
 }

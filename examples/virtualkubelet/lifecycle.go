@@ -18,6 +18,7 @@ import (
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/tools/record"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/caches"
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
@@ -32,7 +33,7 @@ import (
 // Its work is split by job: this file starts and stops it ([Provider.Run],
 // [Provider.RunRetrying]); ping.go is the step at each ping; delivery.go,
 // handoff.go and statuswrite.go bring what changed to the API server;
-// cache.go holds its view of the node and its pods; podfinish.go finishes
+// internal/caches holds its view of the node and its pods; podfinish.go finishes
 // the deletion of its pods; devices.go, publish.go and poddevices.go
 // publish its devices, with -dra-driver.
 type Provider struct {
@@ -68,8 +69,8 @@ type Provider struct {
 	// Only the ping loop touches what follows (ping.go, report.go,
 	// devices.go), but live, the caches while they run, which the parts
 	// supervisor reads too.
-	caches *caches
-	live   atomic.Pointer[caches]
+	caches *caches.Caches
+	live   atomic.Pointer[caches.Caches]
 	// devices is what the run keeps of the node's devices; nil without a
 	// DRA driver.
 	devices *deviceState
@@ -136,7 +137,7 @@ func NewProvider(cfg Config, client kubernetes.Interface, log *slog.Logger) *Pro
 		m = metrics.forNode(cfg.Static.Name)
 	}
 	return &Provider{
-		cfg: cfg, opts: cfg.options(), client: client, nodes: leanNodes{client.CoreV1().Nodes()},
+		cfg: cfg, opts: cfg.options(), client: client, nodes: caches.LeanNodes{NodeInterface: client.CoreV1().Nodes()},
 		eventSink: client.CoreV1().Events(metav1.NamespaceAll), log: log,
 		feed: newFeed(), metrics: m,
 	}
@@ -213,13 +214,13 @@ func (p *Provider) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("reading the node: %w", err)
 	}
-	caches, err := startCaches(ctx, p.client, p.cfg.Static.Name, cacheSet{driver: p.cfg.DRADriver, claims: p.cfg.claims, shared: p.cfg.shared})
+	view, err := caches.Start(ctx, p.client, p.cfg.Static.Name, caches.Set{Driver: p.cfg.DRADriver, Claims: p.cfg.claims, Shared: p.cfg.shared})
 	if err != nil {
 		return err
 	}
-	defer caches.stop()
-	p.caches = caches
-	p.live.Store(caches)
+	defer view.Stop()
+	p.caches = view
+	p.live.Store(view)
 	defer p.live.Store(nil)
 	applied := false
 	if !stored {
@@ -271,7 +272,7 @@ func (p *Provider) Run(ctx context.Context) error {
 	}
 	p.metrics.running(1)
 	defer p.metrics.running(-1)
-	leases.Serve(p.cfg.Static.Name, caches.node)
+	leases.Serve(p.cfg.Static.Name, view.Node)
 	defer leases.Drop(p.cfg.Static.Name)
 
 	go p.handoff.run(running)

@@ -13,6 +13,8 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/rights"
 )
 
 func main() { os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -90,7 +92,7 @@ func run(kubeconfig, metricsAddr string, election *Election, configs []Config, l
 
 // printAccess prints the RBAC objects of a, its admission policy, or both,
 // and returns the exit status.
-func printAccess(a Access, rbac, policy bool, stdout, stderr io.Writer) int {
+func printAccess(a rights.Access, rbac, policy bool, stdout, stderr io.Writer) int {
 	var docs []func() ([]byte, error)
 	if rbac {
 		docs = append(docs, a.YAML)

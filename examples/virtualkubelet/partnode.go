@@ -20,7 +20,7 @@ import (
 // end of its pods' deletion, as any node's), whose pings are the
 // supervisor's pings of the part (partFeed, source.go). What a fleet's
 // node has of its own, a part's node shares with the others: it reads
-// its node and its pods from the supervisor's caches (watchOwned), writes
+// its node and its pods from the supervisor's caches (caches.Owned), writes
 // through the supervisor's client, records its events through the
 // supervisor's broadcaster, counts in the template's metrics, and has its
 // Lease renewed by the process's renewer (internal/leases), so that a part's
@@ -178,7 +178,7 @@ func (n *partNode) pods() int {
 	if c == nil {
 		return 1
 	}
-	return holding(c.boundPods(), n.name)
+	return holding(c.BoundPods(), n.name)
 }
 
 // holding counts the pods of pods bound to the node name that are not

@@ -48,11 +48,11 @@ func startPartsPlugin(t *testing.T, reply string) *fakePlugin {
 
 // newPartsProvider returns the supervisor of cfg, a configuration with
 // Parts, which runs as a ServiceAccount of its own bound to exactly the
-// rights rbac.go gives its configuration, each part's node with a client
-// of its own, logging to the test's output; it does not run yet. When the
-// test ends, what the provider leaves of the nodes of parts (each
-// node, its Lease and its events) is deleted; what an earlier run that was
-// killed left of them is deleted now.
+// rights internal/rights gives its configuration, each part's node with a
+// client of its own, logging to the test's output; it does not run yet.
+// When the test ends, what the provider leaves of the nodes of parts
+// (each node, its Lease and its events) is deleted; what an earlier run
+// that was killed left of them is deleted now.
 func newPartsProvider(t *testing.T, cfg Config, partNames ...string) *supervisor {
 	t.Helper()
 	needsControlPlane(t)

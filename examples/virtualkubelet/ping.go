@@ -125,7 +125,7 @@ func (p *Provider) current(ctx context.Context) (*corev1.Node, error) {
 	}
 	unseen := p.unseen
 	p.unseen = false
-	cached, err := p.caches.node.Get(p.cfg.Static.Name)
+	cached, err := p.caches.Node.Get(p.cfg.Static.Name)
 	if apierrors.IsNotFound(err) && unseen && p.pending != nil {
 		return p.pending, nil // registered a moment ago
 	}

@@ -76,7 +76,7 @@ func (p *Provider) podDevices(ctx context.Context, pool []devicepool.Device) {
 	}
 	t := &d.told
 	t.round++
-	for _, pod := range p.caches.boundPods() {
+	for _, pod := range p.caches.BoundPods() {
 		if !mayUseDevices(pod) {
 			continue
 		}
@@ -88,7 +88,7 @@ func (p *Provider) podDevices(ctx context.Context, pool []devicepool.Device) {
 				continue
 			}
 		}
-		cached := func(name string) *resourcev1.ResourceClaim { return p.caches.claims.get(pod.Namespace, name) }
+		cached := func(name string) *resourcev1.ResourceClaim { return p.caches.Claims.Get(pod.Namespace, name) }
 		given, err := dra.PodDevices(pod, cached, pool, d.driver, d.pool)
 		if err != nil && (!seen || was.outcome != refusedOutcome(err)) {
 			// A refusal that would be news: the claims as stored decide.

@@ -81,7 +81,7 @@ type finisher struct {
 // what stops it and waits until it has. A pod waits for the plugin's first
 // answer ([finisher.answered]).
 func (p *Provider) finishDeletes(ctx context.Context) (stop func()) {
-	f := newFinisher(p.client, p.log, p.caches.boundPods, p.cfg.Static.Name)
+	f := newFinisher(p.client, p.log, p.caches.BoundPods, p.cfg.Static.Name)
 	ctx, cancel := context.WithCancel(ctx)
 	var done sync.WaitGroup
 	f.work = func() {
@@ -91,7 +91,7 @@ func (p *Provider) finishDeletes(ctx context.Context) (stop func()) {
 		})
 	}
 	p.finish = f
-	remove := p.caches.onBoundPod(f.add)
+	remove := p.caches.OnBoundPod(f.add)
 	return func() {
 		remove()
 		cancel()
@@ -195,11 +195,4 @@ func (f *finisher) next(ctx context.Context) bool {
 		f.queue.AddRateLimited(ref)
 	}
 	return true
-}
-
-// onBoundPod calls handle with each pod bound to the node that the cache
-// adds or updates, those it holds already first, and returns what stops
-// it.
-func (c *caches) onBoundPod(handle func(*corev1.Pod)) (remove func()) {
-	return c.pods.on(c.name, handle)
 }

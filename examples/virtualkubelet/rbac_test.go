@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -23,6 +22,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/caches"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/rights"
 	"github.com/pingnode/pingnode/nodeapply"
 )
 
@@ -90,7 +91,7 @@ func ruleKey(namespace string, r rbacv1.PolicyRule) string {
 }
 
 // without returns a's objects with the rule of this key taken away.
-func without(t *testing.T, a Access, key string) []runtime.Object {
+func without(t *testing.T, a rights.Access, key string) []runtime.Object {
 	t.Helper()
 	objects := a.Objects()
 	found := 0
@@ -160,11 +161,11 @@ func (c *rightsCase) writeErrors(t *testing.T, kind string) float64 {
 
 // refusedStartLimit bounds how long a start refused for want of a right
 // may take. What it proves: the refusal ends the start at once, not the
-// cache sync's timeout (cacheSyncTimeout, 30 s), which would be the wait
+// cache sync's timeout (caches.SyncTimeout, 30 s), which would be the wait
 // of a cache whose list is refused had its refusal not ended it. It is a
 // third of that timeout, for eleven providers started at once beside the
 // control plane under -race on 2 cores; seen: well under a second.
-const refusedStartLimit = cacheSyncTimeout / 3
+const refusedStartLimit = caches.SyncTimeout / 3
 
 // startRefused runs the provider's start once and checks it failed at
 // once, with the API server's 403 to the request, which says it cannot
@@ -355,18 +356,18 @@ func TestRightsEachNeeded(t *testing.T) {
 	plain := all
 	plain.Election = nil
 	ofNodes := map[string]bool{}
-	for _, r := range plain.rights() {
-		for _, rule := range r.rules {
-			ofNodes[ruleKey(r.namespace, rule.PolicyRule)] = true
+	for _, r := range plain.Roles() {
+		for _, rule := range r.Rules {
+			ofNodes[ruleKey(r.Namespace, rule.PolicyRule)] = true
 		}
 	}
 	i := 0
-	for _, r := range all.rights() {
-		for _, rule := range r.rules {
-			key := ruleKey(r.namespace, rule.PolicyRule)
+	for _, r := range all.Roles() {
+		for _, rule := range r.Rules {
+			key := ruleKey(r.Namespace, rule.PolicyRule)
 			symptom, ok := rightsSymptoms[key]
 			if !ok {
-				t.Errorf("the rule %q (%s) has no symptom here: show what breaks without it, or take it away", key, rule.why)
+				t.Errorf("the rule %q (%s) has no symptom here: show what breaks without it, or take it away", key, rule.Why)
 				continue
 			}
 			name := fmt.Sprintf("vk-rights-%d", i)
@@ -388,82 +389,9 @@ func TestRightsEachNeeded(t *testing.T) {
 				a := accessFor(testNamespace, fmt.Sprintf("%s-%d", name, identities.Add(1)), []Config{c.cfg}, c.election)
 				c.id = grantObjects(t, a, without(t, a, key))
 				c.client = c.log.clientFor(t, c.id)
-				t.Logf("without %s (%s)", key, rule.why)
+				t.Logf("without %s (%s)", key, rule.Why)
 				symptom(t, c)
 			})
 		}
-	}
-}
-
-// TestRightsObjects: the rights of a fleet with an election, as objects:
-// one rule a reason, names where RBAC takes them, every object named
-// after the ServiceAccount and its namespace, bound to it. A rule that
-// would name nothing is left out rather than granted for every object.
-func TestRightsObjects(t *testing.T) {
-	e := &Election{Namespace: "pingnode", Name: "pingnode-fleet"}
-	a := Access{ServiceAccount: "provider", Namespace: "pingnode", Nodes: []string{"vk-0", "vk-1"}, Held: true, Election: e}
-	var got []string
-	for _, obj := range a.Objects() {
-		switch o := obj.(type) {
-		case *rbacv1.ClusterRole:
-			for _, r := range o.Rules {
-				got = append(got, fmt.Sprintf("%s %v", ruleKey("", r), r.ResourceNames))
-			}
-		case *rbacv1.Role:
-			for _, r := range o.Rules {
-				got = append(got, fmt.Sprintf("%s %v", ruleKey(o.Namespace, r), r.ResourceNames))
-			}
-		case *rbacv1.ClusterRoleBinding:
-			if o.Subjects[0].Name != "provider" || o.Subjects[0].Namespace != "pingnode" || o.RoleRef.Name != "pingnode:provider" {
-				t.Errorf("ClusterRoleBinding %+v", o)
-			}
-		case *rbacv1.RoleBinding:
-			if o.Subjects[0].Name != "provider" || o.Subjects[0].Namespace != "pingnode" || o.RoleRef.Name != "pingnode:provider" {
-				t.Errorf("RoleBinding %+v", o)
-			}
-		}
-		if name := obj.(metav1.Object).GetName(); name != "pingnode:provider" {
-			t.Errorf("%s: want it named pingnode:provider", describeObject(obj))
-		}
-	}
-	want := []string{
-		"cluster nodes create []",
-		"cluster nodes get [vk-0 vk-1]",
-		"cluster nodes list,watch [vk-0 vk-1]",
-		"cluster nodes patch [vk-0 vk-1]",
-		"cluster nodes/status patch [vk-0 vk-1]",
-		"cluster pods list,watch []",
-		"cluster pods delete []",
-		"kube-node-lease leases create []",
-		"kube-node-lease leases get,update [vk-0 vk-1]",
-		"default events create,patch []",
-		"pingnode leases create []",
-		"pingnode leases get,update [pingnode-fleet]",
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("rules (-want +got):\n%s", diff)
-	}
-
-	// The election in kube-node-lease shares the nodes' create rule.
-	e.Namespace = corev1.NamespaceNodeLease
-	for _, r := range a.rights() {
-		if r.namespace == corev1.NamespaceNodeLease && len(r.rules) != 3 {
-			t.Errorf("kube-node-lease: %d rules, want create, and get and update of the nodes' Leases and of the election's", len(r.rules))
-		}
-	}
-
-	// No node: no rule that would name nothing, and so everything.
-	for _, r := range (Access{ServiceAccount: "provider", Namespace: "pingnode"}).rights() {
-		for _, rule := range r.rules {
-			if len(rule.ResourceNames) == 0 && !slices.Contains(rule.Verbs, "create") && !slices.Equal(rule.Resources, []string{"events"}) {
-				t.Errorf("with no node: %s, of every object", ruleKey(r.namespace, rule.PolicyRule))
-			}
-		}
-	}
-	if _, err := a.YAML(); err != nil {
-		t.Error(err)
-	}
-	if _, err := a.PolicyYAML(); err != nil {
-		t.Error(err)
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/tools/record"
 
 	"github.com/pingnode/pingnode/examples/internal/pingclient"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/caches"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/leases"
 	"github.com/pingnode/pingnode/nodeapply"
 	"github.com/pingnode/pingnode/nodeapply/parts"
@@ -69,7 +70,7 @@ type supervisor struct {
 	pinger *pingclient.Client
 	// lastFailure is the last ping's failure, "" when it was answered.
 	lastFailure string
-	owned       *caches                 // the nodes with its ownership label, and every node's pods
+	owned       *caches.Caches          // the nodes with its ownership label, and every node's pods
 	events      record.EventBroadcaster // the events of every part's node
 	leases      *leases.Renewer         // the Leases of every part's node
 	nodes       map[string]*partNode    // the nodes served, by part
@@ -111,7 +112,7 @@ func newSupervisor(cfg Config, client kubernetes.Interface, newClient func() (ku
 // (partsRestConfig); it returns an error only for a configuration that
 // cannot work (see [supervisor.RunRetrying]).
 func runParts(ctx context.Context, restConfig *rest.Config, client kubernetes.Interface, cfg Config, log *slog.Logger) error {
-	claims, stopClaims, err := sharedClaims(ctx, restConfig, []Config{cfg})
+	claims, stopClaims, err := caches.SharedClaims(ctx, restConfig, cfg.DRADriver)
 	if err != nil {
 		return err
 	}
@@ -155,11 +156,11 @@ func (s *supervisor) Run(ctx context.Context) error {
 	if s.one != nil {
 		return s.runOne(ctx)
 	}
-	owned, err := watchOwned(ctx, s.client, s.cfg.Parts)
+	owned, err := caches.Owned(ctx, s.client, labels.Set{OwnerLabel: s.cfg.Parts.Owner})
 	if err != nil {
 		return err
 	}
-	defer owned.stop()
+	defer owned.Stop()
 	s.events = record.NewBroadcaster(record.WithContext(ctx))
 	s.events.StartRecordingToSink(&corev1client.EventSinkImpl{Interface: s.client.CoreV1().Events(metav1.NamespaceAll)})
 	defer s.events.Shutdown() // once every part's node has stopped
@@ -224,7 +225,7 @@ func (s *supervisor) served() []parts.Node {
 	out := make([]parts.Node, 0, len(s.nodes))
 	for _, part := range slices.Sorted(maps.Keys(s.nodes)) {
 		n := s.nodes[part]
-		node, err := s.owned.node.Get(n.name)
+		node, err := s.owned.Node.Get(n.name)
 		if err != nil || !s.cfg.Parts.owns(node) {
 			node = nil
 		}
@@ -239,7 +240,7 @@ func (s *supervisor) served() []parts.Node {
 // killed and started again, or another replica led). A node labelled as
 // its own whose part label does not name it is not served.
 func (s *supervisor) adopt(ctx context.Context) {
-	nodes, _ := s.owned.node.List(labels.Everything()) // a cache lister never fails
+	nodes, _ := s.owned.Node.List(labels.Everything()) // a cache lister never fails
 	slices.SortFunc(nodes, func(a, b *corev1.Node) int { return strings.Compare(a.Name, b.Name) })
 	seen := make(map[string]bool, len(s.deleted))
 	for _, node := range nodes {

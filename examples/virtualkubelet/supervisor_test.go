@@ -239,7 +239,7 @@ func TestPartsSupervisorFakeClient(t *testing.T) {
 		if since := partGoneSince(n); since == nil || !since.Equal(&left) {
 			return false, fmt.Sprintf("part-gone since %v, want %v; taints %v", since, left, n.Spec.Taints)
 		}
-		cached, err := s.owned.node.Get(name("b"))
+		cached, err := s.owned.Node.Get(name("b"))
 		return err == nil && partGoneSince(cached) != nil, "not in the cache yet"
 	})
 	// Within the grace: still there.
@@ -315,7 +315,7 @@ func TestPartsSupervisorFakeClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	within(t, 10*time.Second, "the supervisor's cache no longer shows a", func(context.Context) (bool, string) {
-		_, err := s.owned.node.Get(name("a"))
+		_, err := s.owned.Node.Get(name("a"))
 		return apierrors.IsNotFound(err), "still there"
 	})
 	clock.advance(time.Second)

@@ -1,10 +1,9 @@
-package main
+package rights
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -38,8 +37,12 @@ import (
 // the configuration it runs.
 type Access struct {
 	// ServiceAccount and Namespace name the provider's ServiceAccount; the
-	// rights are bound to it, and named after it (see [Access.Name]).
+	// rights are bound to it, and named after it: namespace:serviceaccount.
 	ServiceAccount, Namespace string
+	// App is the provider's name, the value of the label
+	// app.kubernetes.io/name on every object, by which its objects are
+	// found among others'.
+	App string
 	// Nodes are the names of the nodes it runs. A rule that names them is
 	// left out when there are none: a rule with no names is of every node.
 	Nodes []string
@@ -47,8 +50,8 @@ type Access struct {
 	// the pods bound to its nodes either way, and deletes those being
 	// deleted.
 	Held bool
-	// Election is its leader election, or nil.
-	Election *Election
+	// Election is its leader election's Lease, or nil.
+	Election *Lease
 	// LabelNamespaces are the namespaces, besides node-feature-discovery's
 	// (pingstatus.DefaultLabelNamespaces), in which its plugins may set
 	// labels (-label-namespaces): [Access.Policy] lets it change no other
@@ -58,52 +61,32 @@ type Access struct {
 	// (-dra-driver), or "": then it writes ResourceSlices, reads
 	// ResourceClaims, and records events on its pods.
 	DRADriver string
+	// PodEventReasons are the reasons of the events it records on its
+	// pods with a DRA driver, which say which devices they were given:
+	// [Access.Policy] lets it record no other event on a pod.
+	PodEventReasons []string
 	// StaticLabels are the labels of each node's static configuration,
 	// by node: its registration labels, which [Access.Policy] lets it set
 	// to these values and to no other.
 	StaticLabels map[string]map[string]string
-	// Parts is the configuration of a provider of its plugin's parts
-	// (-parts), whose nodes are named by a template and owned by a label,
-	// or nil: RBAC cannot name its nodes, and [Access.Policy] fences them
-	// by its template and its ownership label (partsrights.go).
+	// Parts is how the nodes of a provider of its plugin's parts (-parts)
+	// are named and owned, or nil: RBAC cannot name its nodes, and
+	// [Access.Policy] fences them by its template and its ownership label
+	// (partsrights.go).
 	Parts *Parts
 }
 
-// accessFor is the Access of the ServiceAccount namespace/name that runs
-// the providers of configs, with election (nil: none): the one source of
-// the rights, for -print-rbac and for the tests.
-func accessFor(namespace, name string, configs []Config, election *Election) Access {
-	a := Access{ServiceAccount: name, Namespace: namespace, Election: election}
-	for _, c := range configs {
-		if c.Static != nil {
-			a.Nodes = append(a.Nodes, c.Static.Name)
-			if a.StaticLabels == nil {
-				a.StaticLabels = map[string]map[string]string{}
-			}
-			a.StaticLabels[c.Static.Name] = maps.Clone(c.Static.Labels)
-		}
-		if c.Parts != nil {
-			a.Parts = c.Parts
-		}
-		a.Held = a.Held || c.CountHeld
-		if c.DRADriver != "" {
-			a.DRADriver = c.DRADriver
-		}
-		for _, ns := range c.LabelNamespaces {
-			if !slices.Contains(a.LabelNamespaces, ns) {
-				a.LabelNamespaces = append(a.LabelNamespaces, ns)
-			}
-		}
-	}
-	return a
+// Lease names a Lease: the leader election's.
+type Lease struct {
+	Namespace, Name string
 }
 
-// Name is the name of the ClusterRole, the Roles and their bindings:
+// name is the name of the ClusterRole, the Roles and their bindings:
 // namespace:serviceaccount, so that two installations whose
 // ServiceAccounts share a name in different namespaces keep their own
 // rights (a ClusterRole named after the ServiceAccount alone would be
 // overwritten by the second).
-func (a Access) Name() string { return a.Namespace + ":" + a.ServiceAccount }
+func (a Access) name() string { return a.Namespace + ":" + a.ServiceAccount }
 
 // User is the ServiceAccount's user name, as the API server authenticates
 // its tokens.
@@ -111,31 +94,31 @@ func (a Access) User() string {
 	return "system:serviceaccount:" + a.Namespace + ":" + a.ServiceAccount
 }
 
-// accessRule is one rule with the reason it is there.
-type accessRule struct {
+// Rule is one rule with the reason it is there.
+type Rule struct {
 	rbacv1.PolicyRule
-	why string
+	Why string
 }
 
-// namespaceRights are the rules in one namespace; "" for the cluster-wide
-// role.
-type namespaceRights struct {
-	namespace string
-	rules     []accessRule
+// Role is the rules of the Role in Namespace, or of the ClusterRole when
+// Namespace is "".
+type Role struct {
+	Namespace string
+	Rules     []Rule
 }
 
 // rule is a rule of the core or another API group, with its reason.
-func rule(group, resource string, names []string, why string, verbs ...string) accessRule {
-	return accessRule{rbacv1.PolicyRule{APIGroups: []string{group}, Resources: []string{resource}, ResourceNames: names, Verbs: verbs}, why}
+func rule(group, resource string, names []string, why string, verbs ...string) Rule {
+	return Rule{rbacv1.PolicyRule{APIGroups: []string{group}, Resources: []string{resource}, ResourceNames: names, Verbs: verbs}, why}
 }
 
-// rights are the rules, in the order they are printed. Each has one
-// reason, and a rule that names objects is left out when there is no name
-// to give it.
-func (a Access) rights() []namespaceRights {
+// Roles are the rules, by the Role (or the ClusterRole) they are of, in
+// the order they are printed. Each has one reason, and a rule that names
+// objects is left out when there is no name to give it.
+func (a Access) Roles() []Role {
 	nodes := slices.Clone(a.Nodes)
 	named := len(nodes) > 0
-	cluster := []accessRule{
+	cluster := []Rule{
 		rule("", "nodes", nil, "register its nodes, and again when someone deletes one (RBAC cannot name what does not exist yet)", "create"),
 	}
 	if a.Parts != nil {
@@ -157,7 +140,7 @@ func (a Access) rights() []namespaceRights {
 		// Events on pods are in the pods' namespaces: every namespace.
 		cluster = append(cluster, rule("", "events", nil, "record events on its nodes (in the default namespace) and on the pods bound to them, which devices they were given, in the pods' namespaces (a repeated one is patched; RBAC cannot name events, whose names are made up as they are created)", "create", "patch"))
 	}
-	leases := []accessRule{
+	leases := []Rule{
 		rule(coordinationv1.GroupName, "leases", nil, "create each node's Lease, its heartbeat, at the first renewal (RBAC cannot name what does not exist yet)", "create"),
 	}
 	if a.Parts != nil {
@@ -166,31 +149,31 @@ func (a Access) rights() []namespaceRights {
 		leases = append(leases,
 			rule(coordinationv1.GroupName, "leases", nodes, "renew each node's Lease, named as the node: read it, then update it", "get", "update"))
 	}
-	out := []namespaceRights{{"", cluster}, {corev1.NamespaceNodeLease, leases}}
+	out := []Role{{"", cluster}, {corev1.NamespaceNodeLease, leases}}
 	if a.DRADriver == "" { // else the cluster-wide rule has them
-		out = append(out, namespaceRights{metav1.NamespaceDefault, []accessRule{events}})
+		out = append(out, Role{metav1.NamespaceDefault, []Rule{events}})
 	}
 	if e := a.Election; e != nil {
-		election := []accessRule{
+		election := []Rule{
 			rule(coordinationv1.GroupName, "leases", nil, "create the leader election Lease, if no replica has yet (RBAC cannot name what does not exist yet)", "create"),
 		}
 		if e.Name != "" {
 			election = append(election,
 				rule(coordinationv1.GroupName, "leases", []string{e.Name}, "take and renew the leader election Lease: read it, then update it", "get", "update"))
 		}
-		i := slices.IndexFunc(out, func(o namespaceRights) bool { return o.namespace == e.Namespace })
+		i := slices.IndexFunc(out, func(o Role) bool { return o.Namespace == e.Namespace })
 		if i < 0 {
-			out = append(out, namespaceRights{e.Namespace, nil})
+			out = append(out, Role{e.Namespace, nil})
 			i = len(out) - 1
 		}
 		for _, r := range election {
 			// In kube-node-lease, the election's create is the nodes'.
-			j := slices.IndexFunc(out[i].rules, func(o accessRule) bool { return samePolicyRule(o.PolicyRule, r.PolicyRule) })
+			j := slices.IndexFunc(out[i].Rules, func(o Rule) bool { return samePolicyRule(o.PolicyRule, r.PolicyRule) })
 			if j >= 0 {
-				out[i].rules[j].why += "; " + r.why
+				out[i].Rules[j].Why += "; " + r.Why
 				continue
 			}
-			out[i].rules = append(out[i].rules, r)
+			out[i].Rules = append(out[i].Rules, r)
 		}
 	}
 	return out
@@ -198,7 +181,7 @@ func (a Access) rights() []namespaceRights {
 
 // podRights are the rules of the pods bound to its nodes: it watches them
 // whatever the configuration, since it finishes their deletion.
-func (a Access) podRights() []accessRule {
+func (a Access) podRights() []Rule {
 	why := "watch the pods bound to its nodes, to finish their deletion"
 	switch {
 	case a.Held && a.DRADriver != "":
@@ -208,7 +191,7 @@ func (a Access) podRights() []accessRule {
 	case a.DRADriver != "":
 		why += " and to tell them their devices"
 	}
-	return []accessRule{
+	return []Rule{
 		rule("", "pods", nil, why+" (RBAC cannot select pods by spec.nodeName, so every pod)", "list", "watch"),
 		rule("", "pods", nil, "finish the deletion of a pod bound to its nodes, which its backend has stopped: delete it with grace period 0 and its UID as a precondition, as the kubelet does (RBAC cannot select pods by spec.nodeName, so every pod; -print-node-policy fences it to its nodes' pods being deleted)", "delete"),
 	}
@@ -216,8 +199,8 @@ func (a Access) podRights() []accessRule {
 
 // deviceRights are the rules of publishing devices under a DRA driver
 // (-dra-driver), beside the pods' and the events'.
-func (a Access) deviceRights() []accessRule {
-	return []accessRule{
+func (a Access) deviceRights() []Rule {
+	return []Rule{
 		rule(resourcev1.GroupName, "resourceslices", nil, "watch its nodes' ResourceSlices of its driver: its own cache, and the ResourceSlice controller's, each selected by spec.driver and spec.nodeName (RBAC cannot select by field, so every slice)", "list", "watch"),
 		rule(resourcev1.GroupName, "resourceslices", nil, "publish its nodes' devices: the ResourceSlice controller creates, updates and deletes the slices of each node's pool (RBAC cannot name them: the API server makes their names up; -print-node-policy fences them to its driver and nodes)", "create", "update", "delete"),
 		rule(resourcev1.GroupName, "resourceclaims", nil, "watch the claims, for which of its devices they hold and which its pods were given (RBAC cannot select claims by the pool of their devices, so every claim)", "list", "watch"),
@@ -231,18 +214,18 @@ func samePolicyRule(a, b rbacv1.PolicyRule) bool {
 }
 
 // Objects returns the ClusterRole, the Roles and their bindings to the
-// ServiceAccount, all named [Access.Name]. The ServiceAccount itself is
-// not among them.
+// ServiceAccount, all named namespace:serviceaccount. The ServiceAccount
+// itself is not among them.
 func (a Access) Objects() []runtime.Object {
 	subject := rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Name: a.ServiceAccount, Namespace: a.Namespace}
 	var objects []runtime.Object
-	for _, r := range a.rights() {
-		rules := make([]rbacv1.PolicyRule, len(r.rules))
-		for i := range r.rules {
-			rules[i] = r.rules[i].PolicyRule
+	for _, r := range a.Roles() {
+		rules := make([]rbacv1.PolicyRule, len(r.Rules))
+		for i := range r.Rules {
+			rules[i] = r.Rules[i].PolicyRule
 		}
-		meta := metav1.ObjectMeta{Name: a.Name(), Namespace: r.namespace, Labels: map[string]string{"app.kubernetes.io/name": FieldManager}}
-		if r.namespace == "" {
+		meta := metav1.ObjectMeta{Name: a.name(), Namespace: r.Namespace, Labels: a.labels()}
+		if r.Namespace == "" {
 			objects = append(objects,
 				&rbacv1.ClusterRole{TypeMeta: typeMeta(rbacv1.SchemeGroupVersion.String(), "ClusterRole"), ObjectMeta: meta, Rules: rules},
 				&rbacv1.ClusterRoleBinding{TypeMeta: typeMeta(rbacv1.SchemeGroupVersion.String(), "ClusterRoleBinding"), ObjectMeta: meta, Subjects: []rbacv1.Subject{subject},
@@ -261,15 +244,20 @@ func typeMeta(apiVersion, kind string) metav1.TypeMeta {
 	return metav1.TypeMeta{APIVersion: apiVersion, Kind: kind}
 }
 
+// labels are the labels of every object: the provider's name.
+func (a Access) labels() map[string]string {
+	return map[string]string{"app.kubernetes.io/name": a.App}
+}
+
 // YAML returns the objects as YAML documents, each rule with its reason
 // as a comment before it, as -print-rbac prints them and deploy/rbac.yaml
 // holds them.
 func (a Access) YAML() ([]byte, error) {
 	var b bytes.Buffer
 	reasons := map[string][]string{}
-	for _, r := range a.rights() {
-		for _, rule := range r.rules {
-			reasons[r.namespace] = append(reasons[r.namespace], rule.why)
+	for _, r := range a.Roles() {
+		for _, rule := range r.Rules {
+			reasons[r.Namespace] = append(reasons[r.Namespace], rule.Why)
 		}
 	}
 	fmt.Fprintf(&b, "# The rights of the pingnode provider's ServiceAccount %s/%s (printed by -print-rbac), for %s.\n", a.Namespace, a.ServiceAccount, a.describe())
@@ -317,7 +305,7 @@ func marshalYAML(obj runtime.Object) ([]byte, error) {
 func (a Access) describe() string {
 	s := "its nodes " + strings.Join(a.Nodes, ", ")
 	if p := a.Parts; p != nil {
-		s = "the nodes of its plugin's parts, named " + p.Template + " and labelled " + OwnerLabel + "=" + p.Owner
+		s = "the nodes of its plugin's parts, named " + p.Template + " and labelled " + p.OwnerLabel + "=" + p.Owner
 	}
 	if a.Held {
 		s += ", counting what their pods hold"

@@ -1,4 +1,4 @@
-package main
+package caches
 
 import (
 	"testing"
@@ -15,7 +15,7 @@ import (
 func TestNodesHeldWithoutManagedFields(t *testing.T) {
 	managed := []metav1.ManagedFieldsEntry{{Manager: "kube-controller-manager", Operation: metav1.ManagedFieldsOperationUpdate}}
 	stored := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "vk-unit-lean", Labels: map[string]string{"a": "b"}, ManagedFields: managed}}
-	nodes := leanNodes{fake.NewClientset(stored).CoreV1().Nodes()}
+	nodes := LeanNodes{NodeInterface: fake.NewClientset(stored).CoreV1().Nodes()}
 	ctx := t.Context()
 	check := func(what string, node *corev1.Node, err error) {
 		t.Helper()

@@ -1,4 +1,4 @@
-package main
+package rights
 
 import (
 	"bytes"
@@ -27,30 +27,30 @@ import (
 // (-print-node-policy). Its rights themselves are in rbac.go.
 
 // Policy returns a ValidatingAdmissionPolicy and its binding, both named
-// [Access.Name] with ":" read as ".", that fence what RBAC cannot name:
-// requests of the ServiceAccount's user may create only its own nodes,
-// only their Leases in kube-node-lease and the leader election Lease, and
-// events only on its own nodes. It fences the labels of its nodes too, as
-// NodeRestriction fences a kubelet's (KEP-279), so that a provider taken
-// over cannot label its nodes into workloads meant for others: a create,
-// an update or a status update of a node may add, change or remove a
-// label only in the allowed namespaces (node-feature-discovery's and
-// [Access.LabelNamespaces], each with its subdomains), and may set the
-// node's static labels to their static values; any other label must stay
-// as it was. A pod it deletes must be bound to one of its nodes and being
-// deleted already (oldObject, the pod as stored: spec.nodeName and
-// metadata.deletionTimestamp), so that it finishes the deletions others
-// began on its nodes, and begins none, nor ends another node's pod. With
-// a DRA driver ([Access.DRADriver]), a ResourceSlice it
-// creates, updates or deletes must be of that driver and on one of its
-// nodes (spec.nodeName), as the slice was and as it will be (KEP-4381
-// suggests such a policy for a driver's identity), and the events it
-// records on pods must be of their devices (DevicesGiven,
-// ClaimNotAllowed), from one of its nodes (source.host). Other users'
-// requests are not matched. It needs admissionregistration.k8s.io/v1
-// (Kubernetes 1.30 and later).
+// as the RBAC objects are (namespace:serviceaccount) with ":" read as ".",
+// that fence what RBAC cannot name: requests of the ServiceAccount's user
+// may create only its own nodes, only their Leases in kube-node-lease and
+// the leader election Lease, and events only on its own nodes. It fences
+// the labels of its nodes too, as NodeRestriction fences a kubelet's
+// (KEP-279), so that a provider taken over cannot label its nodes into
+// workloads meant for others: a create, an update or a status update of a
+// node may add, change or remove a label only in the allowed namespaces
+// (node-feature-discovery's and [Access.LabelNamespaces], each with its
+// subdomains), and may set the node's static labels to their static
+// values; any other label must stay as it was. A pod it deletes must be
+// bound to one of its nodes and being deleted already (oldObject, the pod
+// as stored: spec.nodeName and metadata.deletionTimestamp), so that it
+// finishes the deletions others began on its nodes, and begins none, nor
+// ends another node's pod. With a DRA driver ([Access.DRADriver]), a
+// ResourceSlice it creates, updates or deletes must be of that driver and
+// on one of its nodes (spec.nodeName), as the slice was and as it will be
+// (KEP-4381 suggests such a policy for a driver's identity), and the
+// events it records on pods must be of their devices
+// ([Access.PodEventReasons]), from one of its nodes (source.host). Other
+// users' requests are not matched. It needs
+// admissionregistration.k8s.io/v1 (Kubernetes 1.30 and later).
 func (a Access) Policy() []runtime.Object {
-	name := strings.ReplaceAll(a.Name(), ":", ".")
+	name := strings.ReplaceAll(a.name(), ":", ".")
 	leases := "(request.namespace == '" + corev1.NamespaceNodeLease + "' && " + a.ours("object.metadata.name") + ")"
 	leaseMessage := "the pingnode provider " + a.Namespace + "/" + a.ServiceAccount + " may create only its nodes' Leases"
 	if a.Parts != nil {
@@ -77,13 +77,13 @@ func (a Access) Policy() []runtime.Object {
 	eventMessage := "the pingnode provider " + a.Namespace + "/" + a.ServiceAccount + " may record events only on its own nodes"
 	if a.DRADriver != "" {
 		rules = append(rules, namedRule(resourcev1.GroupName, "resourceslices", admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete))
-		events += " || (object.involvedObject.kind == 'Pod' && object.reason in " + celList([]string{ReasonDevicesGiven, ReasonClaimNotAllowed}) +
+		events += " || (object.involvedObject.kind == 'Pod' && object.reason in " + celList(a.PodEventReasons) +
 			" && has(object.source) && has(object.source.host) && " + a.ours("object.source.host") + ")"
 		eventMessage += ", and on pods only which devices they were given, from its own nodes"
 	}
 	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{
 		TypeMeta:   typeMeta(admissionregistrationv1.SchemeGroupVersion.String(), "ValidatingAdmissionPolicy"),
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"app.kubernetes.io/name": FieldManager}},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: a.labels()},
 		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
 			FailurePolicy:    &fail,
 			MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: rules},
@@ -123,7 +123,7 @@ func (a Access) Policy() []runtime.Object {
 	policy.Spec.Validations = append(policy.Spec.Validations, a.partValidations()...)
 	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
 		TypeMeta:   typeMeta(admissionregistrationv1.SchemeGroupVersion.String(), "ValidatingAdmissionPolicyBinding"),
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"app.kubernetes.io/name": FieldManager}},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: a.labels()},
 		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
 			PolicyName:        name,
 			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},

@@ -1,4 +1,4 @@
-package main
+package caches
 
 import (
 	"context"
@@ -17,35 +17,35 @@ import (
 )
 
 // The caches of Dynamic Resource Allocation (-dra-driver): the node's
-// ResourceSlices of its driver, in cache.go with the node's other
+// ResourceSlices of its driver, in caches.go with the node's other
 // informers, and the ResourceClaims, here.
 //
 // ResourceClaims cannot be selected by the node or the pool their
 // devices come from (no field selector reaches status.allocation), so the
 // informer holds every claim of the cluster. A fleet shares one
-// (runProviders makes it): one watch and one copy of the claims a
+// (SharedClaims): one watch and one copy of the claims a
 // process, not one a node. It is indexed by the driver and pool of each
 // device its allocation names, so that a ping reads the claims of its
 // pool without a scan of every claim, and by namespace and name, for a
 // pod's claims.
 
-// sharedClaims starts the claim cache that the nodes of configs share,
-// when they publish devices, and returns it and what stops it; nil and a
-// no-op without a DRA driver.
-func sharedClaims(ctx context.Context, restConfig *rest.Config, configs []Config) (*claimCache, func(), error) {
-	if len(configs) == 0 || configs[0].DRADriver == "" { // one fleet, one driver
+// SharedClaims starts the claim cache that the nodes of a fleet share,
+// when they publish devices under driver, and returns it and what stops
+// it; nil and a no-op without a DRA driver ("").
+func SharedClaims(ctx context.Context, restConfig *rest.Config, driver string) (*Claims, func(), error) {
+	if driver == "" {
 		return nil, func() {}, nil
 	}
 	client, err := kubernetes.NewForConfig(restConfig)
 	if err != nil {
 		return nil, nil, err
 	}
-	claims := newClaimCache(client)
+	claims := NewClaims(client)
 	running, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		claims.run(running)
+		claims.Run(running)
 	}()
 	return claims, func() { stop(); <-done }, nil
 }
@@ -56,19 +56,19 @@ const claimIndex = "driver/pool"
 // poolKey is the key of a driver's pool in [claimIndex].
 func poolKey(driver, pool string) string { return driver + "/" + pool }
 
-// claimCache is an informer of ResourceClaims, indexed by the pools their
+// Claims is an informer of ResourceClaims, indexed by the pools their
 // allocations take devices from.
-type claimCache struct {
+type Claims struct {
 	informer cache.SharedIndexInformer
 
 	mu      sync.Mutex
 	lastErr error // its last list or watch error
 }
 
-// newClaimCache returns a cache of every ResourceClaim, read through
-// client; run starts it.
-func newClaimCache(client kubernetes.Interface) *claimCache {
-	c := &claimCache{informer: informers.NewSharedInformerFactory(client, 0).Resource().V1().ResourceClaims().Informer()}
+// NewClaims returns a cache of every ResourceClaim, read through client;
+// Run starts it.
+func NewClaims(client kubernetes.Interface) *Claims {
+	c := &Claims{informer: informers.NewSharedInformerFactory(client, 0).Resource().V1().ResourceClaims().Informer()}
 	_ = c.informer.AddIndexers(cache.Indexers{claimIndex: byPool}) // fails only once it runs
 	_ = c.informer.SetWatchErrorHandlerWithContext(func(ctx context.Context, r *cache.Reflector, err error) {
 		c.mu.Lock()
@@ -95,14 +95,14 @@ func byPool(obj any) ([]string, error) {
 	return keys, nil
 }
 
-// run runs the informer until ctx ends.
-func (c *claimCache) run(ctx context.Context) { c.informer.RunWithContext(ctx) }
+// Run runs the informer until ctx ends.
+func (c *Claims) Run(ctx context.Context) { c.informer.RunWithContext(ctx) }
 
-// wait waits until the cache holds what the API server holds, and
+// Wait waits until the cache holds what the API server holds, and
 // returns at once, with the error, when the API server refused its list
 // or watch (403 or 401), or when ctx ends. A cache that synced once stays
 // synced: a start after a refusal that was mended waits no more.
-func (c *claimCache) wait(ctx context.Context) error {
+func (c *Claims) Wait(ctx context.Context) error {
 	err := wait.PollUntilContextCancel(ctx, 20*time.Millisecond, true, func(context.Context) (bool, error) {
 		if c.informer.HasSynced() {
 			return true, nil
@@ -126,9 +126,9 @@ func (c *claimCache) wait(ctx context.Context) error {
 	return err
 }
 
-// inPool returns the claims whose allocation names a device of the pool
+// InPool returns the claims whose allocation names a device of the pool
 // of driver: shared objects, read-only.
-func (c *claimCache) inPool(driver, pool string) []*resourcev1.ResourceClaim {
+func (c *Claims) InPool(driver, pool string) []*resourcev1.ResourceClaim {
 	objs, _ := c.informer.GetIndexer().ByIndex(claimIndex, poolKey(driver, pool)) // the index exists
 	claims := make([]*resourcev1.ResourceClaim, 0, len(objs))
 	for _, obj := range objs {
@@ -139,8 +139,8 @@ func (c *claimCache) inPool(driver, pool string) []*resourcev1.ResourceClaim {
 	return claims
 }
 
-// get returns the claim of this namespace and name as cached, or nil.
-func (c *claimCache) get(namespace, name string) *resourcev1.ResourceClaim {
+// Get returns the claim of this namespace and name as cached, or nil.
+func (c *Claims) Get(namespace, name string) *resourcev1.ResourceClaim {
 	obj, ok, _ := c.informer.GetIndexer().GetByKey(namespace + "/" + name) // a cache never fails
 	if !ok {
 		return nil

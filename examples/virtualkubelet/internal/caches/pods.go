@@ -1,4 +1,4 @@
-package main
+package caches
 
 import (
 	"slices"
@@ -12,13 +12,13 @@ import (
 // to (spec.nodeName).
 const podsByNode = "spec.nodeName"
 
-// podCache is a pod informer indexed by node, read by the nodes whose
+// Pods is a pod informer indexed by node, read by the nodes whose
 // pods it holds: one node's (a node of its own, a fleet's node), or every
-// part's node of a provider of parts (watchOwned). It has one event
+// part's node of a provider of parts (Owned). It has one event
 // handler, which hands each pod added or updated to the handlers of its
 // node alone, so that 5,000 nodes cost one handler's goroutines, not
 // 5,000.
-type podCache struct {
+type Pods struct {
 	informer cache.SharedIndexInformer
 	mu       sync.Mutex
 	handlers map[string][]*podHandler // by node name
@@ -28,11 +28,11 @@ type podCache struct {
 // identity, for its removal.
 type podHandler struct{ handle func(*corev1.Pod) }
 
-// newPodCache returns the cache of informer, which must not have started:
+// newPods returns the cache of informer, which must not have started:
 // it adds the index by node, and its one handler. The managed fields of
 // the pods are not kept: no reader needs them.
-func newPodCache(informer cache.SharedIndexInformer) (*podCache, error) {
-	c := &podCache{informer: informer, handlers: map[string][]*podHandler{}}
+func newPods(informer cache.SharedIndexInformer) (*Pods, error) {
+	c := &Pods{informer: informer, handlers: map[string][]*podHandler{}}
 	if err := informer.SetTransform(stripManagedFields); err != nil {
 		return nil, err
 	}
@@ -54,7 +54,7 @@ func newPodCache(informer cache.SharedIndexInformer) (*podCache, error) {
 }
 
 // dispatch hands obj, a pod, to the handlers of its node.
-func (c *podCache) dispatch(obj any) {
+func (c *Pods) dispatch(obj any) {
 	pod, ok := obj.(*corev1.Pod)
 	if !ok {
 		return
@@ -67,9 +67,9 @@ func (c *podCache) dispatch(obj any) {
 	}
 }
 
-// bound returns the pods bound to the node name, as cached: shared
+// Bound returns the pods bound to the node name, as cached: shared
 // objects, read-only.
-func (c *podCache) bound(name string) []*corev1.Pod {
+func (c *Pods) Bound(name string) []*corev1.Pod {
 	objs, _ := c.informer.GetIndexer().ByIndex(podsByNode, name) // the index exists
 	pods := make([]*corev1.Pod, 0, len(objs))
 	for _, obj := range objs {
@@ -80,15 +80,15 @@ func (c *podCache) bound(name string) []*corev1.Pod {
 	return pods
 }
 
-// on calls handle with each pod bound to the node name that the cache
+// On calls handle with each pod bound to the node name that the cache
 // adds or updates, those it holds already first, and returns what stops
 // it. A pod may be handed twice as it starts: handle must not mind.
-func (c *podCache) on(name string, handle func(*corev1.Pod)) (remove func()) {
+func (c *Pods) On(name string, handle func(*corev1.Pod)) (remove func()) {
 	h := &podHandler{handle: handle}
 	c.mu.Lock()
 	c.handlers[name] = append(c.handlers[name], h)
 	c.mu.Unlock()
-	for _, pod := range c.bound(name) {
+	for _, pod := range c.Bound(name) {
 		handle(pod)
 	}
 	return func() {

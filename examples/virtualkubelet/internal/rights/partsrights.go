@@ -1,4 +1,4 @@
-package main
+package rights
 
 import (
 	"maps"
@@ -25,12 +25,32 @@ import (
 // be of a node name of its template. Reads cannot be fenced: its token
 // reads every node of the cluster (no Secret).
 
+// Parts is how the nodes of a provider of its plugin's parts are named
+// and owned.
+type Parts struct {
+	// Template names each part's node: the part's name in place of
+	// Token, which it holds exactly once (-node).
+	Template, Token string
+	// Part is the regular expression (RE2, as CEL's matches reads it,
+	// without anchors) of a part's name, and Names that of the names of
+	// the template's nodes, anchored.
+	Part, Names string
+	// OwnerLabel is the label that says which provider owns a node, whose
+	// value on its nodes is Owner (-parts-owner); PartLabel is the label
+	// of a part's node that names its part.
+	OwnerLabel, Owner, PartLabel string
+	// Labels are the labels a part's node is registered with, but its
+	// part's and its owner's: the value of its hostname label
+	// (kubernetes.io/hostname) is the node's name, whatever it is here.
+	Labels map[string]string
+}
+
 // partNodeRights are the rules of the nodes of a provider of parts,
 // beside the create of rbac.go's.
-func (a Access) partNodeRights() []accessRule {
+func (a Access) partNodeRights() []Rule {
 	every := " (RBAC cannot name the nodes of a template: every node"
-	fenced := "; -print-node-policy fences it to the nodes with its ownership label " + OwnerLabel + "=" + a.Parts.Owner + " and a name of its template " + a.Parts.Template + ")"
-	return []accessRule{
+	fenced := "; -print-node-policy fences it to the nodes with its ownership label " + a.Parts.OwnerLabel + "=" + a.Parts.Owner + " and a name of its template " + a.Parts.Template + ")"
+	return []Rule{
 		rule("", "nodes", nil, "read each part's node at its start, after a conflict and before each status patch (the Virtual Kubelet node controller), and a new part's before it registers it, to leave alone a node of that name that is not its own"+every+")", "get"),
 		rule("", "nodes", nil, "watch the nodes with its ownership label, which it serves at start and after a takeover, and each part's node by name"+every+")", "list", "watch"),
 		rule("", "nodes", nil, "send each part's node's object patch: the plugin's taints and labels, the part-gone taint, and their ownership annotations"+every+fenced, "patch"),
@@ -41,7 +61,7 @@ func (a Access) partNodeRights() []accessRule {
 
 // partLeaseRight is the rule of the Leases of the nodes of a provider of
 // parts, beside their create.
-func (a Access) partLeaseRight() accessRule {
+func (a Access) partLeaseRight() Rule {
 	return rule(coordinationv1.GroupName, "leases", nil, "renew each part's node's Lease, named as the node: read it, then update it (RBAC cannot name the nodes of a template: every Lease in "+corev1.NamespaceNodeLease+"; -print-node-policy fences the updates to the names of its template)", "get", "update")
 }
 
@@ -50,7 +70,7 @@ func (a Access) partLeaseRight() accessRule {
 // template.
 func (a Access) ours(expr string) string {
 	if a.Parts != nil {
-		return expr + ".matches(" + celString(a.Parts.pattern()) + ")"
+		return expr + ".matches(" + celString(a.Parts.Names) + ")"
 	}
 	return expr + " in " + celList(a.Nodes)
 }
@@ -59,9 +79,9 @@ func (a Access) ours(expr string) string {
 // oldObject) is one of a provider of parts': it has its ownership label,
 // and a part's label that names a part whose node's name is the node's.
 func (a Access) owned(o string) string {
-	prefix, suffix, _ := strings.Cut(a.Parts.Template, PartToken)
+	prefix, suffix, _ := strings.Cut(a.Parts.Template, a.Parts.Token)
 	labels := o + ".metadata.labels"
-	part := labels + "[" + celString(PartLabel) + "]"
+	part := labels + "[" + celString(a.Parts.PartLabel) + "]"
 	named := part
 	if prefix != "" {
 		named = celString(prefix) + " + " + named
@@ -69,8 +89,8 @@ func (a Access) owned(o string) string {
 	if suffix != "" {
 		named += " + " + celString(suffix)
 	}
-	return "(has(" + labels + ") && " + celString(OwnerLabel) + " in " + labels + " && " + labels + "[" + celString(OwnerLabel) + "] == " + celString(a.Parts.Owner) +
-		" && " + celString(PartLabel) + " in " + labels + " && " + part + ".matches(" + celString("^"+partPattern+"$") + ")" +
+	return "(has(" + labels + ") && " + celString(a.Parts.OwnerLabel) + " in " + labels + " && " + labels + "[" + celString(a.Parts.OwnerLabel) + "] == " + celString(a.Parts.Owner) +
+		" && " + celString(a.Parts.PartLabel) + " in " + labels + " && " + part + ".matches(" + celString("^"+a.Parts.Part+"$") + ")" +
 		" && " + o + ".metadata.name == " + named + ")"
 }
 
@@ -88,7 +108,7 @@ func (a Access) ownNodes() string {
 	if a.Parts == nil {
 		return ""
 	}
-	return ", named " + a.Parts.Template + " and labelled " + OwnerLabel + "=" + a.Parts.Owner + " and " + PartLabel + " with the part"
+	return ", named " + a.Parts.Template + " and labelled " + a.Parts.OwnerLabel + "=" + a.Parts.Owner + " and " + a.Parts.PartLabel + " with the part"
 }
 
 // notDeleted is the start of the label fence's expression: a node deleted
@@ -127,16 +147,16 @@ func (a Access) partValidations() []admissionregistrationv1.Validation {
 // parts: the static labels of a node are those of the node of its part,
 // for a node of its template, and none for another.
 func (a Access) partLabelVariables() []admissionregistrationv1.Variable {
-	prefix, suffix, _ := strings.Cut(a.Parts.Template, PartToken)
+	prefix, suffix, _ := strings.Cut(a.Parts.Template, a.Parts.Token)
 	name := "object.metadata.name"
-	fixed := StaticNode("").Labels
+	fixed := maps.Clone(a.Parts.Labels)
 	delete(fixed, corev1.LabelHostname)
 	entries := make([]string, 0, len(fixed)+3)
 	for _, k := range slices.Sorted(maps.Keys(fixed)) {
 		entries = append(entries, celString(k)+": "+celString(fixed[k]))
 	}
 	// A map literal's values are of one type: the object's are dyn.
-	entries = append(entries, celString(PartLabel)+": string(variables.partOf)", celString(OwnerLabel)+": "+celString(a.Parts.Owner))
+	entries = append(entries, celString(a.Parts.PartLabel)+": string(variables.partOf)", celString(a.Parts.OwnerLabel)+": "+celString(a.Parts.Owner))
 	withHost := append([]string{celString(corev1.LabelHostname) + ": string(" + name + ")"}, entries...)
 	return []admissionregistrationv1.Variable{
 		{Name: "labels", Expression: "has(object.metadata.labels) ? object.metadata.labels : {}"},

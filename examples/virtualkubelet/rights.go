@@ -1,0 +1,55 @@
+package main
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/rights"
+)
+
+// accessFor is the Access of the ServiceAccount namespace/name that runs
+// the providers of configs, with election (nil: none): the one source of
+// the rights, for -print-rbac and for the tests.
+func accessFor(namespace, name string, configs []Config, election *Election) rights.Access {
+	a := rights.Access{
+		ServiceAccount: name, Namespace: namespace, App: FieldManager,
+		PodEventReasons: []string{ReasonDevicesGiven, ReasonClaimNotAllowed},
+	}
+	if election != nil {
+		a.Election = &rights.Lease{Namespace: election.Namespace, Name: election.Name}
+	}
+	for _, c := range configs {
+		if c.Static != nil {
+			a.Nodes = append(a.Nodes, c.Static.Name)
+			if a.StaticLabels == nil {
+				a.StaticLabels = map[string]map[string]string{}
+			}
+			a.StaticLabels[c.Static.Name] = maps.Clone(c.Static.Labels)
+		}
+		if c.Parts != nil {
+			a.Parts = partsAccess(c.Parts)
+		}
+		a.Held = a.Held || c.CountHeld
+		if c.DRADriver != "" {
+			a.DRADriver = c.DRADriver
+		}
+		for _, ns := range c.LabelNamespaces {
+			if !slices.Contains(a.LabelNamespaces, ns) {
+				a.LabelNamespaces = append(a.LabelNamespaces, ns)
+			}
+		}
+	}
+	return a
+}
+
+// partsAccess is how the nodes of the provider of parts p are named and
+// owned, as its rights fence them: by the same template, pattern and
+// labels the provider tells its own nodes by (parts.go).
+func partsAccess(p *Parts) *rights.Parts {
+	return &rights.Parts{
+		Template: p.Template, Token: PartToken,
+		Part: partPattern, Names: p.pattern(),
+		OwnerLabel: OwnerLabel, Owner: p.Owner, PartLabel: PartLabel,
+		Labels: StaticNode("").Labels,
+	}
+}
