@@ -18,6 +18,7 @@ import (
 	"github.com/pingnode/pingnode/examples/internal/pingclient"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/caches"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/leases"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
 	"github.com/pingnode/pingnode/internal/kuberules"
 	"github.com/pingnode/pingnode/nodeapply"
 	"github.com/pingnode/pingnode/pingstatus"
@@ -125,13 +126,14 @@ type Config struct {
 	// leases renews the Leases of the nodes of a process (runProviders):
 	// a fleet's, or a provider of parts'; nil, the provider, or the
 	// supervisor, runs its own.
-	leases *leases.Renewer
+	leases      *leases.Renewer
+	registering chan struct{} // a place for each new part's node registering (registrars); nil, no bound
 	// StartRetry is how a start that failed is tried again (see
 	// [Provider.RunRetrying]); zero means [DefaultStartRetry].
 	StartRetry wait.Backoff
 	// Metrics are where the provider counts its pings and writes; nil
 	// counts them in metrics that no registry serves.
-	Metrics *Metrics
+	Metrics *metrics.Metrics
 	// Parts, when set, is the configuration of a provider that serves its
 	// plugin's parts (-parts, parts.go): one ping of the plugin serves a
 	// node for each part, named by Parts.Template. Static is nil then,

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
 	"github.com/pingnode/pingnode/nodeapply"
 )
 
@@ -65,14 +66,14 @@ func (p *Provider) deliverObject(ctx context.Context, ping nodeapply.Ping, base 
 		first = false
 		p.beforeObjectPatch.run(ctx)
 		p.count.writes.Add(1)
-		p.metrics.write(kindObject)
+		p.metrics.Write(metrics.KindObject)
 		stored, err := p.nodes.Patch(ctx, name, types.StrategicMergePatchType, d.res.ObjectPatch(), metav1.PatchOptions{FieldManager: FieldManager})
 		switch {
 		case err == nil:
 			d.stored = stored
 		case apierrors.IsConflict(err):
 			p.count.conflicts.Add(1)
-			p.metrics.conflict(kindObject)
+			p.metrics.Conflict(metrics.KindObject)
 			p.log.Info("object patch conflicted with another write; reading the node again")
 		default:
 			refused = true
@@ -81,7 +82,7 @@ func (p *Provider) deliverObject(ctx context.Context, ping nodeapply.Ping, base 
 	})
 	if refused && ctx.Err() == nil {
 		p.count.writeErrors.Add(1)
-		p.metrics.writeError(kindObject)
+		p.metrics.WriteError(metrics.KindObject)
 	}
 	return d, err
 }
@@ -104,7 +105,7 @@ func withStatus(stored, want *corev1.Node) *corev1.Node {
 // random (report.go).
 func (p *Provider) handOn(node *corev1.Node, older []string) {
 	p.count.writes.Add(1)
-	p.metrics.write(kindStatus)
+	p.metrics.Write(metrics.KindStatus)
 	p.setPending(node, older)
 	p.reportAfter(time.Now(), true)
 	p.handoff.put(node)

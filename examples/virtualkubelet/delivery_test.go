@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
 	"github.com/pingnode/pingnode/nodeapply"
 )
 
@@ -41,8 +42,8 @@ func TestTaintsRefused(t *testing.T) {
 	)
 	clearNodeEvents(t, name)
 	reg := prometheus.NewRegistry()
-	metrics := NewMetrics(reg)
-	p, plugin := startGood(t, name, func(c *Config) { c.Metrics = metrics })
+	all := metrics.New(reg)
+	p, plugin := startGood(t, name, func(c *Config) { c.Metrics = all })
 	settled(t, p, name)
 	policy := refuseTaint(t, name, refusedKey)
 
@@ -52,11 +53,11 @@ func TestTaintsRefused(t *testing.T) {
 	})
 	settled(t, p, name)
 	reachable := func() float64 {
-		n, _ := gather(t, reg).value("pingnode_reachability_transitions_total", "node", name, "to", toReachable)
+		n, _ := gather(t, reg).value("pingnode_reachability_transitions_total", "node", name, "to", metrics.ToReachable)
 		return n
 	}
 	taintErrors := func() float64 {
-		n, _ := gather(t, reg).value("pingnode_node_write_errors_total", "node", name, "kind", kindObject)
+		n, _ := gather(t, reg).value("pingnode_node_write_errors_total", "node", name, "kind", metrics.KindObject)
 		return n
 	}
 	transitions, refusals, writeErrors := reachable(), taintErrors(), p.count.writeErrors.Load()
@@ -91,11 +92,11 @@ func TestTaintsRefused(t *testing.T) {
 		t.Errorf("%d %s events for one transition, want 1:%s", n, ReasonPingSucceeded, describe(nodeEventsOf(t.Context(), t, name)))
 	}
 	if n := reachable() - transitions; n != 1 {
-		t.Errorf("pingnode_reachability_transitions_total{to=%q} counted %g for one transition, want 1", toReachable, n)
+		t.Errorf("pingnode_reachability_transitions_total{to=%q} counted %g for one transition, want 1", metrics.ToReachable, n)
 	}
 	// The loop still runs: read each count once, both at least twenty.
 	if n := taintErrors() - refusals; n < 20 {
-		t.Errorf("pingnode_node_write_errors_total{kind=%q} counted %g refusals in twenty pings and more, want each counted", kindObject, n)
+		t.Errorf("pingnode_node_write_errors_total{kind=%q} counted %g refusals in twenty pings and more, want each counted", metrics.KindObject, n)
 	}
 	if n := p.count.writeErrors.Load() - writeErrors; n < 20 {
 		t.Errorf("the provider counted %d write errors in twenty pings and more, want each refusal counted", n)

@@ -62,7 +62,7 @@ func (p *Provider) startDevices() (stop func()) {
 		return func() {}
 	}
 	name := p.cfg.Static.Name
-	p.metrics.devicesInUse()
+	p.metrics.DevicesInUse()
 	p.devices = &deviceState{
 		driver: p.cfg.DRADriver, pool: name,
 		pub:  newPublisher(p.cfg.DRADriver, name, p.client, p.log, p.metrics),
@@ -134,6 +134,6 @@ func (p *Provider) handOnDevices(ctx context.Context, owner types.UID, res devic
 	}
 	p.log.Info("devices handed to the ResourceSlice controller", "driver", d.driver, "pool", d.pool, "devices", len(res.Devices))
 	d.handed = res.Devices
-	p.metrics.devicesHanded()
+	p.metrics.DevicesHanded()
 	d.pub.publish(ctx, owner, res.Devices)
 }

@@ -18,6 +18,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
 )
 
 // What publishing devices costs the control plane, counted by the API
@@ -189,7 +191,7 @@ func TestDevicesSteadyCost(t *testing.T) {
 	stopFirst()
 	h := newCountLog(t, "Completed comparison")
 	reg := prometheus.NewRegistry()
-	cfg.Metrics = NewMetrics(reg)
+	cfg.Metrics = metrics.New(reg)
 	second := NewProvider(cfg, c, slog.New(h))
 	running(t, second)
 	eventually(t, "the second provider hands its pool on, and its controller compares it with the slices", func(context.Context) (bool, string) {
@@ -359,7 +361,7 @@ func TestDevicesIgnoredWithoutDriver(t *testing.T) {
 	const name = "vk-dra-none"
 	h := newCountLog(t, "only -dra-driver publishes")
 	reg := prometheus.NewRegistry()
-	p, plugin := startProviderLogging(t, name, time.Hour, h, func(c *Config) { c.Metrics = NewMetrics(reg) })
+	p, plugin := startProviderLogging(t, name, time.Hour, h, func(c *Config) { c.Metrics = metrics.New(reg) })
 	bad := a100Devices(2)
 	bad["name"] = "Not A Name"
 	plugin.reply(http.StatusOK, devicesReply(t4Devices(2), bad), 0)

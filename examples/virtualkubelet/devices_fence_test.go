@@ -14,6 +14,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
 )
 
 // The rights of a provider that publishes devices, with its own token:
@@ -225,7 +227,7 @@ func TestDeviceRightsEachNeeded(t *testing.T) {
 				clearNodeEvents(t, name)
 				c.cfg = testConfig(name, plugin.server.URL+"/status")
 				c.cfg.CountHeld, c.cfg.DRADriver = true, driver
-				c.cfg.Metrics = NewMetrics(c.reg)
+				c.cfg.Metrics = metrics.New(c.reg)
 				a := accessFor(testNamespace, fmt.Sprintf("%s-%d", name, identities.Add(1)), []Config{c.cfg}, nil)
 				c.id = grantObjects(t, a, without(t, a, key))
 				c.client = c.log.clientFor(t, c.id)

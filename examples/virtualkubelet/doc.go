@@ -25,7 +25,7 @@
 // Several replicas can run for the same nodes: with -leader-elect they
 // elect a leader with a Lease (see leader.go), and only the leader runs
 // the node controllers and pings. With -metrics-addr, each serves its
-// Prometheus metrics (see metrics.go):
+// Prometheus metrics (see internal/metrics):
 //
 //	go run . -kubeconfig /tmp/pingnode-env/kubeconfig -leader-elect -leader-elect-id a -metrics-addr 127.0.0.1:9101
 //	go run . -kubeconfig /tmp/pingnode-env/kubeconfig -leader-elect -leader-elect-id b -metrics-addr 127.0.0.1:9102
@@ -57,7 +57,7 @@
 //	| `internal/caches` | the informers the provider reads its node, its pods, its ResourceSlices and the ResourceClaims from; with `-parts`, the supervisor's, which every part's node reads by its name |
 //	| `podfinish.go` | the end of a pod deleted on the node: deleted at once (grace period 0), as a kubelet deletes a pod that has stopped (see Pods deleted on the node) |
 //	| `devices.go`, `publish.go`, `poddevices.go` | with `-dra-driver`, its devices (see Devices): the pool read at each ping and handed on when it changed; the ResourceSlice controller that publishes it; what each pod bound to the node was given |
-//	| `events.go`, `metrics.go`, `health.go` | what it tells people: events on the node, Prometheus metrics, the probes `/healthz` and `/readyz` |
+//	| `events.go`, `internal/metrics` | what it tells people: events on the node; Prometheus metrics and the probes `/healthz` and `/readyz` |
 //	| `internal/rights`, `rights.go` | its rights, as data: the RBAC rules each configuration needs, each with its reason (`-print-rbac`), and the admission policy that fences what RBAC cannot name (`-print-node-policy`); the `Access` of a configuration |
 //	| `leader.go`, `main.go`, `hooks.go` | leader election among replicas; the command; the points at which a test steps a provider or a supervisor |
 //	| `deploy/`, `Dockerfile` | manifests to run it in a cluster: two replicas with leader election, as a ServiceAccount with only its rights |

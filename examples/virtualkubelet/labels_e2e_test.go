@@ -21,6 +21,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
 	"github.com/pingnode/pingnode/nodeapply"
 	"github.com/pingnode/pingnode/pingstatus"
 )
@@ -178,7 +179,7 @@ func TestLabelsBesideAdmin(t *testing.T) {
 	const name = "vk-labels-admin"
 	clearNodeEvents(t, name)
 	reg := prometheus.NewRegistry()
-	p, plugin := startProvider(t, name, time.Hour, withNvidia, func(c *Config) { c.Metrics = NewMetrics(reg) })
+	p, plugin := startProvider(t, name, time.Hour, withNvidia, func(c *Config) { c.Metrics = metrics.New(reg) })
 	static := maps.Clone(StaticNode(name).Labels)
 
 	plugin.reply(http.StatusOK, labelReply(map[string]string{gpuProduct: a100, gpuCount: "8"}), 0)

@@ -15,6 +15,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
+
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
 )
 
 // Election is how replicas of the provider elect the one that runs the
@@ -82,13 +84,13 @@ func DefaultIdentity() string {
 type renewWatch struct {
 	resourcelock.Interface
 	renewed atomic.Int64 // unix nanoseconds
-	metrics *Metrics
+	metrics *metrics.Metrics
 }
 
 func (r *renewWatch) Get(ctx context.Context) (*resourcelock.LeaderElectionRecord, []byte, error) {
 	ler, raw, err := r.Interface.Get(ctx)
 	if !apierrors.IsNotFound(err) {
-		r.metrics.reachedElection(err == nil)
+		r.metrics.ReachedElection(err == nil)
 	}
 	return ler, raw, err
 }
@@ -98,7 +100,7 @@ func (r *renewWatch) Create(ctx context.Context, ler resourcelock.LeaderElection
 	if err == nil {
 		r.renewed.Store(time.Now().UnixNano())
 	}
-	r.metrics.reachedElection(err == nil || apierrors.IsAlreadyExists(err))
+	r.metrics.ReachedElection(err == nil || apierrors.IsAlreadyExists(err))
 	return err
 }
 
@@ -107,7 +109,7 @@ func (r *renewWatch) Update(ctx context.Context, ler resourcelock.LeaderElection
 	if err == nil {
 		r.renewed.Store(time.Now().UnixNano())
 	}
-	r.metrics.reachedElection(err == nil || apierrors.IsConflict(err))
+	r.metrics.ReachedElection(err == nil || apierrors.IsConflict(err))
 	return err
 }
 
@@ -121,12 +123,12 @@ func (r *renewWatch) Update(ctx context.Context, ler resourcelock.LeaderElection
 // lease, so the leader stops before a standby can take over. client-go's
 // own elector would only cancel work's context after trying to release
 // the Lease, which takes up to one more renew deadline.
-func lead(ctx context.Context, client kubernetes.Interface, e Election, metrics *Metrics, log *slog.Logger, lost func(), work func(context.Context) error) error {
+func lead(ctx context.Context, client kubernetes.Interface, e Election, all *metrics.Metrics, log *slog.Logger, lost func(), work func(context.Context) error) error {
 	lock := &renewWatch{Interface: &resourcelock.LeaseLock{
 		LeaseMeta:  metav1.ObjectMeta{Namespace: e.Namespace, Name: e.Name},
 		Client:     client.CoordinationV1(),
 		LockConfig: resourcelock.ResourceLockConfig{Identity: e.Identity},
-	}, metrics: metrics}
+	}, metrics: all}
 	// The elector's context ends when work has returned, or on ctx's end
 	// before this replica leads; then it releases the Lease if held.
 	electing, stopElecting := context.WithCancel(context.WithoutCancel(ctx))
@@ -153,7 +155,7 @@ func lead(ctx context.Context, client kubernetes.Interface, e Election, metrics 
 				close(started)
 				defer close(finished)
 				defer stopElecting()
-				metrics.SetLeader(true)
+				all.SetLeader(true)
 				log.Info("leading", "lease", e.Namespace+"/"+e.Name, "identity", e.Identity)
 				working, stopWork := context.WithCancel(leading)
 				defer stopWork()
@@ -163,7 +165,7 @@ func lead(ctx context.Context, client kubernetes.Interface, e Election, metrics 
 				workErr = work(working)
 			},
 			OnStoppedLeading: func() {
-				metrics.SetLeader(false)
+				all.SetLeader(false)
 				if electing.Err() == nil { // the elector gave up renewing
 					log.Error("leader election lost", "identity", e.Identity)
 					lost()
@@ -179,7 +181,7 @@ func lead(ctx context.Context, client kubernetes.Interface, e Election, metrics 
 	if err != nil {
 		return err
 	}
-	metrics.SetLeader(false)
+	all.SetLeader(false)
 	elector.Run(electing)
 	if lock.renewed.Load() != 0 { // it led: work runs, or ran
 		<-finished // work's context ended with the elector's run

@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/tools/record"
 
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/caches"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
@@ -47,7 +48,7 @@ type Provider struct {
 	// feed is where its pings come from: its supervisor, which pings
 	// the plugin for it, or for every part's node (source.go).
 	feed    *feed
-	metrics nodeMetrics
+	metrics metrics.Node
 
 	mu sync.Mutex // guards handoff
 
@@ -125,16 +126,16 @@ type Provider struct {
 // NewProvider returns a provider for cfg that talks to the API server
 // through client.
 func NewProvider(cfg Config, client kubernetes.Interface, log *slog.Logger) *Provider {
-	metrics := cfg.Metrics
-	if metrics == nil {
-		metrics = NewMetrics(prometheus.NewRegistry())
+	all := cfg.Metrics
+	if all == nil {
+		all = metrics.New(prometheus.NewRegistry())
 	}
-	var m nodeMetrics
+	var m metrics.Node
 	switch {
 	case cfg.part != "": // a part's node counts in its template's series
-		m = metrics.forParts(cfg.Parts.Template)
+		m = all.ForParts(cfg.Parts.Template)
 	case cfg.Static != nil: // else Run returns the configuration's error
-		m = metrics.forNode(cfg.Static.Name)
+		m = all.ForNode(cfg.Static.Name)
 	}
 	return &Provider{
 		cfg: cfg, opts: cfg.options(), client: client, nodes: caches.LeanNodes{NodeInterface: client.CoreV1().Nodes()},
@@ -160,7 +161,7 @@ func (p *Provider) RunRetrying(ctx context.Context) error {
 // its own, or its supervisor of one node's (the plugin's client).
 func (p *Provider) startFailed(err error) {
 	p.count.startErrors.Add(1)
-	p.metrics.startError()
+	p.metrics.StartError()
 	p.log.Error("the node did not start; trying again after a backoff", "error", err)
 }
 
@@ -248,6 +249,7 @@ func (p *Provider) Run(ctx context.Context) error {
 		stop()
 		return fmt.Errorf("node controller: %w", err)
 	}
+	registered := p.registrar(ctx, !stored)
 	go func() { _ = controller.Run(running) }()
 	defer func() {
 		stop()
@@ -255,24 +257,28 @@ func (p *Provider) Run(ctx context.Context) error {
 	}()
 	select {
 	case <-controller.Ready():
+		registered()
 	case <-controller.Done():
+		registered()
 		return fmt.Errorf("registering the node: %w", controller.Err())
 	case <-ctx.Done():
+		registered()
 		return nil
 	}
-	if created := watch.registered(); created != nil {
+	created := watch.registered()
+	if created != nil {
 		// The node as registered stands in for the cached node until the
 		// cache shows it, at the first ping (current).
 		p.setPending(created, nil)
 		p.unseen = true
 		if applied {
 			p.count.writes.Add(1)
-			p.metrics.write(kindRegister)
+			p.metrics.Write(metrics.KindRegister)
 		}
 	}
-	p.metrics.running(1)
-	defer p.metrics.running(-1)
-	leases.Serve(p.cfg.Static.Name, view.Node)
+	p.metrics.Running(1)
+	defer p.metrics.Running(-1)
+	leases.Serve(p.cfg.Static.Name, view.Node, created != nil)
 	defer leases.Drop(p.cfg.Static.Name)
 
 	go p.handoff.run(running)

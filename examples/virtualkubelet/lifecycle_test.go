@@ -18,6 +18,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
 )
 
 // startErrorLimit is how long Run may take to return a start that
@@ -126,11 +128,11 @@ func TestFleetOneNodeCannotStart(t *testing.T) {
 	server := httptest.NewServer(plugin)
 	t.Cleanup(server.Close)
 	reg := prometheus.NewRegistry()
-	metrics := NewMetrics(reg)
+	all := metrics.New(reg)
 	var configs []Config
 	for _, name := range []string{good, refused} {
 		cfg := testConfig(name, server.URL+"/status")
-		cfg.Metrics = metrics
+		cfg.Metrics = all
 		cfg.StartRetry = wait.Backoff{Duration: 100 * time.Millisecond, Factor: 2, Steps: 3, Cap: 400 * time.Millisecond}
 		configs = append(configs, cfg)
 	}

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/rights"
 )
 
@@ -62,13 +63,13 @@ func run(kubeconfig, metricsAddr string, election *Election, configs []Config, l
 	if err != nil {
 		return fmt.Errorf("kubeconfig: %w", err)
 	}
-	reg, metrics := NewRegistry()
-	metrics.Expect(len(configs), election != nil)
+	reg, all := metrics.NewRegistry()
+	all.Expect(len(configs), election != nil)
 	for i := range configs {
-		configs[i].Metrics = metrics
+		configs[i].Metrics = all
 	}
 	if metricsAddr != "" {
-		server, addr, err := serveMetrics(metricsAddr, reg, metrics, log)
+		server, addr, err := metrics.Serve(metricsAddr, reg, all, log)
 		if err != nil {
 			return fmt.Errorf("-metrics-addr: %w", err)
 		}
@@ -79,7 +80,7 @@ func run(kubeconfig, metricsAddr string, election *Election, configs []Config, l
 	defer stop()
 	work := func(ctx context.Context) error { return runProviders(ctx, restConfig, configs, log) }
 	if election == nil {
-		metrics.SetLeader(true) // the only replica
+		all.SetLeader(true) // the only replica
 		return work(ctx)
 	}
 	client, err := kubernetes.NewForConfig(restConfig)
@@ -87,7 +88,7 @@ func run(kubeconfig, metricsAddr string, election *Election, configs []Config, l
 		return err
 	}
 	lost := func() { os.Exit(1) } // at once: no write after the renew deadline
-	return lead(ctx, client, *election, metrics, log, lost, work)
+	return lead(ctx, client, *election, all, log, lost, work)
 }
 
 // printAccess prints the RBAC objects of a, its admission policy, or both,

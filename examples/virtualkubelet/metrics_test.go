@@ -20,6 +20,7 @@ import (
 	"github.com/prometheus/common/model"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
 	"github.com/pingnode/pingnode/nodeapply"
 	"github.com/pingnode/pingnode/pingstatus"
 )
@@ -122,15 +123,15 @@ func (s scrape) since(before scrape, name string, want ...string) float64 {
 func TestMetricsScrape(t *testing.T) {
 	needsControlPlane(t)
 	const name = "vk-metrics"
-	reg, metrics := NewRegistry()
-	server, addr, err := serveMetrics("127.0.0.1:0", reg, metrics, slog.New(slog.NewTextHandler(t.Output(), nil)))
+	reg, all := metrics.NewRegistry()
+	server, addr, err := metrics.Serve("127.0.0.1:0", reg, all, slog.New(slog.NewTextHandler(t.Output(), nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = server.Close() })
 	url := "http://" + addr + "/metrics"
 
-	p, plugin := startProvider(t, name, time.Hour, func(c *Config) { c.Metrics = metrics })
+	p, plugin := startProvider(t, name, time.Hour, func(c *Config) { c.Metrics = all })
 	step := stepPings(t, p)
 
 	plugin.reply(http.StatusOK, goodReply, 0)
@@ -250,13 +251,13 @@ func describeScrape(s scrape) string {
 func TestWarningsBySubject(t *testing.T) {
 	const node = "vk-warnings-by-subject"
 	reg := prometheus.NewRegistry()
-	m := NewMetrics(reg).forNode(node)
+	m := metrics.New(reg).ForNode(node)
 	for s := pingstatus.SubjectReply; s <= pingstatus.SubjectLabel; s++ {
 		if _, ok := gather(t, reg).value("pingnode_warnings_total", "node", node, "subject", s.String(), "action", "refused"); !ok {
 			t.Errorf("no pingnode_warnings_total{subject=%q,action=\"refused\"} at the start", s)
 		}
 	}
-	m.warnings([]pingstatus.Warning{
+	m.Warnings([]pingstatus.Warning{
 		{Path: `labels["kubernetes.io/hostname"]`, Subject: pingstatus.SubjectLabel, Action: pingstatus.Refused},
 		{Path: `labels["node-restriction.kubernetes.io/dedicated"]`, Subject: pingstatus.SubjectLabel, Action: pingstatus.Refused},
 		{Path: "resources.cpu", Subject: pingstatus.SubjectResource, Action: pingstatus.Refused},

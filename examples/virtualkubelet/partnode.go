@@ -66,7 +66,7 @@ type partNode struct {
 // the runner's first start takes instead of reading it again.
 func (s *supervisor) start(ctx context.Context, part string, known *read) *partNode {
 	cfg := s.cfg.forPart(part)
-	cfg.shared, cfg.events, cfg.leases = s.owned, s.events, s.leases
+	cfg.shared, cfg.events, cfg.leases, cfg.registering = s.owned, s.events, s.leases, s.registering
 	client, err := s.newClient()
 	if err != nil {
 		s.log.Error("a client for a part's node; the next ping tries again", "part", part, "error", err)
@@ -84,6 +84,15 @@ func (s *supervisor) start(ctx context.Context, part string, known *read) *partN
 	s.nodes[part] = n
 	return n
 }
+
+// registrars is how many new parts' nodes register at once, each until
+// its node controller has created it. The 5,000 parts of a first ping
+// registered all at once sent 5,000 creates together; the API server's
+// priority and fairness turned four in five away (429), and client-go
+// sent them again and again: 5 creates a node. With a bound as wide as
+// the renewer's workers (leases.MaxWorkers), the creates wait their turn
+// in the provider, not at the API server.
+const registrars = 64
 
 // readers is how many reads of the nodes of new parts a ping makes at
 // once: read one after the other, the 5,000 parts of a first ping took

@@ -12,6 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
 )
 
 // TestPartsTemplate: a template makes a valid node name of every valid
@@ -116,8 +118,8 @@ func TestPartsIgnoredWithoutParts(t *testing.T) {
 	server := httptest.NewServer(plugin)
 	t.Cleanup(server.Close)
 	cfg := testConfig(name, server.URL+"/status")
-	reg, metrics := NewRegistry()
-	cfg.Metrics = metrics
+	reg, all := metrics.NewRegistry()
+	cfg.Metrics = all
 	log := newWarningLog(t)
 	p := NewProvider(cfg, client, slog.New(log))
 	runProvider(t, p, nil)

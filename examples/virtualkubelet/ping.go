@@ -69,7 +69,7 @@ func (p *Provider) PingOnce(ctx context.Context) {
 	warnings = slices.Concat(warnings, res.Warnings, pool.Warnings)
 	p.logWarnings(warnings)
 	p.events.warnings(warnings)
-	p.metrics.warnings(warnings)
+	p.metrics.Warnings(warnings)
 	// The devices go by a write of their own, independent of the node's.
 	p.publishDevices(ctx, base, ping, pool)
 	p.podDevices(ctx, pool.Devices)

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
 )
 
 // stepPings makes p's ping loop park before each ping, with a hook, and
@@ -119,9 +121,9 @@ func TestRefusalLoggedWhenItAppears(t *testing.T) {
 	const name = "vk-refusal-log"
 	const nfdKey = "feature.node.kubernetes.io/cpu-model.vendor_id" // a namespace the provider allows
 	const gpuPath, otherPath, nfdPath = "labels[" + gpuProduct + "]", "labels[example.org/x]", "labels[" + nfdKey + "]"
-	reg, metrics := NewRegistry()
+	reg, all := metrics.NewRegistry()
 	log := newWarningLog(t)
-	p, plugin := startProviderLogging(t, name, time.Hour, log, func(c *Config) { c.Metrics = metrics })
+	p, plugin := startProviderLogging(t, name, time.Hour, log, func(c *Config) { c.Metrics = all })
 	step := stepPings(t, p)
 	refused := func() float64 {
 		n, _ := gather(t, reg).value("pingnode_warnings_total", "node", name, "subject", "label", "action", "refused")

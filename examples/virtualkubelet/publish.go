@@ -12,6 +12,7 @@ import (
 	"k8s.io/dynamic-resource-allocation/resourceslice"
 	"k8s.io/klog/v2"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
 	"github.com/pingnode/pingnode/nodeapply/devicepool"
 	"github.com/pingnode/pingnode/nodeapply/dra"
 )
@@ -38,7 +39,7 @@ type publisher struct {
 	driver, node string
 	client       kubernetes.Interface
 	log          *slog.Logger
-	metrics      nodeMetrics
+	metrics      metrics.Node
 
 	mu sync.Mutex
 	// owner is the UID of the node the running controller's slices
@@ -54,8 +55,8 @@ type publisher struct {
 	said string
 }
 
-func newPublisher(driver, node string, client kubernetes.Interface, log *slog.Logger, metrics nodeMetrics) *publisher {
-	return &publisher{driver: driver, node: node, client: client, log: log, metrics: metrics}
+func newPublisher(driver, node string, client kubernetes.Interface, log *slog.Logger, m metrics.Node) *publisher {
+	return &publisher{driver: driver, node: node, client: client, log: log, metrics: m}
 }
 
 // publish hands pool on, to be published as the pool of the node whose
@@ -119,7 +120,7 @@ func (p *publisher) start(parent context.Context, owner types.UID, want *resourc
 // failed is the controller's ErrorHandler: it counts each error, and logs
 // it when it begins or changes. The controller retries after it returns.
 func (p *publisher) failed(_ context.Context, err error, msg string) {
-	p.metrics.devicePublishError()
+	p.metrics.DevicePublishError()
 	text := msg + ": " + err.Error()
 	p.mu.Lock()
 	said := p.said == text

@@ -23,6 +23,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/caches"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/rights"
 	"github.com/pingnode/pingnode/nodeapply"
 )
@@ -202,14 +203,14 @@ func leaseAbsent(t *testing.T, namespace, name string) {
 // lead, wrote no Lease, and says it is not ready.
 func (c *rightsCase) neverLeads(t *testing.T, method, path string) {
 	t.Helper()
-	metrics := c.cfg.Metrics
-	metrics.Expect(1, true)
+	all := c.cfg.Metrics
+	all.Expect(1, true)
 	var led atomic.Bool
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	log := slog.New(slog.NewTextHandler(t.Output(), nil))
 	go func() {
-		done <- lead(ctx, c.client, *c.election, metrics, log, func() { t.Error("lost a lead it never had") },
+		done <- lead(ctx, c.client, *c.election, all, log, func() { t.Error("lost a lead it never had") },
 			func(context.Context) error { led.Store(true); return nil })
 	}()
 	t.Cleanup(func() {
@@ -229,7 +230,7 @@ func (c *rightsCase) neverLeads(t *testing.T, method, path string) {
 	if leader, _ := gather(t, c.reg).value("pingnode_leader"); leader != 0 {
 		t.Errorf("pingnode_leader %g, want 0", leader)
 	}
-	if ok, why := metrics.health.ready(); ok {
+	if ok, why := all.Ready(); ok {
 		t.Errorf("/readyz: ready (%s), want not", why)
 	}
 	leaseAbsent(t, c.election.Namespace, c.election.Name)
@@ -265,7 +266,7 @@ var rightsSymptoms = map[string]func(t *testing.T, c *rightsCase){
 		if taintSet(stored(t.Context(), t, c.name))[pluginTaint] {
 			t.Error("the plugin's taint is on the node")
 		}
-		if n := c.writeErrors(t, kindObject); n < 1 || p.count.writeErrors.Load() < 1 {
+		if n := c.writeErrors(t, metrics.KindObject); n < 1 || p.count.writeErrors.Load() < 1 {
 			t.Errorf("pingnode_node_write_errors_total{kind=taints} %g, want the refusal counted", n)
 		}
 	},
@@ -276,7 +277,7 @@ var rightsSymptoms = map[string]func(t *testing.T, c *rightsCase){
 		c.plugin.reply(http.StatusOK, goodReply, 0)
 		c.awaitRefused(t, http.MethodPatch, "/api/v1/nodes/"+c.name+"/status")
 		eventually(t, "the refusal counted, the plugin's taint stored", func(ctx context.Context) (bool, string) {
-			n := c.writeErrors(t, kindStatus)
+			n := c.writeErrors(t, metrics.KindStatus)
 			return n >= 1 && taintSet(stored(ctx, t, c.name))[pluginTaint], fmt.Sprintf("%g status write errors", n)
 		})
 		node := stored(t.Context(), t, c.name)
@@ -382,7 +383,7 @@ func TestRightsEachNeeded(t *testing.T) {
 				clearNodeEvents(t, name)
 				c.cfg = testConfig(name, plugin.server.URL+"/status")
 				c.cfg.CountHeld = true
-				c.cfg.Metrics = NewMetrics(c.reg)
+				c.cfg.Metrics = metrics.New(c.reg)
 				if !ofNodes[key] {
 					c.election = election(name)
 				}

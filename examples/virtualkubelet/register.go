@@ -57,6 +57,22 @@ func (p *Provider) registration(ctx context.Context) (*corev1.Node, bool, error)
 	return node, true, nil
 }
 
+// registrar waits, when the node is new and its supervisor bounds how
+// many register at once, until the node may register, and returns what to
+// call once its node controller has registered it (or failed to).
+func (p *Provider) registrar(ctx context.Context, new bool) (registered func()) {
+	places := p.cfg.registering
+	if !new || places == nil {
+		return func() {}
+	}
+	select {
+	case places <- struct{}{}:
+		return func() { <-places }
+	case <-ctx.Done():
+		return func() {}
+	}
+}
+
 // withFirstPing is node, new, with the ping that waits for its run applied
 // (the first ping of a part's node, which its supervisor handed on before
 // the run started): the node is then registered with its status, taints and

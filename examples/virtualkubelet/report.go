@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
 	"github.com/pingnode/pingnode/nodeapply"
 )
 
@@ -68,7 +69,7 @@ func (p *Provider) reportIfDue(node *corev1.Node, now time.Time) {
 		return
 	}
 	p.count.reports.Add(1)
-	p.metrics.write(kindReport)
+	p.metrics.Write(metrics.KindReport)
 	p.reportAfter(now, false)
 	p.handoff.put(node)
 }

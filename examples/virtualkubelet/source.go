@@ -76,7 +76,7 @@ func (s *supervisor) ping(ctx context.Context) (nodeapply.Ping, []pingstatus.War
 	if ctx.Err() != nil {
 		return ping, nil, false // stopping: the failure is ours, not the plugin's
 	}
-	s.metrics.ping(ping.Reached(), ping.At, time.Since(start))
+	s.metrics.Ping(ping.Reached(), ping.At, time.Since(start))
 	var warnings []pingstatus.Warning
 	if ping.Reached() {
 		patch, w := pingstatus.Parse(ping.Body, s.opts.apply.Reply)

@@ -16,6 +16,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
 )
 
 // The node controller's status writes: the client it writes through,
@@ -170,13 +172,13 @@ func (w *statusWatch) registered() *corev1.Node {
 // its conditions, in the log, as events and in the metrics. It runs in
 // the node controller's goroutine.
 func (p *Provider) delivered(before, after *corev1.Node) {
-	p.advertised = p.metrics.advertise(p.advertised, after.Status.Allocatable)
+	p.advertised = p.metrics.Advertise(p.advertised, after.Status.Allocatable)
 	if before == nil {
 		return // registered: the first ping sets the conditions
 	}
 	connectivity := p.opts.connectivity()
 	p.events.transitions(before, after, connectivity)
-	p.metrics.transition(before, after, connectivity)
+	p.metrics.Transition(conditionNamed(before, connectivity), transitioned(before, after, connectivity))
 	for i := range after.Status.Conditions {
 		t := after.Status.Conditions[i].Type
 		now := transitioned(before, after, t)
@@ -206,7 +208,7 @@ func (p *Provider) statusRefused(_ context.Context, err error) error {
 		return err
 	}
 	p.count.writeErrors.Add(1)
-	p.metrics.writeError(kindStatus)
+	p.metrics.WriteError(metrics.KindStatus)
 	p.log.Error("node status refused; the next ping hands it on again", "error", err)
 	return err
 }

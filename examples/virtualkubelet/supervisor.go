@@ -23,6 +23,7 @@ import (
 	"github.com/pingnode/pingnode/examples/internal/pingclient"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/caches"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/leases"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
 	"github.com/pingnode/pingnode/nodeapply"
 	"github.com/pingnode/pingnode/nodeapply/parts"
 	"github.com/pingnode/pingnode/pingstatus"
@@ -59,8 +60,8 @@ type supervisor struct {
 	// supervisor's, whose rate limit allows the whole fleet (partsQPS).
 	newClient func() (kubernetes.Interface, error)
 	log       *slog.Logger
-	all       *Metrics
-	metrics   nodeMetrics // its pings and the reply's warnings, under the template
+	all       *metrics.Metrics
+	metrics   metrics.Node // its pings and the reply's warnings, under the template
 
 	// beforePing is where a test steps it (hooks.go): before each ping of
 	// the plugin, in its loop.
@@ -74,6 +75,7 @@ type supervisor struct {
 	events      record.EventBroadcaster // the events of every part's node
 	leases      *leases.Renewer         // the Leases of every part's node
 	nodes       map[string]*partNode    // the nodes served, by part
+	registering chan struct{}           // a place for each new node whose registration is on its way (registrars)
 	skipped     map[string]string       // what is not served (a part, or "node/" and a node's name), and why, as last said
 	deleted     map[string]types.UID    // the nodes it deleted that its cache may still show: name to UID
 	// lastWarnings are the warnings of the last reply, logged when they
@@ -95,7 +97,7 @@ type supervisor struct {
 // part's node a client of newClient.
 func newSupervisor(cfg Config, client kubernetes.Interface, newClient func() (kubernetes.Interface, error), log *slog.Logger) *supervisor {
 	if cfg.Metrics == nil {
-		cfg.Metrics = NewMetrics(prometheus.NewRegistry())
+		cfg.Metrics = metrics.New(prometheus.NewRegistry())
 	}
 	template := ""
 	if cfg.Parts != nil { // else Run returns the configuration's error
@@ -103,7 +105,7 @@ func newSupervisor(cfg Config, client kubernetes.Interface, newClient func() (ku
 	}
 	return &supervisor{
 		cfg: cfg, opts: cfg.options(), client: client, newClient: newClient, log: log,
-		all: cfg.Metrics, metrics: cfg.Metrics.forParts(template),
+		all: cfg.Metrics, metrics: cfg.Metrics.ForParts(template),
 	}
 }
 
@@ -134,7 +136,7 @@ func (s *supervisor) RunRetrying(ctx context.Context) error {
 		return runRetrying(ctx, s.cfg, s.Run, s.one.startFailed)
 	}
 	return runRetrying(ctx, s.cfg, s.Run, func(err error) {
-		s.metrics.startError()
+		s.metrics.StartError()
 		s.log.Error("the provider of parts did not start; trying again after a backoff", "error", err)
 	})
 }
@@ -169,11 +171,11 @@ func (s *supervisor) Run(ctx context.Context) error {
 	var stopLeases func()
 	s.leases, stopLeases = renewer(ctx, s.cfg, s.client, leases.MaxWorkers, s.log)
 	defer stopLeases()
-	s.owned, s.nodes = owned, map[string]*partNode{}
+	s.owned, s.nodes, s.registering = owned, map[string]*partNode{}, make(chan struct{}, registrars)
 	s.skipped, s.deleted, s.lastWarnings = map[string]string{}, map[string]types.UID{}, nil
 	defer s.stopAll()
 	s.adopt(ctx)
-	s.all.expectNodes(len(s.nodes))
+	s.all.ExpectNodes(len(s.nodes))
 	wait.NonSlidingUntilWithContext(ctx, s.pingOnce, s.cfg.Interval)
 	return nil
 }
@@ -189,7 +191,7 @@ func (s *supervisor) pingOnce(ctx context.Context) {
 		warnings = append(warnings, noParts)
 	}
 	s.lastWarnings = logNewWarnings(s.log, s.lastWarnings, warnings)
-	s.metrics.warnings(warnings)
+	s.metrics.Warnings(warnings)
 	ping.Body = nil // the parts' pings need only their patches
 	s.dropForeign()
 	s.adopt(ctx) // a node a replica registered just before this one led, say
@@ -207,7 +209,7 @@ func (s *supervisor) pingOnce(ctx context.Context) {
 			s.nodes[d.Part].p.feed.put(d.NodePing(ping), nil)
 		}
 	}
-	s.all.expectNodes(len(s.nodes))
+	s.all.ExpectNodes(len(s.nodes))
 }
 
 // noParts is the warning of a reply without a list of parts to a provider

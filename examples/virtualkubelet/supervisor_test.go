@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
 	"github.com/pingnode/pingnode/nodeapply"
 )
 
@@ -167,8 +168,8 @@ func TestPartsSupervisorFakeClient(t *testing.T) {
 	clock := newTestClock()
 	cfg := partsConfig("", template, owner, grace)
 	cfg.Transport.Now = clock.now
-	reg, metrics := NewRegistry()
-	cfg.Metrics = metrics
+	reg, all := metrics.NewRegistry()
+	cfg.Metrics = all
 	warnings := newWarningLog(t)
 	log := countLog{Handler: warnings, text: "not served", n: new(atomic.Int64)}
 	s, plugin, step := startFakeSupervisor(t, cfg, client, log, partsReply(1, "a", "b", "foreign", "old"))
@@ -360,8 +361,8 @@ func checkPartsSeries(t *testing.T, s scrape, template string) {
 			}
 		}
 	}
-	status, _ := s.value("pingnode_node_writes_total", "node", template, "kind", kindStatus)
-	registered, _ := s.value("pingnode_node_writes_total", "node", template, "kind", kindRegister)
+	status, _ := s.value("pingnode_node_writes_total", "node", template, "kind", metrics.KindStatus)
+	registered, _ := s.value("pingnode_node_writes_total", "node", template, "kind", metrics.KindRegister)
 	if status+registered < 3 {
 		t.Errorf("pingnode_node_writes_total{node=%q}: %g of kind status, %g of kind register; want the three parts' nodes' first status writes at least", template, status, registered)
 	}

@@ -74,6 +74,9 @@ type servedLease struct {
 	// lease is the Lease as last written, without its managed fields; nil
 	// when it is to be read, or created.
 	lease *coordinationv1.Lease
+	// registered says that the node was registered just now, and so has
+	// no Lease yet: the first renewal creates it without reading it first.
+	registered bool
 }
 
 // New returns a renewer of the Leases of at most nodes nodes at once (it
@@ -108,12 +111,15 @@ func (r *Renewer) Run(ctx context.Context) {
 }
 
 // Serve renews the Lease of the node name, which nodes holds, from now
-// on, the first time at once.
-func (r *Renewer) Serve(name string, nodes corev1listers.NodeLister) {
+// on, the first time at once. registered says that the node was
+// registered just now: its first renewal creates the Lease without a read
+// (a read, NotFound, and a create, for each of a fleet's new nodes), and
+// reads it only if the create is refused because it is there.
+func (r *Renewer) Serve(name string, nodes corev1listers.NodeLister, registered bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, ok := r.served[name]; !ok {
-		r.served[name] = &servedLease{nodes: nodes}
+		r.served[name] = &servedLease{nodes: nodes, registered: registered}
 		r.queue.Add(name)
 	}
 }
@@ -137,15 +143,16 @@ func (r *Renewer) next(ctx context.Context) bool {
 	served, ok := r.served[name]
 	var nodes corev1listers.NodeLister
 	var last *coordinationv1.Lease
+	create := false
 	if ok {
-		nodes, last = served.nodes, served.lease
+		nodes, last, create = served.nodes, served.lease, served.registered
 	}
 	r.mu.Unlock()
 	if !ok {
 		r.queue.Forget(name) // dropped
 		return true
 	}
-	lease, err := r.renewOnce(ctx, name, nodes, last)
+	lease, err := r.renewOnce(ctx, name, nodes, last, create)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.served[name] != served {
@@ -162,7 +169,7 @@ func (r *Renewer) next(ctx context.Context) bool {
 		}
 		return true
 	}
-	served.lease = lease
+	served.lease, served.registered = lease, false
 	r.queue.Forget(name)
 	r.queue.AddAfter(name, r.renew-r.renew/10+rand.N(r.renew/5))
 	return true
@@ -174,13 +181,19 @@ func (r *Renewer) next(ctx context.Context) bool {
 var errNotRegistered = errors.New("the node is not in the cache yet")
 
 // renewOnce renews the Lease of the node name, which nodes holds, last as
-// last written (nil: read it, or create it), and returns it as written,
-// without its managed fields (an update without managed fields keeps
-// those stored).
-func (r *Renewer) renewOnce(ctx context.Context, name string, nodes corev1listers.NodeLister, last *coordinationv1.Lease) (*coordinationv1.Lease, error) {
+// last written (nil: read it, or create it; with create, create it first),
+// and returns it as written, without its managed fields (an update
+// without managed fields keeps those stored).
+func (r *Renewer) renewOnce(ctx context.Context, name string, nodes corev1listers.NodeLister, last *coordinationv1.Lease, create bool) (*coordinationv1.Lease, error) {
 	node, err := nodes.Get(name)
 	if err != nil {
 		return nil, errNotRegistered
+	}
+	if last == nil && create {
+		created, err := r.leases.Create(ctx, r.renewed(node, nil), metav1.CreateOptions{FieldManager: r.fieldManager})
+		if !apierrors.IsAlreadyExists(err) {
+			return leanLease(created, err)
+		}
 	}
 	if last == nil {
 		stored, err := r.leases.Get(ctx, name, metav1.GetOptions{})

@@ -3,6 +3,7 @@ package leases
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
 	corev1listers "k8s.io/client-go/listers/core/v1"
@@ -69,7 +71,7 @@ func TestRenewer(t *testing.T) {
 		}
 	}
 
-	r.Serve("vk-unit-a", nodes)
+	r.Serve("vk-unit-a", nodes, false)
 	step(0)
 	l := lease("vk-unit-a")
 	switch {
@@ -106,7 +108,7 @@ func TestRenewer(t *testing.T) {
 	}
 
 	// A node the cache does not show yet: no write until it does.
-	r.Serve("vk-unit-b", nodes)
+	r.Serve("vk-unit-b", nodes, false)
 	before := len(client.Actions())
 	step(0)
 	if w := writesSince(before); len(w) != 0 {
@@ -132,6 +134,53 @@ func TestRenewer(t *testing.T) {
 	}
 	if n := r.queue.Len(); n != 0 {
 		t.Errorf("%d renewals queued after both nodes were dropped, want none", n)
+	}
+}
+
+// TestRenewerOfANodeRegisteredJustNow: the first renewal of a node
+// registered just now creates its Lease without reading it first; when
+// the Lease is there after all (a node of that name had one), the create
+// is refused, and the Lease is read and renewed.
+func TestRenewerOfANodeRegisteredJustNow(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		there bool
+		want  []string
+	}{
+		{"no Lease", false, []string{"create"}},
+		{"a Lease there already", true, []string{"create", "get", "update"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var objects []runtime.Object
+			if tt.there {
+				objects = append(objects, &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: "vk-unit-a", Namespace: corev1.NamespaceNodeLease}})
+			}
+			client := fake.NewClientset(objects...)
+			indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
+			if err := indexer.Add(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "vk-unit-a", UID: "uid-vk-unit-a"}}); err != nil {
+				t.Fatal(err)
+			}
+			clock := clocktesting.NewFakeClock(time.Date(2026, 12, 3, 5, 0, 0, 0, time.UTC))
+			r := New(client.CoordinationV1().Leases(corev1.NamespaceNodeLease), "pingnode-provider", 1, 40, 10*time.Second, clock, slog.New(slog.NewTextHandler(t.Output(), nil)))
+			t.Cleanup(r.queue.ShutDown)
+			r.Serve("vk-unit-a", corev1listers.NewNodeLister(indexer), true)
+			if !r.next(t.Context()) {
+				t.Fatal("the queue stopped")
+			}
+			var got []string
+			for _, a := range client.Actions() {
+				if a.GetResource().Resource == "leases" {
+					got = append(got, a.GetVerb())
+				}
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("requests %v, want %v", got, tt.want)
+			}
+			l, err := client.CoordinationV1().Leases(corev1.NamespaceNodeLease).Get(t.Context(), "vk-unit-a", metav1.GetOptions{})
+			if err != nil || l.Spec.RenewTime == nil || !l.Spec.RenewTime.Time.Equal(clock.Now()) || len(l.OwnerReferences) != 1 {
+				t.Errorf("the Lease %+v (%v): want it renewed now, owned by the node", l, err)
+			}
+		})
 	}
 }
 

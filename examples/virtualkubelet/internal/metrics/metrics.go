@@ -1,4 +1,4 @@
-package main
+package metrics
 
 import (
 	"errors"
@@ -23,20 +23,20 @@ const (
 	outcomeAnswered = "answered" // the plugin answered the ping (HTTP 200)
 	outcomeFailed   = "failed"   // it did not: transport error, timeout, other status
 
-	kindObject = "object" // an object patch (taints, labels, ownership annotations) sent to the API server
-	kindStatus = "status" // a changed status handed to the node controller
-	kindReport = "report" // a steady node's status handed on for its periodic report
-	// kindRegister is a new node registered with its first ping applied:
-	// its status, taints and labels in the one create (withFirstPing).
-	kindRegister = "register"
+	KindObject = "object" // an object patch (taints, labels, ownership annotations) sent to the API server
+	KindStatus = "status" // a changed status handed to the node controller
+	KindReport = "report" // a steady node's status handed on for its periodic report
+	// KindRegister is a new node registered with its first ping applied:
+	// its status, taints and labels in the one create.
+	KindRegister = "register"
 
-	toReachable   = "reachable"   // the connectivity condition turned True
-	toUnreachable = "unreachable" // it turned False
+	ToReachable   = "reachable"   // the connectivity condition turned True
+	ToUnreachable = "unreachable" // it turned False
 )
 
 // Metrics are the provider's Prometheus metrics, shared by the nodes of
 // one process: every per-node series carries the node's name. Build them
-// with [NewMetrics] on a registry of the caller's; nothing is registered
+// with [New] on a registry of the caller's; nothing is registered
 // in client_golang's global default registry.
 type Metrics struct {
 	pings        *prometheus.CounterVec   // node, outcome
@@ -56,8 +56,8 @@ type Metrics struct {
 	health health // what /healthz and /readyz say (health.go)
 }
 
-// NewMetrics creates the provider's metrics and registers them with reg.
-func NewMetrics(reg prometheus.Registerer) *Metrics {
+// New creates the provider's metrics and registers them with reg.
+func New(reg prometheus.Registerer) *Metrics {
 	m := &Metrics{
 		pings: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "pingnode_pings_total",
@@ -78,7 +78,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}, []string{"node", "to"}),
 		writes: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "pingnode_node_writes_total",
-			Help: "Writes of the node by the provider, by kind: object (an object patch of taints, labels and their ownership annotations sent, each attempt), status (a changed status handed to the node controller), report (a steady status handed on for its periodic report).",
+			Help: "Writes of the node by the provider, by kind: object (an object patch of taints, labels and their ownership annotations sent, each attempt), status (a changed status handed to the node controller), report (a steady status handed on for its periodic report), register (a new node registered with its first ping's status, taints and labels in one create).",
 		}, []string{"node", "kind"}),
 		conflicts: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "pingnode_node_write_conflicts_total",
@@ -123,7 +123,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 func NewRegistry() (*prometheus.Registry, *Metrics) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	return reg, NewMetrics(reg)
+	return reg, New(reg)
 }
 
 // SetLeader records whether this replica leads.
@@ -136,9 +136,9 @@ func (m *Metrics) SetLeader(leads bool) {
 	m.health.leading.Store(int64(v))
 }
 
-// reachedElection records whether a standby's read of the election Lease
+// ReachedElection records whether a standby's read of the election Lease
 // succeeded.
-func (m *Metrics) reachedElection(ok bool) {
+func (m *Metrics) ReachedElection(ok bool) {
 	v := int64(0)
 	if ok {
 		v = 1
@@ -146,9 +146,9 @@ func (m *Metrics) reachedElection(ok bool) {
 	m.health.reached.Store(v)
 }
 
-// nodeMetrics are the metrics of one node, or of every part's node of
-// a template (forParts).
-type nodeMetrics struct {
+// Node are the metrics of one node, or of every part's node of a
+// template (ForParts).
+type Node struct {
 	m    *Metrics
 	node string
 	// parts says that the series are the template's, which every part's
@@ -156,46 +156,46 @@ type nodeMetrics struct {
 	parts bool
 }
 
-// forNode returns the metrics of the node, and creates its series that
+// ForNode returns the metrics of the node, and creates its series that
 // take a fixed set of labels at zero, so that a rate over them is defined
 // from the start.
-func (m *Metrics) forNode(node string) nodeMetrics {
+func (m *Metrics) ForNode(node string) Node {
 	for _, o := range []string{outcomeAnswered, outcomeFailed} {
 		m.pings.WithLabelValues(node, o)
 	}
-	for _, to := range []string{toReachable, toUnreachable} {
+	for _, to := range []string{ToReachable, ToUnreachable} {
 		m.transitions.WithLabelValues(node, to)
 	}
-	for _, k := range []string{kindObject, kindStatus, kindReport, kindRegister} {
+	for _, k := range []string{KindObject, KindStatus, KindReport, KindRegister} {
 		m.writes.WithLabelValues(node, k)
 	}
-	for _, k := range []string{kindObject, kindStatus} {
+	for _, k := range []string{KindObject, KindStatus} {
 		m.writeErrors.WithLabelValues(node, k)
 	}
-	m.conflicts.WithLabelValues(node, kindObject)
+	m.conflicts.WithLabelValues(node, KindObject)
 	m.startErrors.WithLabelValues(node)
 	for s := pingstatus.SubjectReply; s <= pingstatus.SubjectPart; s++ {
 		for a := pingstatus.Refused; a <= pingstatus.Ignored; a++ {
 			m.warnings.WithLabelValues(node, s.String(), a.String())
 		}
 	}
-	return nodeMetrics{m: m, node: node}
+	return Node{m: m, node: node}
 }
 
-// forParts returns the metrics of the parts' nodes of a template, and of
+// ForParts returns the metrics of the parts' nodes of a template, and of
 // their supervisor's pings: the template's series, in which every part's
 // node counts, so that a provider of 5,000 parts has the series of one
 // node (per-node series would be 40 each, 200,000 in all, a scrape of
 // tens of megabytes and 25 KB of memory a node). A part's allocatable is
 // on its node, not in a gauge.
-func (m *Metrics) forParts(template string) nodeMetrics {
-	n := m.forNode(template)
+func (m *Metrics) ForParts(template string) Node {
+	n := m.ForNode(template)
 	n.parts = true
 	return n
 }
 
-// ping records a ping that took d: answered at, or failed.
-func (n nodeMetrics) ping(answered bool, at time.Time, d time.Duration) {
+// Ping records a ping that took d: answered at, or failed.
+func (n Node) Ping(answered bool, at time.Time, d time.Duration) {
 	outcome := outcomeFailed
 	if answered {
 		outcome = outcomeAnswered
@@ -205,51 +205,50 @@ func (n nodeMetrics) ping(answered bool, at time.Time, d time.Duration) {
 	n.m.pingDuration.WithLabelValues(n.node, outcome).Observe(d.Seconds())
 }
 
-func (n nodeMetrics) write(kind string)      { n.m.writes.WithLabelValues(n.node, kind).Inc() }
-func (n nodeMetrics) conflict(kind string)   { n.m.conflicts.WithLabelValues(n.node, kind).Inc() }
-func (n nodeMetrics) writeError(kind string) { n.m.writeErrors.WithLabelValues(n.node, kind).Inc() }
-func (n nodeMetrics) startError()            { n.m.startErrors.WithLabelValues(n.node).Inc() }
-func (n nodeMetrics) devicesHanded()         { n.m.devicePools.WithLabelValues(n.node).Inc() }
-func (n nodeMetrics) devicePublishError()    { n.m.deviceErrors.WithLabelValues(n.node).Inc() }
+// Write, Conflict, WriteError, StartError, DevicesHanded and
+// DevicePublishError count one of their kind.
+func (n Node) Write(kind string)      { n.m.writes.WithLabelValues(n.node, kind).Inc() }
+func (n Node) Conflict(kind string)   { n.m.conflicts.WithLabelValues(n.node, kind).Inc() }
+func (n Node) WriteError(kind string) { n.m.writeErrors.WithLabelValues(n.node, kind).Inc() }
+func (n Node) StartError()            { n.m.startErrors.WithLabelValues(n.node).Inc() }
+func (n Node) DevicesHanded()         { n.m.devicePools.WithLabelValues(n.node).Inc() }
+func (n Node) DevicePublishError()    { n.m.deviceErrors.WithLabelValues(n.node).Inc() }
 
-// devicesInUse creates the node's device series at zero, when it
+// DevicesInUse creates the node's device series at zero, when it
 // publishes devices.
-func (n nodeMetrics) devicesInUse() {
+func (n Node) DevicesInUse() {
 	n.m.devicePools.WithLabelValues(n.node)
 	n.m.deviceErrors.WithLabelValues(n.node)
 }
 
-// running records that the node started (+1) or stopped (-1), for /readyz.
-func (n nodeMetrics) running(delta int64) { n.m.health.running.Add(delta) }
+// Running records that the node started (+1) or stopped (-1), for /readyz.
+func (n Node) Running(delta int64) { n.m.health.running.Add(delta) }
 
-// warnings counts the warnings by their subject and action, never by path.
-func (n nodeMetrics) warnings(warnings []pingstatus.Warning) {
+// Warnings counts the warnings by their subject and action, never by path.
+func (n Node) Warnings(warnings []pingstatus.Warning) {
 	for _, w := range warnings {
 		n.m.warnings.WithLabelValues(n.node, w.Subject.String(), w.Action.String()).Inc()
 	}
 }
 
-// transition counts a transition of the connectivity condition from old
-// to new, if there is one: a condition that was absent (a new node) has
-// none.
-func (n nodeMetrics) transition(old, new *corev1.Node, connectivity corev1.NodeConditionType) {
-	if conditionNamed(old, connectivity) == nil {
-		return
-	}
-	cond := transitioned(old, new, connectivity)
+// Transition counts a transition of the connectivity condition, which
+// was was and is now now, if there is one (now is nil when it did not
+// change): a condition that was absent (a new node) has none.
+func (n Node) Transition(was, now *corev1.NodeCondition) {
+	cond := now
 	switch {
-	case cond == nil:
+	case was == nil, cond == nil:
 	case cond.Status == corev1.ConditionTrue:
-		n.m.transitions.WithLabelValues(n.node, toReachable).Inc()
+		n.m.transitions.WithLabelValues(n.node, ToReachable).Inc()
 	case cond.Status == corev1.ConditionFalse:
-		n.m.transitions.WithLabelValues(n.node, toUnreachable).Inc()
+		n.m.transitions.WithLabelValues(n.node, ToUnreachable).Inc()
 	}
 }
 
-// advertise sets the allocatable gauges to list, what the node
+// Advertise sets the allocatable gauges to list, what the node
 // advertises, if it differs from was, what they show now; it removes the
 // gauges of resources the node no longer has. It returns what they show.
-func (n nodeMetrics) advertise(was, list corev1.ResourceList) corev1.ResourceList {
+func (n Node) Advertise(was, list corev1.ResourceList) corev1.ResourceList {
 	if n.parts || sameQuantities(was, list) {
 		return was
 	}
@@ -285,11 +284,11 @@ func unitOf(name corev1.ResourceName) string {
 	return "integer"
 }
 
-// serveMetrics serves reg's metrics at /metrics on addr until the server
+// Serve serves reg's metrics at /metrics on addr until the server
 // is closed, and the probes of m: /healthz, the liveness probe, and
 // /readyz, the readiness probe (health.go). It returns the server and the
 // address it listens on (addr may end in :0).
-func serveMetrics(addr string, reg *prometheus.Registry, m *Metrics, log *slog.Logger) (*http.Server, string, error) {
+func Serve(addr string, reg *prometheus.Registry, m *Metrics, log *slog.Logger) (*http.Server, string, error) {
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, "", err

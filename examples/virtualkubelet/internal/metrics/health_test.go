@@ -1,4 +1,4 @@
-package main
+package metrics
 
 import (
 	"net/http"
@@ -27,7 +27,7 @@ func TestReadiness(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := NewMetrics(prometheus.NewRegistry())
+			m := New(prometheus.NewRegistry())
 			m.Expect(tt.nodes, tt.election)
 			m.health.running.Store(tt.running)
 			m.health.leading.Store(tt.leading)

@@ -1,4 +1,4 @@
-package main
+package metrics
 
 import (
 	"fmt"
@@ -18,7 +18,7 @@ type health struct {
 	// running counts the nodes whose node controller has registered the
 	// node and runs; leading is whether this replica leads; reached is
 	// whether a standby's last try at the election Lease reached the API
-	// server and was allowed (see renewWatch).
+	// server and was allowed (the provider's election says, [Metrics.ReachedElection]).
 	running, leading, reached atomic.Int64
 }
 
@@ -29,9 +29,9 @@ func (m *Metrics) Expect(nodes int, election bool) {
 	m.health.election.Store(election)
 }
 
-// expectNodes says how many nodes this process runs now: the parts
-// supervisor runs as many as it serves parts (supervisor.go).
-func (m *Metrics) expectNodes(n int) { m.health.nodes.Store(int64(n)) }
+// ExpectNodes says how many nodes this process runs now: the parts
+// supervisor runs as many as it serves parts.
+func (m *Metrics) ExpectNodes(n int) { m.health.nodes.Store(int64(n)) }
 
 // ready reports whether this replica is ready, and says why. A replica
 // that leads (or runs without an election) is ready once every node it
@@ -52,6 +52,10 @@ func (h *health) ready() (bool, string) {
 	}
 	return true, fmt.Sprintf("%d of %d nodes running", running, nodes)
 }
+
+// Ready reports whether this replica is ready, and says why, as /readyz
+// does.
+func (m *Metrics) Ready() (bool, string) { return m.health.ready() }
 
 // healthz is the liveness probe: the process runs and serves. Nothing a
 // restart would mend is left to it: a start that fails is retried with
