@@ -111,3 +111,41 @@ var update = flag.Bool("update", false, "write the README's table of flags")
 func TestREADMEFlags(t *testing.T) {
 	flagdoc.Golden(t, "README.md", flagSet(new(config), new(string)), *update)
 }
+
+// TestReferenceFiles: every file and package of the reference provider
+// that the README's table "What the reference provider adds" names is
+// there, so that the table follows the provider's rooms when they move.
+func TestReferenceFiles(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(readme), "## What the reference provider adds")
+	if !ok {
+		t.Fatal(`README.md has no section "What the reference provider adds"`)
+	}
+	_, rows, ok := strings.Cut(table, "|---|---|\n")
+	if !ok {
+		t.Fatal("README.md: the section has no table")
+	}
+	named := 0
+	for _, line := range strings.Split(rows, "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) < 3 {
+			break // the table's end
+		}
+		where := cells[len(cells)-2] // the last cell: where in examples/virtualkubelet
+		for i, part := range strings.Split(where, "`") {
+			if i%2 == 0 || strings.ContainsAny(part, " ,(") || !(strings.HasSuffix(part, ".go") || strings.Contains(part, "/") || part == "Dockerfile") {
+				continue
+			}
+			named++
+			if _, err := os.Stat(filepath.Join("..", "virtualkubelet", part)); err != nil {
+				t.Errorf("README.md names %s of the reference provider: %v", part, err)
+			}
+		}
+	}
+	if named < 10 {
+		t.Errorf("%d files named in the table, want its rows' files", named)
+	}
+}

@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/election"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/rights"
 )
 
@@ -200,7 +201,7 @@ func (id *identity) kubeconfig(tb testing.TB, server string) string {
 // settingsOfArgs parses the provider's command line args as its start
 // does, the flags' defaults for every flag not given, and returns the
 // flags and their settings.
-func settingsOfArgs(tb testing.TB, args []string) (*flags, []Config, *Election) {
+func settingsOfArgs(tb testing.TB, args []string) (*flags, []Config, *election.Election) {
 	tb.Helper()
 	fs := flag.NewFlagSet("virtualkubelet", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -208,19 +209,19 @@ func settingsOfArgs(tb testing.TB, args []string) (*flags, []Config, *Election) 
 	if err := fs.Parse(args); err != nil {
 		tb.Fatalf("%v: %v", args, err)
 	}
-	configs, election, err := f.settings(fs.Args())
+	configs, e, err := f.settings(fs.Args())
 	if err != nil {
 		tb.Fatalf("%v: %v", args, err)
 	}
-	return f, configs, election
+	return f, configs, e
 }
 
 // accessOfArgs is the Access of the provider's command line args, as
 // -print-rbac gives it.
 func accessOfArgs(tb testing.TB, args []string) rights.Access {
 	tb.Helper()
-	f, configs, election := settingsOfArgs(tb, args)
-	return f.access(configs, election)
+	f, configs, e := settingsOfArgs(tb, args)
+	return f.access(configs, e)
 }
 
 // createObject creates one of the objects of the rights with the

@@ -174,8 +174,8 @@ func StaticNode(name string) *corev1.Node {
 	}
 }
 
-// A SettingError is a setting of a [Config] or an [Election] that cannot
-// work. The command line reports it under the name of its flag.
+// A SettingError is a setting of a [Config] that cannot work. The command
+// line reports it, as an election.SettingError, under its flag's name.
 type SettingError struct {
 	// Setting is the field's name, such as "Interval".
 	Setting string

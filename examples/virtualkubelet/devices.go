@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/devices"
 	"github.com/pingnode/pingnode/nodeapply"
 	"github.com/pingnode/pingnode/nodeapply/devicepool"
 	"github.com/pingnode/pingnode/nodeapply/dra"
@@ -25,9 +26,9 @@ import (
 //     of the node and the same ping, gives the pool the reply asks for
 //     (Result.Devices) and what changed (Result.Changes).
 //  3. The pool is handed to the node's ResourceSlice controller
-//     (publish.go): started at the first reply that carries devices, with
-//     that pool; then handed on only when the pool changed. A steady ping
-//     hands nothing on, and the controller writes nothing.
+//     (internal/devices): started at the first reply that carries
+//     devices, with that pool; then handed on only when the pool changed.
+//     A steady ping hands nothing on, and the controller writes nothing.
 //  4. The pods bound to the node are told which devices they were given
 //     (poddevices.go).
 //
@@ -45,7 +46,7 @@ import (
 // Only the ping loop touches it.
 type deviceState struct {
 	driver, pool string
-	pub          *publisher
+	pub          *devices.Publisher
 	// handed is the pool last handed to the controller: a ping whose
 	// Result.Devices is the same (the slices' cache has not caught up
 	// with it yet) hands nothing on again.
@@ -65,10 +66,10 @@ func (p *Provider) startDevices() (stop func()) {
 	p.metrics.DevicesInUse()
 	p.devices = &deviceState{
 		driver: p.cfg.DRADriver, pool: name,
-		pub:  newPublisher(p.cfg.DRADriver, name, p.client, p.log, p.metrics),
+		pub:  devices.NewPublisher(p.cfg.DRADriver, name, p.client, p.log, p.metrics),
 		told: podsTold{},
 	}
-	return p.devices.pub.close
+	return p.devices.pub.Close
 }
 
 // devicePool is the pool's step of the ping: the pool as published, read
@@ -119,7 +120,7 @@ func (p *Provider) publishDevices(ctx context.Context, node *corev1.Node, ping n
 		p.handOnDevices(ctx, node.UID, res)
 		return
 	}
-	if d.pub.ownedBy(node.UID) && (len(res.Changes) == 0 || devicepool.Equal(res.Devices, d.handed)) {
+	if d.pub.OwnedBy(node.UID) && (len(res.Changes) == 0 || devicepool.Equal(res.Devices, d.handed)) {
 		return // steady, or the cache has not caught up with the last pool handed on
 	}
 	p.handOnDevices(ctx, node.UID, res)
@@ -135,5 +136,5 @@ func (p *Provider) handOnDevices(ctx context.Context, owner types.UID, res devic
 	p.log.Info("devices handed to the ResourceSlice controller", "driver", d.driver, "pool", d.pool, "devices", len(res.Devices))
 	d.handed = res.Devices
 	p.metrics.DevicesHanded()
-	d.pub.publish(ctx, owner, res.Devices)
+	d.pub.Publish(ctx, owner, res.Devices)
 }

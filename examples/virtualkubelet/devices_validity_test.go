@@ -11,6 +11,7 @@ import (
 	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/devices"
 	"github.com/pingnode/pingnode/internal/gen"
 	"github.com/pingnode/pingnode/nodeapply"
 	"github.com/pingnode/pingnode/nodeapply/devicepool"
@@ -25,14 +26,14 @@ import (
 // (gen.DeviceGroups: names and attribute names up to the longest, 32
 // attributes and capacities, counts up to the limit); parses each, applies
 // the pool's step (devicepool.Apply), turns the pool into resource.k8s.io/v1 devices
-// (dra.Devices), splits them as the provider does (driverResources), and
-// creates each slice with dryRun=All, as the administrator. None may be
+// (dra.Devices), splits them as the provider does (devices.DriverResources),
+// and creates each slice with dryRun=All, as the administrator. None may be
 // refused.
 func TestDevicesValidity(t *testing.T) {
 	needsControlPlane(t)
 	const replies, driver, node = 400, "valid.gpu.pingnode.example.com", "vk-dra-valid"
 	var opts pingstatus.Options
-	var pools, sent, devices, refused atomic.Int64
+	var pools, sent, sentDevices, refused atomic.Int64
 	start := time.Now()
 	seeds := make(chan int)
 	var wg sync.WaitGroup
@@ -54,7 +55,7 @@ func TestDevicesValidity(t *testing.T) {
 				}
 				pools.Add(1)
 				res := devicepool.Apply(nil, nodeapply.Ping{Reply: &patch}, opts)
-				resources := driverResources(node, dra.Devices(res.Devices))
+				resources := devices.DriverResources(node, dra.Devices(res.Devices))
 				slices := resources.Pools[node].Slices
 				for _, s := range slices {
 					slice := &resourcev1.ResourceSlice{
@@ -66,7 +67,7 @@ func TestDevicesValidity(t *testing.T) {
 						},
 					}
 					sent.Add(1)
-					devices.Add(int64(len(s.Devices)))
+					sentDevices.Add(int64(len(s.Devices)))
 					_, err := client.ResourceV1().ResourceSlices().Create(context.Background(), slice, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 					if err != nil && refused.Add(1) <= 5 {
 						t.Errorf("seed %d: %s: a slice of %d devices refused: %v", seed, body, len(s.Devices), err)
@@ -81,11 +82,11 @@ func TestDevicesValidity(t *testing.T) {
 	close(seeds)
 	wg.Wait()
 	t.Logf("%d replies, %d with devices: %d slices of %d devices created with dryRun=All in %s, %d refused",
-		replies, pools.Load(), sent.Load(), devices.Load(), time.Since(start).Round(time.Millisecond), refused.Load())
+		replies, pools.Load(), sent.Load(), sentDevices.Load(), time.Since(start).Round(time.Millisecond), refused.Load())
 	if refused.Load() != 0 {
 		t.Errorf("the API server refused %d of %d slices", refused.Load(), sent.Load())
 	}
-	if pools.Load() < replies/2 || devices.Load() < replies {
-		t.Errorf("only %d replies with devices, %d devices: the test proves little", pools.Load(), devices.Load())
+	if pools.Load() < replies/2 || sentDevices.Load() < replies {
+		t.Errorf("only %d replies with devices, %d devices: the test proves little", pools.Load(), sentDevices.Load())
 	}
 }

@@ -23,7 +23,7 @@
 //	go run . -kubeconfig /tmp/pingnode-env/kubeconfig -parts -node 'slurm-{part}'
 //
 // Several replicas can run for the same nodes: with -leader-elect they
-// elect a leader with a Lease (see leader.go), and only the leader runs
+// elect a leader with a Lease (see internal/election), and only the leader runs
 // the node controllers and pings. With -metrics-addr, each serves its
 // Prometheus metrics (see internal/metrics):
 //
@@ -55,39 +55,26 @@
 //	| `parts.go`, `partnode.go` | with `-parts`, a node for each of the plugin's parts (see Parts): a part's node, its name and labels, and which nodes are the provider's; the runner of each part's node |
 //	| `delivery.go`, `handoff.go`, `statuswrite.go` | delivery to the API server: the object patch (taints, labels, their ownership annotations); the status handed to the node controller; the client the node controller writes the status through, and what a write stored |
 //	| `internal/caches` | the informers the provider reads its node, its pods, its ResourceSlices and the ResourceClaims from; with `-parts`, the supervisor's, which every part's node reads by its name |
-//	| `podfinish.go` | the end of a pod deleted on the node: deleted at once (grace period 0), as a kubelet deletes a pod that has stopped (see Pods deleted on the node) |
-//	| `devices.go`, `publish.go`, `poddevices.go` | with `-dra-driver`, its devices (see Devices): the pool read at each ping and handed on when it changed; the ResourceSlice controller that publishes it; what each pod bound to the node was given |
+//	| `podfinish.go`, `internal/pods` | the end of a pod deleted on the node: deleted at once (grace period 0), as a kubelet deletes a pod that has stopped (see Pods deleted on the node); `podfinish.go` wires the finisher to the node's caches and its pings |
+//	| `devices.go`, `poddevices.go`, `internal/devices` | with `-dra-driver`, its devices (see Devices): the pool read at each ping and handed on when it changed; what each pod bound to the node was given; the ResourceSlice controller that publishes the pool, and the pool's split into slices |
 //	| `events.go`, `internal/metrics` | what it tells people: events on the node; Prometheus metrics and the probes `/healthz` and `/readyz` |
 //	| `internal/rights`, `rights.go` | its rights, as data: the RBAC rules each configuration needs, each with its reason (`-print-rbac`), and the admission policy that fences what RBAC cannot name (`-print-node-policy`); the `Access` of a configuration |
-//	| `leader.go`, `main.go`, `hooks.go` | leader election among replicas; the command; the points at which a test steps a provider or a supervisor |
+//	| `internal/election`, `main.go`, `hooks.go` | leader election among replicas, with a Lease; the command; the points at which a test steps a provider or a supervisor |
 //	| `deploy/`, `Dockerfile` | manifests to run it in a cluster: two replicas with leader election, as a ServiceAccount with only its rights |
 //
 // # Pods deleted on the node
 //
 // A pod bound to a node that someone deletes (`kubectl delete pod`, the
-// taint eviction controllers, a Job's controller) is only marked: it gets a
-// `deletionTimestamp` and stays, Terminating, until its node says it has
-// stopped. A kubelet stops its containers, then deletes it with a grace
-// period of 0 and the pod's UID as a precondition; a provider does the same
-// once its backend has stopped the pod. This example hands no pod to a
-// backend, so a pod being deleted has stopped already: the provider deletes
-// it at once, with grace period 0 and the UID precondition, and logs it
-// once (`a pod being deleted on the node is deleted`). Without it, a
-// graceful delete of a pod bound to the node would wait forever.
-//
-// It does so only while the plugin answers, as a kubelet only while it
-// runs: during an outage a pod deleted (or evicted for the node's
-// `NoExecute` taints) stays Terminating, as on a real node that cannot be
-// reached, and the first answered ping ends it (`TestPodDeleteFinished`,
-// `TestOutage`). The pods' informer says when a pod bound to the node is
-// being deleted; a queue of the provider's own (client-go's `workqueue`,
-// rate limited per pod) deletes each apart from the pings, and tries a
-// delete the API server refused again after 1 s, then twice as long each
-// time up to a minute, the refusal logged when it begins or changes. A pod
-// already gone (404), or replaced by another of its name (the UID
-// precondition, 409), is done with. A provider that restarts finishes what
-// it left. It needs `delete` on pods, which `-print-node-policy` fences to
-// the pods of its own nodes that are being deleted (see Rights).
+// taint eviction controllers, a Job's controller) stays Terminating until
+// its node says it has stopped. This example hands no pod to a backend, so
+// the provider deletes such a pod at once, with grace period 0 and the UID
+// precondition, as a kubelet does once the pod has stopped, and only while
+// the plugin answers: during an outage a pod deleted (or evicted for the
+// node's `NoExecute` taints) stays Terminating, and the first answered
+// ping ends it (`TestPodDeleteFinished`, `TestOutage`). The queue, its
+// backoff and what it logs are `internal/pods`'s documentation. It needs
+// `delete` on pods, which `-print-node-policy` fences to the pods of its
+// own nodes that are being deleted (see Rights).
 //
 // # Labels and the node controller
 //
@@ -139,12 +126,9 @@
 // read by Kubernetes in the driver's domain, so a claim selects it as
 // `device.attributes['NAME'].productName`. A device a claim holds stays
 // published while its group is listed, whatever the count, and keeps its
-// name; the free devices are those with the lowest indices (`nodeapply`'s
-// the rules of `nodeapply/devicepool`). A slice holds at most 128 devices, and at most 64 in a
-// pool with any tainted device (the API server takes no more in a slice
-// that has a taint: `ResourceSliceMaxDevicesWithAdvancedFeatures`;
-// `TestDriverResourcesSplit`); a pool with none is one empty slice, which
-// says that the driver runs and has none.
+// name; the free devices are those with the lowest indices (the rules of
+// `nodeapply/devicepool`). A pool is split into slices the API server
+// takes (`internal/devices`; `TestDriverResourcesSplit`).
 //
 // Held, as for resources. A claim is allocated when the scheduler
 // places its pod, long before a queueing backend starts the pod; until then
@@ -180,12 +164,11 @@
 // failing GPU from the others sends it as a group of its own.
 //
 // How. The slices are written by the ResourceSlice controller of
-// `k8s.io/dynamic-resource-allocation` (`resourceslice`, v0.37.2, the one
-// DRA drivers run), one a node, its owner the Node. It is started at the
-// first reply that carries devices, with that pool: a controller started
-// with no pool deletes the published one, so a provider that restarts, or a
-// plugin that never sends devices, writes nothing and deletes nothing until
-// a reply says what the devices are (`TestDevicesUntilNews`). At each ping
+// `k8s.io/dynamic-resource-allocation`, one a node (`internal/devices` says
+// how it is run), started at the first reply that carries devices, so that
+// a provider that restarts, or a plugin that never sends devices, writes
+// nothing and deletes nothing until a reply says what the devices are
+// (`TestDevicesUntilNews`). At each ping
 // the pool as published is read from the caches (`dra.Pool` over the node's
 // slices of the driver and the claims whose allocations name its devices,
 // which it marks held), `devicepool.Apply` of it and the ping, the step
@@ -284,7 +267,9 @@
 // The lifecycle of a part's node, at each ping:
 //
 //   - A part the reply lists that no node serves is registered: its node
-//     is created, and the part's figures merged into it at once.
+//     is created with the part's figures, taints and labels, its first ping
+//     applied, in one create (`register.go`), at most 64 at once
+//     (`registrars`), and its Lease created without a read.
 //   - A part the reply lists is pinged with its own patch, as a node of
 //     its own is with its reply: its resources, taints, labels and devices.
 //   - A reply that lists no parts (a sum, or `"nodes"` absent or refused

@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/election"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/rights"
 	"github.com/pingnode/pingnode/nodeapply"
 )
@@ -43,7 +44,7 @@ type flags struct {
 	partGrace  time.Duration
 
 	leaderElect bool
-	election    Election
+	election    election.Election
 
 	// serviceAccount is -service-account, namespace/name; saNamespace and
 	// saName are its parts, once checked.
@@ -97,9 +98,9 @@ func registerFlags(fs *flag.FlagSet) *flags {
 	fs.StringVar(&f.election.Namespace, "leader-elect-namespace", metav1.NamespaceDefault, "the `namespace` of the leader election Lease")
 	fs.StringVar(&f.election.Name, "leader-elect-name", "", "the `name` of the leader election Lease (empty: pingnode- and the -node pattern, "+Index+" read as fleet and "+PartToken+" as parts)")
 	fs.StringVar(&f.election.Identity, "leader-elect-id", "", "this replica's `identity` in the Lease, not empty; not given: the host name and the process id")
-	fs.DurationVar(&f.election.LeaseDuration, "leader-elect-lease-duration", DefaultElectionLease, "how long a standby waits after the leader's last renewal before it takes over")
-	fs.DurationVar(&f.election.RenewDeadline, "leader-elect-renew-deadline", DefaultElectionRenewDeadline, "how long the leader tries to renew before it stops (it exits); less than -leader-elect-lease-duration. Not given, it is the default or 2/3 of -leader-elect-lease-duration, whichever is less")
-	fs.DurationVar(&f.election.RetryPeriod, "leader-elect-retry-period", DefaultElectionRetry, "how often the leader renews and a standby tries to take over; less than -leader-elect-renew-deadline divided by 1.2 (client-go's rule). Not given, it is the default or 1/5 of -leader-elect-renew-deadline, whichever is less")
+	fs.DurationVar(&f.election.LeaseDuration, "leader-elect-lease-duration", election.DefaultLease, "how long a standby waits after the leader's last renewal before it takes over")
+	fs.DurationVar(&f.election.RenewDeadline, "leader-elect-renew-deadline", election.DefaultRenewDeadline, "how long the leader tries to renew before it stops (it exits); less than -leader-elect-lease-duration. Not given, it is the default or 2/3 of -leader-elect-lease-duration, whichever is less")
+	fs.DurationVar(&f.election.RetryPeriod, "leader-elect-retry-period", election.DefaultRetryPeriod, "how often the leader renews and a standby tries to take over; less than -leader-elect-renew-deadline divided by 1.2 (client-go's rule). Not given, it is the default or 1/5 of -leader-elect-renew-deadline, whichever is less")
 	fs.StringVar(&f.serviceAccount, "service-account", DefaultServiceAccount, "`namespace/name` of the ServiceAccount the provider runs as, which -print-rbac and -print-node-policy give the rights to")
 	fs.BoolVar(&f.printRBAC, "print-rbac", false, "print the RBAC rules the provider needs for the configuration the other flags give (its nodes, -held, -leader-elect, -dra-driver, -parts), bound to -service-account, as YAML, and exit 0")
 	fs.BoolVar(&f.printPolicy, "print-node-policy", false, "print a ValidatingAdmissionPolicy that lets -service-account create only the nodes and Leases of this configuration (what RBAC cannot name), change only the labels of its nodes that -label-namespaces allows, delete only its nodes' pods being deleted, with -dra-driver write only ResourceSlices of that driver on its nodes, and with -parts change and delete only nodes of its template with its ownership label, as YAML, and exit 0")
@@ -138,12 +139,12 @@ var followers = []struct {
 	{"timeout", "interval", DefaultTimeout, 3, 5, func(f *flags) (*time.Duration, *time.Duration) {
 		return &f.base.Timeout, &f.base.Interval
 	}},
-	{"leader-elect-renew-deadline", "leader-elect-lease-duration", DefaultElectionRenewDeadline, 2, 3, func(f *flags) (*time.Duration, *time.Duration) {
+	{"leader-elect-renew-deadline", "leader-elect-lease-duration", election.DefaultRenewDeadline, 2, 3, func(f *flags) (*time.Duration, *time.Duration) {
 		return &f.election.RenewDeadline, &f.election.LeaseDuration
 	}},
 	// Less than the renew deadline divided by client-go's JitterFactor,
 	// 1.2, with room to spare, as the defaults 2 s and 10 s.
-	{"leader-elect-retry-period", "leader-elect-renew-deadline", DefaultElectionRetry, 1, 5, func(f *flags) (*time.Duration, *time.Duration) {
+	{"leader-elect-retry-period", "leader-elect-renew-deadline", election.DefaultRetryPeriod, 1, 5, func(f *flags) (*time.Duration, *time.Duration) {
 		return &f.election.RetryPeriod, &f.election.RenewDeadline
 	}},
 }
@@ -196,12 +197,19 @@ func flagError(name string, value any, format string, args ...any) error {
 	return fmt.Errorf("invalid value %q for flag -%s: %s", fmt.Sprint(value), name, fmt.Sprintf(format, args...))
 }
 
-// asFlagError says a *SettingError under its flag's name.
+// asFlagError says a *SettingError, or an election's
+// *election.SettingError, under its flag's name.
 func asFlagError(err error, names map[string]string) error {
 	var s *SettingError
-	if errors.As(err, &s) {
+	var es *election.SettingError
+	switch {
+	case errors.As(err, &s):
 		if name, ok := names[s.Setting]; ok {
 			return flagError(name, s.Value, "%s", s.Problem)
+		}
+	case errors.As(err, &es):
+		if name, ok := names[es.Setting]; ok {
+			return flagError(name, es.Value, "%s", es.Problem)
 		}
 	}
 	return err
@@ -210,7 +218,7 @@ func asFlagError(err error, names map[string]string) error {
 // settings checks the flags, and args, what follows them, and returns the
 // configuration of each node, and the election, or nil without
 // -leader-elect. The error names the first flag that cannot work.
-func (f *flags) settings(args []string) ([]Config, *Election, error) {
+func (f *flags) settings(args []string) ([]Config, *election.Election, error) {
 	if err := f.follow(); err != nil {
 		return nil, nil, err
 	}
@@ -250,7 +258,7 @@ func (f *flags) settings(args []string) ([]Config, *Election, error) {
 		f.kubeconfig = os.Getenv("KUBECONFIG")
 	}
 	if !given["leader-elect-id"] {
-		f.election.Identity = DefaultIdentity()
+		f.election.Identity = election.DefaultIdentity()
 	}
 	base := f.base
 	base.Grace, base.NoGrace = f.grace, f.grace == 0
@@ -283,7 +291,7 @@ func (f *flags) settings(args []string) ([]Config, *Election, error) {
 			e.Name = strings.ReplaceAll(e.Name, PartToken, "parts")
 		}
 	}
-	if err := e.check(); err != nil {
+	if err := e.Check(); err != nil {
 		return nil, nil, asFlagError(err, electionFlags)
 	}
 	namespace, name, ok := strings.Cut(f.serviceAccount, "/")
@@ -302,11 +310,11 @@ func (f *flags) settings(args []string) ([]Config, *Election, error) {
 	return configs, &e, nil
 }
 
-// access is the rights of the providers of configs, with election, bound
-// to -service-account: what -print-rbac prints. settings has checked the
-// flags.
-func (f *flags) access(configs []Config, election *Election) rights.Access {
-	return accessFor(f.saNamespace, f.saName, configs, election)
+// access is the rights of the providers of configs, with the election e,
+// bound to -service-account: what -print-rbac prints. settings has checked
+// the flags.
+func (f *flags) access(configs []Config, e *election.Election) rights.Access {
+	return accessFor(f.saNamespace, f.saName, configs, e)
 }
 
 // configs are the configurations the flags give, from base: a node for

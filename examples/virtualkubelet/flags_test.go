@@ -18,6 +18,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/pingnode/pingnode/examples/internal/flagdoc"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/election"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/rights"
 )
 
@@ -364,7 +365,7 @@ func TestMachineDefaults(t *testing.T) {
 		if err := fs.Parse(tt.args); err != nil {
 			t.Fatal(err)
 		}
-		_, election, err := f.settings(nil)
+		_, e, err := f.settings(nil)
 		switch {
 		case tt.refuse != "":
 			if err == nil || !strings.Contains(err.Error(), tt.refuse) {
@@ -378,8 +379,8 @@ func TestMachineDefaults(t *testing.T) {
 		if f.kubeconfig != tt.kubeconfig {
 			t.Errorf("%q: kubeconfig %q, want %q", tt.args, f.kubeconfig, tt.kubeconfig)
 		}
-		if election != nil || f.election.Identity != DefaultIdentity() {
-			t.Errorf("%q: election %v, identity %q, want none and %q", tt.args, election, f.election.Identity, DefaultIdentity())
+		if e != nil || f.election.Identity != election.DefaultIdentity() {
+			t.Errorf("%q: election %v, identity %q, want none and %q", tt.args, e, f.election.Identity, election.DefaultIdentity())
 		}
 	}
 }

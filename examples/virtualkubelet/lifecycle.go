@@ -20,6 +20,7 @@ import (
 
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/caches"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/pods"
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
@@ -34,9 +35,9 @@ import (
 // Its work is split by job: this file starts and stops it ([Provider.Run],
 // [Provider.RunRetrying]); ping.go is the step at each ping; delivery.go,
 // handoff.go and statuswrite.go bring what changed to the API server;
-// internal/caches holds its view of the node and its pods; podfinish.go finishes
-// the deletion of its pods; devices.go, publish.go and poddevices.go
-// publish its devices, with -dra-driver.
+// internal/caches holds its view of the node and its pods; internal/pods
+// finishes the deletion of its pods; devices.go and poddevices.go, with
+// internal/devices, publish its devices, with -dra-driver.
 type Provider struct {
 	cfg    Config
 	opts   options
@@ -76,7 +77,7 @@ type Provider struct {
 	// DRA driver.
 	devices *deviceState
 	// finish deletes the node's pods being deleted (podfinish.go).
-	finish *finisher
+	finish *pods.Finisher
 	// devicesIgnored says that the log has said, once, that the plugin's
 	// devices are ignored (no DRA driver).
 	devicesIgnored bool

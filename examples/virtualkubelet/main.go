@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/election"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/rights"
 )
@@ -38,17 +39,17 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 		}
 		return 2 // the flag package said what and showed the usage
 	}
-	configs, election, err := f.settings(fs.Args())
+	configs, e, err := f.settings(fs.Args())
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		fs.Usage()
 		return 2
 	}
 	if f.printRBAC || f.printPolicy {
-		return printAccess(f.access(configs, election), f.printRBAC, f.printPolicy, stdout, stderr)
+		return printAccess(f.access(configs, e), f.printRBAC, f.printPolicy, stdout, stderr)
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	if err := run(f.kubeconfig, f.metricsAddr, election, configs, log); err != nil {
+	if err := run(f.kubeconfig, f.metricsAddr, e, configs, log); err != nil {
 		log.Error("provider stopped", "error", err)
 		return 1
 	}
@@ -56,15 +57,15 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 }
 
 // run runs the providers until SIGINT or SIGTERM (see runProviders). With
-// an election, it runs them only while this replica leads. With a metrics
-// address, the providers' metrics are served there.
-func run(kubeconfig, metricsAddr string, election *Election, configs []Config, log *slog.Logger) error {
+// an election e, it runs them only while this replica leads. With a
+// metrics address, the providers' metrics are served there.
+func run(kubeconfig, metricsAddr string, e *election.Election, configs []Config, log *slog.Logger) error {
 	restConfig, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return fmt.Errorf("kubeconfig: %w", err)
 	}
 	reg, all := metrics.NewRegistry()
-	all.Expect(len(configs), election != nil)
+	all.Expect(len(configs), e != nil)
 	for i := range configs {
 		configs[i].Metrics = all
 	}
@@ -79,7 +80,7 @@ func run(kubeconfig, metricsAddr string, election *Election, configs []Config, l
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	work := func(ctx context.Context) error { return runProviders(ctx, restConfig, configs, log) }
-	if election == nil {
+	if e == nil {
 		all.SetLeader(true) // the only replica
 		return work(ctx)
 	}
@@ -88,7 +89,7 @@ func run(kubeconfig, metricsAddr string, election *Election, configs []Config, l
 		return err
 	}
 	lost := func() { os.Exit(1) } // at once: no write after the renew deadline
-	return lead(ctx, client, *election, all, log, lost, work)
+	return e.Lead(ctx, client, all, log, lost, work)
 }
 
 // printAccess prints the RBAC objects of a, its admission policy, or both,

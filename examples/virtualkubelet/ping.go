@@ -56,7 +56,7 @@ func (p *Provider) PingOnce(ctx context.Context) {
 	if ping.Reached() && p.cfg.CountHeld {
 		ping.Held = p.held(ping.At)
 	}
-	p.finish.answered(ping.Reached())
+	p.finish.Answered(ping.Reached())
 	warnings = p.withoutDevices(ping, warnings)
 	base, err := p.current(ctx)
 	if err != nil {

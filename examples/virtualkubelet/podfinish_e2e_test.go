@@ -11,9 +11,11 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/pods"
 )
 
-// The end of a pod deleted on the node (podfinish.go), against the real
+// The end of a pod deleted on the node (internal/pods), against the real
 // API server: a graceful delete, as kubectl delete pod sends it, marks
 // the pod, and only its node ends it.
 
@@ -64,7 +66,7 @@ func terminating(ctx context.Context, name string) (bool, string) {
 	if err != nil {
 		return false, err.Error()
 	}
-	if !beingDeleted(pod) {
+	if !pods.BeingDeleted(pod) {
 		return false, fmt.Sprintf("deletionTimestamp %v, grace %v", pod.DeletionTimestamp, pod.DeletionGracePeriodSeconds)
 	}
 	return true, ""

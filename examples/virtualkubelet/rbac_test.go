@@ -23,6 +23,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/caches"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/election"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/rights"
 	"github.com/pingnode/pingnode/nodeapply"
@@ -125,7 +126,7 @@ func without(t *testing.T, a rights.Access, key string) []runtime.Object {
 // configuration but one.
 type rightsCase struct {
 	name     string // of the node
-	election *Election
+	election *election.Election
 	id       *identity
 	log      requestLog
 	client   kubernetes.Interface // id's, recording in log
@@ -210,7 +211,7 @@ func (c *rightsCase) neverLeads(t *testing.T, method, path string) {
 	done := make(chan error, 1)
 	log := slog.New(slog.NewTextHandler(t.Output(), nil))
 	go func() {
-		done <- lead(ctx, c.client, *c.election, all, log, func() { t.Error("lost a lead it never had") },
+		done <- c.election.Lead(ctx, c.client, all, log, func() { t.Error("lost a lead it never had") },
 			func(context.Context) error { led.Store(true); return nil })
 	}()
 	t.Cleanup(func() {
@@ -347,13 +348,13 @@ var rightsSymptoms = map[string]func(t *testing.T, c *rightsCase){
 // cases run in parallel, each with a ServiceAccount and a node of its own.
 func TestRightsEachNeeded(t *testing.T) {
 	needsControlPlane(t)
-	election := func(name string) *Election {
-		return &Election{
+	electionOf := func(name string) *election.Election {
+		return &election.Election{
 			Namespace: testElectionNS, Name: "pingnode-" + name, Identity: "rights",
 			LeaseDuration: testElectionLease, RenewDeadline: testElectionRenew, RetryPeriod: testElectionRetry,
 		}
 	}
-	all := accessFor(testNamespace, "rights", []Config{{Static: StaticNode("vk-rights"), CountHeld: true}}, election("vk-rights"))
+	all := accessFor(testNamespace, "rights", []Config{{Static: StaticNode("vk-rights"), CountHeld: true}}, electionOf("vk-rights"))
 	plain := all
 	plain.Election = nil
 	ofNodes := map[string]bool{}
@@ -385,7 +386,7 @@ func TestRightsEachNeeded(t *testing.T) {
 				c.cfg.CountHeld = true
 				c.cfg.Metrics = metrics.New(c.reg)
 				if !ofNodes[key] {
-					c.election = election(name)
+					c.election = electionOf(name)
 				}
 				a := accessFor(testNamespace, fmt.Sprintf("%s-%d", name, identities.Add(1)), []Config{c.cfg}, c.election)
 				c.id = grantObjects(t, a, without(t, a, key))

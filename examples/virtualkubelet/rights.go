@@ -4,19 +4,20 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/election"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/rights"
 )
 
 // accessFor is the Access of the ServiceAccount namespace/name that runs
-// the providers of configs, with election (nil: none): the one source of
-// the rights, for -print-rbac and for the tests.
-func accessFor(namespace, name string, configs []Config, election *Election) rights.Access {
+// the providers of configs, with the election e (nil: none): the one
+// source of the rights, for -print-rbac and for the tests.
+func accessFor(namespace, name string, configs []Config, e *election.Election) rights.Access {
 	a := rights.Access{
 		ServiceAccount: name, Namespace: namespace, App: FieldManager,
 		PodEventReasons: []string{ReasonDevicesGiven, ReasonClaimNotAllowed},
 	}
-	if election != nil {
-		a.Election = &rights.Lease{Namespace: election.Namespace, Name: election.Name}
+	if e != nil {
+		a.Election = &rights.Lease{Namespace: e.Namespace, Name: e.Name}
 	}
 	for _, c := range configs {
 		if c.Static != nil {

@@ -1,9 +1,11 @@
-package main
+package pods
 
 import (
 	"context"
 	"errors"
 	"log/slog"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -15,7 +17,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 )
 
-// TestFinisher: the finisher deletes a pod bound to the node that is
+// TestFinisher: the Finisher deletes a pod bound to the node that is
 // being deleted, once, with grace period 0 and the pod's UID as a
 // precondition, and only while the plugin answers: a pod queued before
 // the plugin's first answer (or during an outage) is passed over, and
@@ -35,7 +37,7 @@ func TestFinisher(t *testing.T) {
 	client := fake.NewClientset(marked, done, live)
 	log := newCountLog(t, "deleting a pod being deleted on the node")
 	f := newFinisher(client, slog.New(log), func() []*corev1.Pod { return []*corev1.Pod{marked, done, live} }, "vk-unit")
-	t.Cleanup(f.shutDown)
+	t.Cleanup(f.Stop)
 	deletes := func() []k8stesting.DeleteActionImpl {
 		var out []k8stesting.DeleteActionImpl
 		for _, a := range client.Actions() {
@@ -48,12 +50,12 @@ func TestFinisher(t *testing.T) {
 	ctx := context.Background()
 
 	for _, pod := range []*corev1.Pod{done, live} {
-		f.add(pod)
+		f.Add(pod)
 	}
 	if f.queue != nil {
 		t.Fatal("a queue for a node none of whose pods is being deleted: want none until one is (a queue costs 12 KB and two goroutines a node)")
 	}
-	f.add(marked)
+	f.Add(marked)
 	if n := f.queue.Len(); n != 1 {
 		t.Fatalf("%d pods queued, want the one being deleted", n)
 	}
@@ -62,7 +64,7 @@ func TestFinisher(t *testing.T) {
 		t.Fatalf("before the plugin answered: deletes %v, %d queued; want none", d, f.queue.Len())
 	}
 
-	f.answered(true)
+	f.Answered(true)
 	if n := f.queue.Len(); n != 1 {
 		t.Fatalf("at the first answer, %d pods queued, want the one being deleted", n)
 	}
@@ -75,7 +77,7 @@ func TestFinisher(t *testing.T) {
 	if opts.GracePeriodSeconds == nil || *opts.GracePeriodSeconds != 0 || opts.Preconditions == nil || opts.Preconditions.UID == nil || *opts.Preconditions.UID != "uid-marked" {
 		t.Errorf("delete options %+v, want grace period 0 and the UID uid-marked as precondition", opts)
 	}
-	f.answered(true) // another answer: nothing new
+	f.Answered(true) // another answer: nothing new
 	if n := f.queue.Len(); n != 0 {
 		t.Errorf("a second answer queued %d pods, want none", n)
 	}
@@ -88,14 +90,14 @@ func TestFinisher(t *testing.T) {
 	}
 
 	// An outage: passed over, queued again at the next answer.
-	f.answered(false)
+	f.Answered(false)
 	before := len(deletes())
 	f.queue.Add(podRef{namespace: "jobs", name: "marked", uid: "uid-marked"})
 	f.next(ctx)
 	if n := len(deletes()) - before; n != 0 {
 		t.Errorf("%d deletes during the outage, want none", n)
 	}
-	f.answered(true)
+	f.Answered(true)
 	if n := f.queue.Len(); n != 1 {
 		t.Errorf("after the outage, %d pods queued, want the one being deleted", n)
 	}
@@ -116,4 +118,28 @@ func TestFinisher(t *testing.T) {
 	if n := log.n.Load(); n != 1 {
 		t.Errorf("a refused delete logged %d times, want once", n)
 	}
+}
+
+// countLog counts the records whose message holds text, and writes those
+// of level Info and above to the test's output.
+type countLog struct {
+	slog.Handler
+	text string
+	n    *atomic.Int64
+}
+
+func newCountLog(t *testing.T, text string) countLog {
+	return countLog{Handler: slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelInfo}), text: text, n: new(atomic.Int64)}
+}
+
+func (h countLog) Enabled(context.Context, slog.Level) bool { return true }
+
+func (h countLog) Handle(ctx context.Context, r slog.Record) error {
+	if strings.Contains(r.Message, h.text) {
+		h.n.Add(1)
+	}
+	if r.Level < slog.LevelInfo {
+		return nil
+	}
+	return h.Handler.Handle(ctx, r)
 }

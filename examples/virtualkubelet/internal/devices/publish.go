@@ -1,4 +1,4 @@
-package main
+package devices
 
 import (
 	"context"
@@ -17,25 +17,8 @@ import (
 	"github.com/pingnode/pingnode/nodeapply/dra"
 )
 
-// Publishing a node's pool: the ResourceSlice controller of
-// k8s.io/dynamic-resource-allocation, the one DRA drivers run, one a node,
-// is handed the pool and writes it as the ResourceSlices of one pool of
-// the driver, named after the node: it creates, updates and deletes
-// slices, bumps the pool's generation when more than one slice changes,
-// and retries what the API server refused, with backoff. Its owner is the
-// Node, so its slices carry the node's name (spec.nodeName: the scheduler
-// offers them on that node alone) and the garbage collector deletes them
-// with the node.
-//
-// A controller started with no pool deletes the pool's slices: so none is
-// started before a reply carried devices, and a plugin that never sends
-// any leaves what is published alone. The controller compares the pool
-// with the slices it reads from its own informer and writes only what
-// differs: a provider that restarts and is handed the same pool writes
-// nothing.
-
-// publisher runs the ResourceSlice controller of one node.
-type publisher struct {
+// Publisher runs the ResourceSlice controller of one node.
+type Publisher struct {
 	driver, node string
 	client       kubernetes.Interface
 	log          *slog.Logger
@@ -55,16 +38,19 @@ type publisher struct {
 	said string
 }
 
-func newPublisher(driver, node string, client kubernetes.Interface, log *slog.Logger, m metrics.Node) *publisher {
-	return &publisher{driver: driver, node: node, client: client, log: log, metrics: m}
+// NewPublisher returns the publisher of the pool of node, of driver,
+// which writes through client and counts its errors in m; no controller
+// runs until the first pool is handed on ([Publisher.Publish]).
+func NewPublisher(driver, node string, client kubernetes.Interface, log *slog.Logger, m metrics.Node) *Publisher {
+	return &Publisher{driver: driver, node: node, client: client, log: log, metrics: m}
 }
 
-// publish hands pool on, to be published as the pool of the node whose
+// Publish hands pool on, to be published as the pool of the node whose
 // UID is owner: to the controller, started with it if none runs for that
 // node. It does not wait for the controller to start (its informer must
 // sync first) nor for the slices to be written.
-func (p *publisher) publish(ctx context.Context, owner types.UID, pool []devicepool.Device) {
-	want := driverResources(p.node, dra.Devices(pool))
+func (p *Publisher) Publish(ctx context.Context, owner types.UID, pool []devicepool.Device) {
+	want := DriverResources(p.node, dra.Devices(pool))
 	p.mu.Lock()
 	p.want, p.said = want, "" // a new pool: its errors are news
 	if p.stop != nil && p.owner == owner {
@@ -85,7 +71,7 @@ func (p *publisher) publish(ctx context.Context, owner types.UID, pool []devicep
 }
 
 // start starts a controller for the node of this UID, with want.
-func (p *publisher) start(parent context.Context, owner types.UID, want *resourceslice.DriverResources) {
+func (p *Publisher) start(parent context.Context, owner types.UID, want *resourceslice.DriverResources) {
 	ctx, stop := context.WithCancel(klog.NewContext(parent, logr.FromSlogHandler(p.log.Handler())))
 	done := make(chan struct{})
 	p.mu.Lock()
@@ -119,7 +105,7 @@ func (p *publisher) start(parent context.Context, owner types.UID, want *resourc
 
 // failed is the controller's ErrorHandler: it counts each error, and logs
 // it when it begins or changes. The controller retries after it returns.
-func (p *publisher) failed(_ context.Context, err error, msg string) {
+func (p *Publisher) failed(_ context.Context, err error, msg string) {
 	p.metrics.DevicePublishError()
 	text := msg + ": " + err.Error()
 	p.mu.Lock()
@@ -131,16 +117,16 @@ func (p *publisher) failed(_ context.Context, err error, msg string) {
 	}
 }
 
-// ownedBy reports whether a controller runs for the node whose UID is
+// OwnedBy reports whether a controller runs for the node whose UID is
 // owner.
-func (p *publisher) ownedBy(owner types.UID) bool {
+func (p *Publisher) OwnedBy(owner types.UID) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.stop != nil && p.owner == owner
 }
 
-// close stops the controller, if one runs, and waits until it has.
-func (p *publisher) close() {
+// Close stops the controller, if one runs, and waits until it has.
+func (p *Publisher) Close() {
 	p.mu.Lock()
 	stop, done := p.stop, p.done
 	p.stop, p.ctrl = nil, nil
@@ -151,11 +137,13 @@ func (p *publisher) close() {
 	}
 }
 
-// driverResources is the controller's view of one pool named pool with
-// devices: slices of at most [sliceLimit] devices in the pool's order (the
-// controller wants each slice valid), and one slice, empty, for a pool
-// with no device, which says that the driver runs and has none.
-func driverResources(pool string, devices []resourcev1.Device) *resourceslice.DriverResources {
+// DriverResources is the controller's view of one pool named pool with
+// devices: slices of as many devices as the API server takes in one
+// (sliceLimit: 128, or 64 in a pool with a tainted device), in the pool's
+// order (the controller wants each slice valid), and one slice, empty,
+// for a pool with no device, which says that the driver runs and has
+// none.
+func DriverResources(pool string, devices []resourcev1.Device) *resourceslice.DriverResources {
 	limit := sliceLimit(devices)
 	var slices []resourceslice.Slice
 	for {

@@ -1,4 +1,4 @@
-package main
+package election
 
 import (
 	"context"
@@ -34,17 +34,40 @@ type Election struct {
 	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
 }
 
-// Kube-controller-manager's leader election timings.
+// Kube-controller-manager's leader election timings, the defaults of an
+// Election's LeaseDuration, RenewDeadline and RetryPeriod.
 const (
-	DefaultElectionLease         = 15 * time.Second
-	DefaultElectionRenewDeadline = 10 * time.Second
-	DefaultElectionRetry         = 2 * time.Second
+	DefaultLease         = 15 * time.Second
+	DefaultRenewDeadline = 10 * time.Second
+	DefaultRetryPeriod   = 2 * time.Second
 )
 
-// check returns the first setting of e that cannot work, as a
+// A SettingError is a setting of an [Election] that cannot work. It names
+// the setting by its field, so that the command line can report it under
+// the name of its flag, as it does the provider's own settings.
+type SettingError struct {
+	// Setting is the field's name, such as "RenewDeadline".
+	Setting string
+	// Value is the setting as given.
+	Value string
+	// Problem says what the setting must be instead.
+	Problem string
+}
+
+func (e *SettingError) Error() string {
+	return fmt.Sprintf("%s %s: %s", e.Setting, e.Value, e.Problem)
+}
+
+func settingError(setting string, value any, format string, args ...any) error {
+	return &SettingError{Setting: setting, Value: fmt.Sprint(value), Problem: fmt.Sprintf(format, args...)}
+}
+
+// Check returns the first setting of e that cannot work, as a
 // *SettingError: client-go's elector refuses the same timings, and the
-// Lease's names must be valid.
-func (e *Election) check() error {
+// Lease's names must be valid. The command line checks it at start, with
+// or without -leader-elect, so that a mistake is found before a replica
+// ever runs with it.
+func (e Election) Check() error {
 	switch {
 	case len(validation.IsDNS1123Label(e.Namespace)) > 0:
 		return settingError("Namespace", e.Namespace, "want a namespace: %s", strings.Join(validation.IsDNS1123Label(e.Namespace), "; "))
@@ -113,9 +136,12 @@ func (r *renewWatch) Update(ctx context.Context, ler resourcelock.LeaderElection
 	return err
 }
 
-// lead waits until this replica holds the Lease, then runs work until ctx
+// Lead waits until this replica holds the Lease, then runs work until ctx
 // ends or work fails, and releases the Lease once work has returned.
-// Standing by, it writes nothing but its attempts to take the Lease.
+// Standing by, it writes nothing but its attempts to take the Lease. It
+// records in all whether this replica leads ([metrics.Metrics.SetLeader])
+// and whether its last try at the Lease reached the API server
+// ([metrics.Metrics.ReachedElection]), which /readyz reports on standby.
 //
 // A leader that cannot renew the Lease within the renew deadline calls
 // lost at once, from a watchdog, while work may still run: lost must stop
@@ -123,7 +149,7 @@ func (r *renewWatch) Update(ctx context.Context, ler resourcelock.LeaderElection
 // lease, so the leader stops before a standby can take over. client-go's
 // own elector would only cancel work's context after trying to release
 // the Lease, which takes up to one more renew deadline.
-func lead(ctx context.Context, client kubernetes.Interface, e Election, all *metrics.Metrics, log *slog.Logger, lost func(), work func(context.Context) error) error {
+func (e Election) Lead(ctx context.Context, client kubernetes.Interface, all *metrics.Metrics, log *slog.Logger, lost func(), work func(context.Context) error) error {
 	lock := &renewWatch{Interface: &resourcelock.LeaseLock{
 		LeaseMeta:  metav1.ObjectMeta{Namespace: e.Namespace, Name: e.Name},
 		Client:     client.CoordinationV1(),

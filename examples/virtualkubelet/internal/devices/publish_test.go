@@ -1,4 +1,4 @@
-package main
+package devices
 
 import (
 	"fmt"
@@ -44,7 +44,7 @@ func TestDriverResourcesSplit(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := driverResources("vk-node", tt.devices)
+			got := DriverResources("vk-node", tt.devices)
 			if len(got.Pools) != 1 {
 				t.Fatalf("pools %v, want vk-node alone", got.Pools)
 			}
