@@ -19,6 +19,7 @@ import (
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/caches"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/leases"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/setting"
 	"github.com/pingnode/pingnode/internal/kuberules"
 	"github.com/pingnode/pingnode/nodeapply"
 	"github.com/pingnode/pingnode/pingstatus"
@@ -174,24 +175,12 @@ func StaticNode(name string) *corev1.Node {
 	}
 }
 
-// A SettingError is a setting of a [Config] that cannot work. The command
-// line reports it, as an election.SettingError, under its flag's name.
-type SettingError struct {
-	// Setting is the field's name, such as "Interval".
-	Setting string
-	// Value is the setting as given.
-	Value string
-	// Problem says what the setting must be instead.
-	Problem string
-}
+// A SettingError is a setting of a [Config] that cannot work, or of its
+// election; the command line reports it under its flag's name.
+type SettingError = setting.Error
 
-func (e *SettingError) Error() string {
-	return fmt.Sprintf("%s %s: %s", e.Setting, e.Value, e.Problem)
-}
-
-func settingError(setting string, value any, format string, args ...any) error {
-	return &SettingError{Setting: setting, Value: fmt.Sprint(value), Problem: fmt.Sprintf(format, args...)}
-}
+// settingError is the SettingError of a setting.
+var settingError = setting.Errorf
 
 // check returns the first setting of c that cannot work, as a
 // *SettingError.

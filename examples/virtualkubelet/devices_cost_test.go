@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/logcount"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
 )
 
@@ -47,43 +47,6 @@ func (l *requestLog) sliceWrites() int {
 		}
 	}
 	return n
-}
-
-// countLog is a slog handler that writes records of Info and above to
-// the test's output, and counts the records of any level whose message
-// holds text: the ResourceSlice controller's syncs of a pool ("Completed
-// comparison", at its verbosity 5), the line that says a reply's devices
-// are ignored.
-type countLog struct {
-	slog.Handler
-	text string
-	n    *atomic.Int64
-}
-
-func newCountLog(t *testing.T, text string) countLog {
-	return countLog{Handler: slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelInfo}), text: text, n: new(atomic.Int64)}
-}
-
-func (h countLog) Enabled(context.Context, slog.Level) bool { return true }
-
-func (h countLog) Handle(ctx context.Context, r slog.Record) error {
-	if strings.Contains(r.Message, h.text) {
-		h.n.Add(1)
-	}
-	if r.Level < slog.LevelInfo {
-		return nil
-	}
-	return h.Handler.Handle(ctx, r)
-}
-
-func (h countLog) WithAttrs(attrs []slog.Attr) slog.Handler {
-	h.Handler = h.Handler.WithAttrs(attrs)
-	return h
-}
-
-func (h countLog) WithGroup(name string) slog.Handler {
-	h.Handler = h.Handler.WithGroup(name)
-	return h
 }
 
 // running runs p until stop is called, or the test ends.
@@ -189,14 +152,14 @@ func TestDevicesSteadyCost(t *testing.T) {
 
 	// A restart, against the node and its slices as they are.
 	stopFirst()
-	h := newCountLog(t, "Completed comparison")
+	h := logcount.New(t.Output(), "Completed comparison")
 	reg := prometheus.NewRegistry()
 	cfg.Metrics = metrics.New(reg)
 	second := NewProvider(cfg, c, slog.New(h))
 	running(t, second)
 	eventually(t, "the second provider hands its pool on, and its controller compares it with the slices", func(context.Context) (bool, string) {
 		handed, _ := gather(t, reg).value("pingnode_device_pools_total", "node", name)
-		return handed == 1 && h.n.Load() >= 1, fmt.Sprintf("%g pools handed on, %d syncs", handed, h.n.Load())
+		return handed == 1 && h.Count() >= 1, fmt.Sprintf("%g pools handed on, %d syncs", handed, h.Count())
 	})
 	pings := second.count.pings.Load()
 	eventually(t, "five more pings", func(context.Context) (bool, string) { return second.count.pings.Load() >= pings+5, "pings" })
@@ -359,7 +322,7 @@ func TestDevicesUntilNews(t *testing.T) {
 func TestDevicesIgnoredWithoutDriver(t *testing.T) {
 	needsControlPlane(t)
 	const name = "vk-dra-none"
-	h := newCountLog(t, "only -dra-driver publishes")
+	h := logcount.New(t.Output(), "only -dra-driver publishes")
 	reg := prometheus.NewRegistry()
 	p, plugin := startProviderLogging(t, name, time.Hour, h, func(c *Config) { c.Metrics = metrics.New(reg) })
 	bad := a100Devices(2)
@@ -370,7 +333,7 @@ func TestDevicesIgnoredWithoutDriver(t *testing.T) {
 	})
 	step := stepPings(t, p)
 	step(10)
-	if n := h.n.Load(); n != 1 {
+	if n := h.Count(); n != 1 {
 		t.Errorf("said %d times that the devices are ignored, want once", n)
 	}
 	for _, action := range []string{"refused", "repaired", "ignored"} {

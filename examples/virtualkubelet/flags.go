@@ -197,19 +197,13 @@ func flagError(name string, value any, format string, args ...any) error {
 	return fmt.Errorf("invalid value %q for flag -%s: %s", fmt.Sprint(value), name, fmt.Sprintf(format, args...))
 }
 
-// asFlagError says a *SettingError, or an election's
-// *election.SettingError, under its flag's name.
+// asFlagError says a *SettingError (the provider's, or its election's)
+// under its flag's name.
 func asFlagError(err error, names map[string]string) error {
 	var s *SettingError
-	var es *election.SettingError
-	switch {
-	case errors.As(err, &s):
+	if errors.As(err, &s) {
 		if name, ok := names[s.Setting]; ok {
 			return flagError(name, s.Value, "%s", s.Problem)
-		}
-	case errors.As(err, &es):
-		if name, ok := names[es.Setting]; ok {
-			return flagError(name, es.Value, "%s", es.Problem)
 		}
 	}
 	return err

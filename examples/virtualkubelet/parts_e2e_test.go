@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/logcount"
 	"github.com/pingnode/pingnode/nodeapply"
 )
 
@@ -457,7 +458,7 @@ func TestPartsSamplePlugin(t *testing.T) {
 		"gpu01": {"cpu": "64", "memory": "512000Mi"},
 	}
 	s := newPartsProvider(t, cfg, "cn001", "cn002", "gpu01")
-	ignored := newCountLog(t, "which only -dra-driver publishes")
+	ignored := logcount.New(t.Output(), "which only -dra-driver publishes")
 	s.log = slog.New(ignored)
 	runSupervisor(t, s)
 	for part, want := range machines {
@@ -493,7 +494,7 @@ func TestPartsSamplePlugin(t *testing.T) {
 	within(t, time.Minute, "two more pings", func(context.Context) (bool, string) {
 		return s.count.pings.Load() >= pings+2, "pings"
 	})
-	if n := ignored.n.Load(); n != 1 {
+	if n := ignored.Count(); n != 1 {
 		t.Errorf("the devices ignored were said %d times, want once", n)
 	}
 	if got := ownedNodes(t.Context(), t, cfg.Parts.Owner); len(got) != len(machines) {

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/logcount"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/pods"
 )
 
@@ -97,7 +98,7 @@ func gone(ctx context.Context, name string, uid types.UID) (bool, string) {
 func TestPodDeleteFinished(t *testing.T) {
 	needsControlPlane(t)
 	const name = "vk-finish"
-	log := newCountLog(t, finishedLine)
+	log := logcount.New(t.Output(), finishedLine)
 	p, plugin := startProviderLogging(t, name, time.Hour, log)
 	plugin.reply(http.StatusOK, goodReply, 0)
 	eventually(t, "the good reply is stored", func(ctx context.Context) (bool, string) { return nothingLost(ctx, t, name, false) })
@@ -107,10 +108,10 @@ func TestPodDeleteFinished(t *testing.T) {
 	uid := deleteGracefully(t, first)
 	eventually(t, first+" is deleted", func(ctx context.Context) (bool, string) { return gone(ctx, first, uid) })
 	eventually(t, "the delete logged", func(context.Context) (bool, string) {
-		return log.n.Load() >= 1, fmt.Sprintf("%q logged %d times", finishedLine, log.n.Load())
+		return log.Count() >= 1, fmt.Sprintf("%q logged %d times", finishedLine, log.Count())
 	})
 	morePings(t, p, 3)
-	if n := log.n.Load(); n != 1 {
+	if n := log.Count(); n != 1 {
 		t.Errorf("%q logged %d times, want once", finishedLine, n)
 	}
 
@@ -131,10 +132,10 @@ func TestPodDeleteFinished(t *testing.T) {
 	// The provider logs the delete after the API server has done it: the
 	// line may come a moment after the pod is gone, and once.
 	eventually(t, "the second delete logged", func(context.Context) (bool, string) {
-		return log.n.Load() >= 2, fmt.Sprintf("%q logged %d times", finishedLine, log.n.Load())
+		return log.Count() >= 2, fmt.Sprintf("%q logged %d times", finishedLine, log.Count())
 	})
 	morePings(t, p, 3)
-	if n := log.n.Load(); n != 2 {
+	if n := log.Count(); n != 2 {
 		t.Errorf("%q logged %d times, want twice", finishedLine, n)
 	}
 	eventually(t, "nothing lost", func(ctx context.Context) (bool, string) { return nothingLost(ctx, t, name, false) })

@@ -9,7 +9,6 @@ import (
 	"net/http/httptest"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,6 +19,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/logcount"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
 	"github.com/pingnode/pingnode/nodeapply"
 )
@@ -171,7 +171,7 @@ func TestPartsSupervisorFakeClient(t *testing.T) {
 	reg, all := metrics.NewRegistry()
 	cfg.Metrics = all
 	warnings := newWarningLog(t)
-	log := countLog{Handler: warnings, text: "not served", n: new(atomic.Int64)}
+	log := logcount.Wrap(warnings, "not served")
 	s, plugin, step := startFakeSupervisor(t, cfg, client, log, partsReply(1, "a", "b", "foreign", "old"))
 	ctx := t.Context()
 	node := func(part string) (*corev1.Node, error) {
@@ -332,7 +332,7 @@ func TestPartsSupervisorFakeClient(t *testing.T) {
 	if w := writesOf(client, name("foreign")); len(w) != 0 {
 		t.Errorf("the node that is not the provider's was written: %v", w)
 	}
-	if n := log.n.Load(); n != 1 {
+	if n := log.Count(); n != 1 {
 		t.Errorf("%d lines say what is not served, want one for the other's node", n)
 	}
 	if n, _ := node("foreign"); n.Labels[OwnerLabel] != "" || len(n.Spec.Taints) != 0 {

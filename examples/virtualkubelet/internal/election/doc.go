@@ -14,7 +14,7 @@
 // has seen it unrenewed for the lease duration. [Election.Check] refuses
 // what client-go's elector refuses, a renew deadline not shorter than the
 // lease or not longer than 1.2 retry periods, and names the API server
-// would refuse, each as a [SettingError] that names its field: the
+// would refuse, each as a [setting.Error] that names its field: the
 // command line checks the election at start, with or without
 // `-leader-elect`, and reports each under its flag.
 //

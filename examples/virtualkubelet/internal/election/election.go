@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/setting"
 )
 
 // Election is how replicas of the provider elect the one that runs the
@@ -42,28 +43,13 @@ const (
 	DefaultRetryPeriod   = 2 * time.Second
 )
 
-// A SettingError is a setting of an [Election] that cannot work. It names
-// the setting by its field, so that the command line can report it under
-// the name of its flag, as it does the provider's own settings.
-type SettingError struct {
-	// Setting is the field's name, such as "RenewDeadline".
-	Setting string
-	// Value is the setting as given.
-	Value string
-	// Problem says what the setting must be instead.
-	Problem string
-}
-
-func (e *SettingError) Error() string {
-	return fmt.Sprintf("%s %s: %s", e.Setting, e.Value, e.Problem)
-}
-
-func settingError(setting string, value any, format string, args ...any) error {
-	return &SettingError{Setting: setting, Value: fmt.Sprint(value), Problem: fmt.Sprintf(format, args...)}
-}
+// settingError is the error of a setting of an [Election] that cannot
+// work, by its field's name, which the command line reports under the
+// name of its flag, as it does the provider's own settings.
+var settingError = setting.Errorf
 
 // Check returns the first setting of e that cannot work, as a
-// *SettingError: client-go's elector refuses the same timings, and the
+// *setting.Error: client-go's elector refuses the same timings, and the
 // Lease's names must be valid. The command line checks it at start, with
 // or without -leader-elect, so that a mistake is found before a replica
 // ever runs with it.

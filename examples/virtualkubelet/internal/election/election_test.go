@@ -19,6 +19,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/setting"
 )
 
 // testElection is an election whose timings are short enough for a unit
@@ -55,9 +56,9 @@ func TestCheck(t *testing.T) {
 	} {
 		e := testElection()
 		tt.change(&e)
-		var s *SettingError
+		var s *setting.Error
 		if err := e.Check(); !errors.As(err, &s) || s.Setting != tt.setting {
-			t.Errorf("%+v: %v, want a *SettingError of %s", e, err, tt.setting)
+			t.Errorf("%+v: %v, want a *setting.Error of %s", e, err, tt.setting)
 		}
 	}
 }

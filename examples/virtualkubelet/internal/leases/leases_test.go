@@ -1,11 +1,8 @@
 package leases
 
 import (
-	"context"
 	"log/slog"
 	"slices"
-	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,6 +15,8 @@ import (
 	corev1listers "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/logcount"
 )
 
 // TestRenewer: the renewer of the nodes' Leases, worked one
@@ -40,7 +39,7 @@ func TestRenewer(t *testing.T) {
 	}
 	addNode("vk-unit-a")
 	clock := clocktesting.NewFakeClock(time.Date(2026, 12, 2, 5, 0, 0, 0, time.UTC))
-	log := &countLog{Handler: slog.NewTextHandler(t.Output(), nil), text: "renewing a node's Lease"}
+	log := logcount.New(t.Output(), "renewing a node's Lease")
 	nodes := corev1listers.NewNodeLister(indexer)
 	r := New(client.CoordinationV1().Leases(corev1.NamespaceNodeLease), "pingnode-provider", 2, 40, renew, clock, slog.New(log))
 	t.Cleanup(r.queue.ShutDown)
@@ -103,8 +102,8 @@ func TestRenewer(t *testing.T) {
 	if l := lease("vk-unit-a"); len(l.OwnerReferences) != 1 || !l.Spec.RenewTime.Time.Equal(clock.Now()) {
 		t.Errorf("created again: owners %v, renewed at %v; want the node, now", l.OwnerReferences, l.Spec.RenewTime)
 	}
-	if log.n.Load() != 1 {
-		t.Errorf("the refused renewal logged %d times, want once", log.n.Load())
+	if log.Count() != 1 {
+		t.Errorf("the refused renewal logged %d times, want once", log.Count())
 	}
 
 	// A node the cache does not show yet: no write until it does.
@@ -119,8 +118,8 @@ func TestRenewer(t *testing.T) {
 	if l := lease("vk-unit-b"); l.OwnerReferences[0].UID != "uid-vk-unit-b" {
 		t.Errorf("owners %v, want vk-unit-b by its UID", l.OwnerReferences)
 	}
-	if log.n.Load() != 1 {
-		t.Errorf("a node not in the cache yet logged: %d failures logged, want the one before", log.n.Load())
+	if log.Count() != 1 {
+		t.Errorf("a node not in the cache yet logged: %d failures logged, want the one before", log.Count())
 	}
 
 	// Dropped: its next renewal writes nothing, and none follows.
@@ -182,19 +181,4 @@ func TestRenewerOfANodeRegisteredJustNow(t *testing.T) {
 			}
 		})
 	}
-}
-
-// countLog counts the records whose message holds text, and writes them
-// to the test's output.
-type countLog struct {
-	slog.Handler
-	text string
-	n    atomic.Int64
-}
-
-func (h *countLog) Handle(ctx context.Context, r slog.Record) error {
-	if strings.Contains(r.Message, h.text) {
-		h.n.Add(1)
-	}
-	return h.Handler.Handle(ctx, r)
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"strings"
-	"sync/atomic"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -15,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/logcount"
 )
 
 // TestFinisher: the Finisher deletes a pod bound to the node that is
@@ -35,7 +35,7 @@ func TestFinisher(t *testing.T) {
 	done.Name, done.UID, done.DeletionGracePeriodSeconds = "done", "uid-done", &zero
 	live := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "live", Namespace: "jobs", UID: "uid-live"}}
 	client := fake.NewClientset(marked, done, live)
-	log := newCountLog(t, "deleting a pod being deleted on the node")
+	log := logcount.New(t.Output(), "deleting a pod being deleted on the node")
 	f := newFinisher(client, slog.New(log), func() []*corev1.Pod { return []*corev1.Pod{marked, done, live} }, "vk-unit")
 	t.Cleanup(f.Stop)
 	deletes := func() []k8stesting.DeleteActionImpl {
@@ -85,8 +85,8 @@ func TestFinisher(t *testing.T) {
 	// Gone already: done with, nothing logged.
 	f.queue.Add(podRef{namespace: "jobs", name: "marked", uid: "uid-marked"})
 	f.next(ctx)
-	if n := f.queue.NumRequeues(podRef{namespace: "jobs", name: "marked", uid: "uid-marked"}); n != 0 || log.n.Load() != 0 {
-		t.Errorf("a pod gone: %d retries, %d failures logged, want none", n, log.n.Load())
+	if n := f.queue.NumRequeues(podRef{namespace: "jobs", name: "marked", uid: "uid-marked"}); n != 0 || log.Count() != 0 {
+		t.Errorf("a pod gone: %d retries, %d failures logged, want none", n, log.Count())
 	}
 
 	// An outage: passed over, queued again at the next answer.
@@ -115,31 +115,7 @@ func TestFinisher(t *testing.T) {
 	if n := f.queue.NumRequeues(ref); n != 2 {
 		t.Errorf("a refused delete: %d retries, want 2", n)
 	}
-	if n := log.n.Load(); n != 1 {
+	if n := log.Count(); n != 1 {
 		t.Errorf("a refused delete logged %d times, want once", n)
 	}
-}
-
-// countLog counts the records whose message holds text, and writes those
-// of level Info and above to the test's output.
-type countLog struct {
-	slog.Handler
-	text string
-	n    *atomic.Int64
-}
-
-func newCountLog(t *testing.T, text string) countLog {
-	return countLog{Handler: slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelInfo}), text: text, n: new(atomic.Int64)}
-}
-
-func (h countLog) Enabled(context.Context, slog.Level) bool { return true }
-
-func (h countLog) Handle(ctx context.Context, r slog.Record) error {
-	if strings.Contains(r.Message, h.text) {
-		h.n.Add(1)
-	}
-	if r.Level < slog.LevelInfo {
-		return nil
-	}
-	return h.Handler.Handle(ctx, r)
 }
