@@ -426,7 +426,7 @@
 // (`flags_test.go`), the printed manifests (`-print-rbac`,
 // `-print-node-policy`, and `deploy/`, which must be what they print), the
 // rules of `internal/rights`, the node controller's status patch, the
-// finisher of pods being deleted, and the provider itself, a node under its
+// finisher of pods being deleted (`internal/pods`), and the provider itself, a node under its
 // supervisor of one node against a fake clientset
 // (`k8s.io/client-go/kubernetes/fake`) and a plugin on `httptest`: its
 // pings, one at a time, put the reply's resources, taint and ownership

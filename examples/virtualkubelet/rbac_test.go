@@ -315,11 +315,20 @@ var rightsSymptoms = map[string]func(t *testing.T, c *rightsCase){
 		leaseAbsent(t, corev1.NamespaceNodeLease, c.name)
 	},
 	corev1.NamespaceNodeLease + " leases get,update": func(t *testing.T, c *rightsCase) {
-		// The Lease controller reads the Lease before it creates or
-		// renews it.
+		// The Lease of a node registered just now is created without a
+		// read, and never renewed: its first renewal is refused, and so
+		// is the read that follows.
 		c.run(t)
-		c.awaitRefused(t, http.MethodGet, "/apis/coordination.k8s.io/v1/namespaces/"+corev1.NamespaceNodeLease+"/leases/"+c.name)
-		leaseAbsent(t, corev1.NamespaceNodeLease, c.name)
+		path := "/apis/coordination.k8s.io/v1/namespaces/" + corev1.NamespaceNodeLease + "/leases/" + c.name
+		c.awaitRefused(t, http.MethodPut, path)
+		c.awaitRefused(t, http.MethodGet, path)
+		lease, err := nodeLease(t.Context(), c.name)
+		if err != nil {
+			t.Fatalf("the Lease created at registration: %v", err)
+		}
+		if renewed := lease.Spec.RenewTime.Sub(lease.CreationTimestamp.Time); renewed > 2*time.Second {
+			t.Errorf("the Lease renewed %s after its creation, want never", renewed)
+		}
 	},
 	metav1.NamespaceDefault + " events create,patch": func(t *testing.T, c *rightsCase) {
 		// The node's first Ready is an event, NodeReady.

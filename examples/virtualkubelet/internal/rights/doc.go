@@ -36,7 +36,7 @@
 //	| cluster | pods | list, watch | any | the pods bound to the node: to finish their deletion, and with `-held` to count what they hold | the start fails at once: the pods' cache is refused |
 //	| cluster | pods | delete | any | finish the deletion of a pod bound to the node: delete it with grace period 0 and its UID as a precondition, as the kubelet does | a pod deleted on the node stays Terminating: 403 to `DELETE /api/v1/namespaces/NS/pods/NAME` |
 //	| kube-node-lease | leases | create | any | the node's Lease, its heartbeat, at the first renewal | the node runs with no Lease (403 to the create); with no heartbeat, the node lifecycle controller would mark it Unknown 50 s after its last status write |
-//	| kube-node-lease | leases | get, update | `N` | renew the Lease: read it, then update it | no Lease either: the Lease controller reads it before it creates or renews it |
+//	| kube-node-lease | leases | get, update | `N` | renew the Lease: read it, then update it | no heartbeat: the Lease of a node registered just now is created without a read, then never renewed (403 to its update, and to the read that follows); a node registered before has no Lease at all (403 to the read) |
 //	| default | events | create, patch | any | events on the node (a node's events are in `default`; a repeated one is patched) | no event: 403 to `POST .../namespaces/default/events` |
 //	| `ns` | leases | create | any | with `-leader-elect`: create the election Lease if no replica has | it never leads, and is not ready |
 //	| `ns` | leases | get, update | `E` | take and renew the election Lease | it never leads, and is not ready |
