@@ -23,6 +23,7 @@ var Files = [...]string{
 	"nodeapply/doc.go",
 	"nodeapply/devicepool/doc.go",
 	"nodeapply/parts/doc.go",
+	"nodeapply/dra/confirm/doc.go",
 }
 
 // name is the form of a rule's name.

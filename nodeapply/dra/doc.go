@@ -30,6 +30,10 @@
 // whose claim is not reserved for it, as the kubelet refuses one; the
 // provider forwards the devices to its backend.
 //
+// Package [github.com/pingnode/pingnode/nodeapply/dra/confirm], in this
+// module, holds a pod before it binds to the node until the backend runs
+// it, by the devices' binding conditions.
+//
 // An attribute or capacity name without a domain ("productName") is
 // published as it is: Kubernetes reads it as in the driver's domain, so a
 // claim selects it as device.attributes["<driver>"].productName, the same

@@ -1,0 +1,122 @@
+// Package confirm holds a pod before it binds to a virtual node until the
+// backend runs it, by Dynamic Resource Allocation's device binding
+// conditions (KEP-5007, beta and on by default since Kubernetes 1.36).
+//
+// A node says what its backend had free at the last ping, and a backend
+// shared with jobs that never pass through Kubernetes can fill between a
+// ping and a bind. A pod bound then is a job pinned to a machine that
+// cannot run it: bound, and never started. The scheduler can wait
+// instead. A node publishes one confirmation device ([Device]) with
+// bindsToNode, the binding condition [ConditionRuns] and the binding
+// failure condition [ConditionRefused]; one device serves many claims
+// (allowMultipleAllocations, KEP-5075), each with a share of its own. A
+// pod whose claim is given a share of it waits at the scheduler's PreBind
+// (event BindingConditionsPending) until the provider writes
+// [ConditionRuns] True
+// in the claim's status.devices entry for that share, and binds then; when
+// the provider writes [ConditionRefused] True, the scheduler deallocates the claim
+// and schedules the pod again, on another node when one fits. The
+// scheduler gives up on its own after its binding timeout (600 s by
+// default).
+//
+// # How a pod asks
+//
+// A pod asks with a classic resource request of the extended resource
+// that the [Class] serves (KEP-5004, GA in 1.37), [DefaultResource]
+// unless the provider names another:
+//
+//	resources:
+//	  limits:
+//	    pingnode.io/confirmed: 1
+//
+// and the scheduler writes a claim for it. A pod that writes its own claim
+// asks for a device of the class by its name. A pod that does not ask
+// binds as it always did.
+//
+// # A provider's step
+//
+// At each ping, the provider:
+//
+//  1. reads the allocations of the confirmation devices from the claims
+//     ([Allocations]);
+//  2. asks the backend about each pod that may have a job there: the pods
+//     of the allocations, the pods bound to its nodes, and the pods that
+//     ask for confirmation and are not bound yet (interLink's GET /status),
+//     and reads each answer as a [Job] ([StateOf] the containers);
+//  3. calls [Step], which says of each allocation still pending whether to
+//     confirm it, refuse it or wait, which jobs to start (interLink's POST
+//     /create, with the pod's spec.nodeName set to the allocation's node)
+//     and which to remove (POST /delete);
+//  4. writes each confirmation and refusal to its claim ([Decision.Patch]),
+//     once.
+//
+// Once the pod binds, the provider's ordinary create of the pod on the
+// backend finds the job already there: a backend creates a pod once by
+// its UID.
+//
+// # The confirm contract
+//
+//   - confirm-pure: [Step] never modifies its inputs, keeps no state, reads
+//     no clock and does no I/O; what it must remember is on the claims (the
+//     allocation, its time, the conditions written) and on the backend (the
+//     jobs). A provider that restarts reads both back and carries on.
+//   - confirm-device: [Device] is the node's confirmation device: bindsToNode
+//     true, the binding condition [ConditionRuns], the binding failure
+//     condition [ConditionRefused], allowMultipleAllocations true, and the attribute
+//     [Attribute] (a bool, true), by which [Class] selects it among the
+//     driver's devices. A provider publishes it in a pool of its own on the
+//     node, of a driver of its own ([Slice], [DefaultDriver]), not in the
+//     pool of the plugin's devices, which
+//     [github.com/pingnode/pingnode/nodeapply/dra.Pool] reads back.
+//   - confirm-class: [Class] is the DeviceClass that selects the confirmation
+//     devices of one driver and serves them as one extended resource.
+//   - confirm-read: [Allocations] reads, from each allocated claim, every
+//     result of the driver whose binding conditions include
+//     [ConditionRuns], with
+//     the node its allocation selects (the "metadata.name" field of its
+//     node selector), the time it was allocated, the pods it is reserved for
+//     and what the claim's status says of the share: [Confirmed] when
+//     [ConditionRuns] is True, [Refused] when [ConditionRefused] is True
+//     (failure first), and [Pending] otherwise. Claims not allocated, results of other drivers
+//     and results without the condition are passed over; nil claims too.
+//   - confirm-runs: An allocation is confirmed only when each of its pods has
+//     a job on the allocation's node that the backend has started
+//     ([JobStarted]), and none refused. A confirmation is never given for a
+//     pod the backend does not run, nor for a job on another node or on a
+//     node not known ([Job.Node] empty).
+//   - confirm-refused: An allocation is refused ([ReasonRefused]) when the
+//     backend refused a job of one of its pods on its node (of several jobs
+//     of a pod there, a refused one counts), or when it names no node
+//     ([ReasonNoNode]).
+//   - confirm-deadline: An allocation not confirmed by the time its
+//     allocation is [Options.Deadline] old ([DefaultDeadline] when zero or
+//     less) is refused ([ReasonNotStarted]). The deadline is below the
+//     scheduler's binding timeout, so that the refusal, and the job's
+//     removal, come before the scheduler gives up on its own. An allocation
+//     without a time is never refused by the deadline; a time in the future
+//     counts as no time passed.
+//   - confirm-start: A pod of an allocation that waits, with no job on any
+//     node, is started on the allocation's node ([Result.Start]), once. A
+//     pod with a job elsewhere is not started while that job is there: it
+//     is removed (rule confirm-remove), and the pod starts at a later step.
+//   - confirm-remove: A job is removed ([Result.Remove]) unless its pod is
+//     bound to the job's node, or is a pod of an allocation on the job's node
+//     that is confirmed, or pending and not refused by this step. A job of a
+//     node not known is kept when its pod is bound, or its allocation
+//     confirmed: the job is the one that ran. So no job is left
+//     behind for a pod that will not bind to its node: one whose allocation
+//     was refused, deallocated, or is on another node, or a pod bound
+//     elsewhere. A job of a node not known of a pod that waits is removed,
+//     and the pod started again.
+//   - confirm-once: [Result.Decisions] has one decision for each pending
+//     allocation, in the order given, and none for a confirmed or refused
+//     one: each outcome is written to its claim once.
+//   - confirm-words: The reason and message of a decision are fixed words
+//     ([ReasonRuns], [ReasonRefused], [ReasonNotStarted], [ReasonNoNode]),
+//     the same at every step that decides the same way, with no text from
+//     the backend.
+//   - confirm-state: [StateOf] reads a job from its containers as the backend
+//     reports them (interLink's status): started when a container runs, or
+//     has terminated after it started; refused when a container terminated
+//     without starting; queued otherwise, an empty list included.
+package confirm
