@@ -207,7 +207,7 @@ func partsFlags(fs *flag.FlagSet, b *Backend) *partsfleet.Config {
 		fleet.MemoryMi = mi
 		return nil
 	})
-	fs.Func("parts-churn", "with -parts-generate: the chance that a machine starts or ends a job at each reply, from 0 to 1 (default 0.02)", func(s string) error {
+	fs.Func("parts-churn", "with -parts-generate: the chance that a machine starts or ends a native job (one of the backend's own, not a pod) at each reply, from 0 to 1 (default 0.02)", func(s string) error {
 		p, err := strconv.ParseFloat(s, 64)
 		if err != nil || !(p >= 0 && p <= 1) {
 			return errors.New("want a fraction from 0 to 1")

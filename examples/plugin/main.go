@@ -33,6 +33,15 @@
 //	go run ./examples/plugin -parts examples/plugin/testdata/parts.json
 //	go run ./examples/plugin -parts-generate 5000 -parts-churn 0.02 -parts-seed 7
 //
+// It runs pods, too, answering interLink's plugin API for pods (package
+// podapi) beside the ping: POST /create, GET /status with a list of pods,
+// and POST /delete. With -parts-generate each pod's job queues on its
+// node's machine until the machine has its cpus free; otherwise every pod
+// starts at once:
+//
+//	curl -s -X POST 127.0.0.1:4000/create -d '[{"pod": {"metadata": {"uid": "u1"}, "spec": {"nodeName": "vk-cn001"}}}]'
+//	curl -s -X GET 127.0.0.1:4000/status -d '[{"metadata": {"uid": "u1"}}]'
+//
 // It serves as plugins are deployed, too: HTTPS with -cert-file and
 // -key-file, requiring client certificates signed by -client-ca-file
 // (mutual TLS, TLS 1.2 at least), requiring the bearer token of
@@ -57,7 +66,10 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/pingnode/pingnode/examples/internal/partsfleet"
+	"github.com/pingnode/pingnode/examples/internal/podapi"
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
@@ -134,15 +146,32 @@ func Reply(b Backend) pingstatus.PingResponse {
 	return reply
 }
 
-// Handler serves GET /status with the reply for current(). A reply that
+// Handler serves the ping, GET /status without pods (no body, or an empty
+// list), with the reply for current(), and interLink's plugin API for
+// pods (package podapi) with jobs, the backend's table of pods: POST
+// /create, GET /status with a list of pods, and POST /delete. Nil jobs
+// is a table of its own where every pod starts at once. A reply that
 // Validate finds fault with, judged with opts (the provider's: the label
 // namespaces it allows), is not served: the handler answers 500 with the
 // problems, and the provider, which takes a failed ping as a failed ping,
 // keeps the node's resources, taints and labels as they are and marks its
 // connectivity condition False.
-func Handler(current func() Backend, opts pingstatus.Options) http.Handler {
+func Handler(current func() Backend, jobs *partsfleet.Fleet, opts pingstatus.Options) http.Handler {
+	if jobs == nil {
+		jobs = partsfleet.New(partsfleet.Config{Unbounded: true})
+	}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /status", func(w http.ResponseWriter, _ *http.Request) {
+	mux.HandleFunc("POST "+podapi.CreatePath, func(w http.ResponseWriter, r *http.Request) { serveCreate(w, r, jobs) })
+	mux.HandleFunc("POST "+podapi.DeletePath, func(w http.ResponseWriter, r *http.Request) { serveDelete(w, r, jobs) })
+	mux.HandleFunc("GET "+podapi.StatusPath, func(w http.ResponseWriter, r *http.Request) {
+		var pods []corev1.Pod
+		if !readJSON(w, r, &pods, "no body, or a JSON list of pods") {
+			return
+		}
+		if len(pods) > 0 {
+			servePodStatus(w, jobs, pods)
+			return
+		}
 		reply := Reply(current())
 		if problems := reply.Validate(opts); len(problems) > 0 {
 			lines := make([]string, len(problems))
@@ -206,15 +235,17 @@ func main() {
 	}
 	b := c.backend
 	current := func() Backend { return b }
+	jobs := partsfleet.New(partsfleet.Config{Unbounded: true}) // one node, or -parts: every pod starts at once
 	if c.fleet != nil {
-		fleet := partsfleet.New(*c.fleet)
+		fleet := partsfleet.New(*c.fleet) // its pods queue on their machines
 		current = func() Backend {
 			b := b
 			b.Parts = fleet.Next() // the fleet moves on at each reply
 			return b
 		}
+		jobs = fleet
 	}
-	handler := Handler(current, c.opts)
+	handler := Handler(current, jobs, c.opts)
 	if c.tokenFile != "" {
 		handler = RequireToken(c.tokenFile, handler)
 	}

@@ -1,11 +1,3 @@
-// Package partsfleet generates a backend of many parts: a fleet of
-// identical machines whose free cpus change as jobs start and end on them,
-// each machine a part of a ping reply. The sample plugin serves it with
-// -parts-generate, and the provider's fleet benchmark (TestPartsScale in
-// examples/virtualkubelet) pings it, so that both load a provider with
-// the same fleet. [Config] says what the fleet is, [New] makes it, and
-// [Fleet.Next] moves it on by one reply; [Fleet.Freeze] stops its churn,
-// for a benchmark that waits for the nodes to catch up.
 package partsfleet
 
 import (
@@ -13,6 +5,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/pingnode/pingnode/pingstatus"
 )
@@ -41,6 +34,14 @@ type Config struct {
 	// Seed seeds the random source: the same seed gives the same fleet and
 	// the same replies in the same order.
 	Seed uint64
+	// Now is the clock that says when a pod's job is created and starts;
+	// nil is time.Now. A test sets a fixed clock.
+	Now func() time.Time
+	// Unbounded makes a backend without machines to queue pods on (the
+	// sample plugin's one node, or its -parts file): no machine is made,
+	// whatever Machines says, and every pod starts at once, its node name
+	// and cpus not checked.
+	Unbounded bool
 }
 
 // The bounds of a machine, so that its free memory (MemoryMi times its
@@ -53,15 +54,22 @@ const (
 
 // Fleet is a generated fleet of identical machines whose free cpus change
 // as jobs start and end on them: a backend of many parts, for a benchmark
-// of a provider that serves parts. Its methods are safe for concurrent
-// use.
+// of a provider that serves parts, which runs pods as jobs (see the
+// package's rules). Its methods are safe for concurrent use.
 type Fleet struct {
 	config Config
 	names  []string
+	byName map[string]int // the index of each machine's name
+	now    func() time.Time
 
-	mu   sync.Mutex
-	rng  *rand.Rand
-	free []int // the free cpus of each machine, 0 to config.CPUs
+	mu     sync.Mutex
+	rng    *rand.Rand
+	free   []int // the free cpus of each machine, 0 to config.CPUs: less native and running pods
+	native []int // the cpus of each machine's native jobs
+	// queues holds each machine's queued jobs, first come first.
+	queues [][]*job
+	jobs   map[string]*job // every job, by its pod's UID
+	last   int             // the number of the last job created
 	// frozen is set by Freeze: the churn has stopped for good.
 	frozen bool
 }
@@ -69,45 +77,76 @@ type Fleet struct {
 // New returns the fleet that c describes, each machine with a random
 // number of free cpus: some idle, some full, most in between. c is as the
 // sample plugin's flags check it: Machines 0 or more, CPUs from 1 to
-// [MaxCPUs], MemoryMi from 0 to [MaxMemoryMi].
+// [MaxCPUs], MemoryMi from 0 to [MaxMemoryMi]. With Unbounded it makes
+// no machine, and only Now is used.
 func New(c Config) *Fleet {
+	n := max(0, c.Machines)
+	if c.Unbounded {
+		n = 0
+	}
 	f := &Fleet{
 		config: c,
-		names:  make([]string, c.Machines),
+		names:  make([]string, n),
+		byName: make(map[string]int, n),
+		now:    c.Now,
 		rng:    rand.New(rand.NewPCG(c.Seed, 0)),
-		free:   make([]int, c.Machines),
+		free:   make([]int, n),
+		native: make([]int, n),
+		queues: make([][]*job, n),
+		jobs:   map[string]*job{},
+	}
+	if f.now == nil {
+		f.now = time.Now
 	}
 	width := max(3, len(strconv.Itoa(c.Machines)))
 	for i := range f.names {
 		f.names[i] = fmt.Sprintf("cn%0*d", width, i+1)
+		f.byName[f.names[i]] = i
 		f.free[i] = f.rng.IntN(c.CPUs + 1)
+		f.native[i] = c.CPUs - f.free[i]
 	}
 	return f
 }
 
 // Next moves the fleet on by one reply, each machine independently with
-// the chance Churn starting a job (which takes from 1 to all its free
-// cpus) or ending one (which gives back from 1 to all it uses), and
-// returns the parts that describe the fleet then. After [Fleet.Freeze]
-// it moves nothing and returns the parts of the fleet as it is.
+// the chance Churn starting a native job (which takes from 1 to all its
+// free cpus) or ending one (which gives back from 1 to all its native
+// jobs use); then the pods queued on each machine start, in order, while
+// they fit. It returns the parts that describe the fleet then. After
+// [Fleet.Freeze] the native jobs stay as they are.
 func (f *Fleet) Next() []pingstatus.PartResponse {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.frozen {
-		return f.parts()
+	if !f.frozen {
+		f.churn()
 	}
+	for i := range f.queues {
+		f.startQueued(i)
+	}
+	return f.parts()
+}
+
+// churn is the native churn of Next, with f.mu held. A machine that its
+// pods fill has no native job to end and no cpu for one to start: it
+// stays as it is.
+func (f *Fleet) churn() {
 	for i, free := range f.free {
 		if f.rng.Float64() >= f.config.Churn {
 			continue
 		}
-		used := f.config.CPUs - free
-		if used == 0 || free > 0 && f.rng.IntN(2) == 0 {
-			f.free[i] -= 1 + f.rng.IntN(free) // a job starts
-		} else {
-			f.free[i] += 1 + f.rng.IntN(used) // a job ends
+		native := f.native[i]
+		if native == 0 && free == 0 {
+			continue
 		}
+		var n int
+		if native == 0 || free > 0 && f.rng.IntN(2) == 0 {
+			n = 1 + f.rng.IntN(free) // a native job starts
+		} else {
+			n = -1 - f.rng.IntN(native) // a native job ends
+		}
+		f.native[i] += n
+		f.free[i] -= n
 	}
-	return f.parts()
 }
 
 // Parts returns the parts that describe the fleet now, without moving it
@@ -118,10 +157,12 @@ func (f *Fleet) Parts() []pingstatus.PartResponse {
 	return f.parts()
 }
 
-// Freeze stops the churn for good, as if Churn were 0 from then on: no
-// job starts or ends any more, so that every reply after it, of
-// [Fleet.Next] or [Fleet.Parts], describes the fleet as it is, the same
-// parts that the last Next before Freeze returned. A benchmark freezes
+// Freeze stops the native churn for good, as if Churn were 0 from then
+// on: no native job starts or ends any more, so that, while no pod is
+// created or deleted, every reply after it, of [Fleet.Next] or
+// [Fleet.Parts], describes the fleet as it is, the same parts that the
+// last Next before Freeze returned. Pods still start when a deletion
+// frees room for them. A benchmark freezes
 // the fleet to see how soon the nodes catch up with it, and Parts after
 // Freeze is what they should then show. Freezing a frozen fleet changes
 // nothing.
