@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/wait"
+	corev1listers "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/record"
 
 	"github.com/pingnode/pingnode/examples/internal/pingclient"
@@ -114,9 +115,17 @@ type Config struct {
 	// Empty, the default: no device is published, and a reply's devices
 	// are ignored, said once in the log.
 	DRADriver string
+	// Confirm holds each pod that asks for the backend's confirmation
+	// before it binds until the backend runs it, for at most
+	// ConfirmDeadline (zero: confirm.DefaultDeadline); see confirm.go.
+	Confirm         bool
+	ConfirmDeadline time.Duration
 	// claims is the cache of ResourceClaims that the nodes of a process
 	// share (runProviders); nil, the provider keeps its own.
 	claims *caches.Claims
+	// waiting is the process's cache of the pods not bound to a node,
+	// with Confirm; nil, each supervisor keeps its own.
+	waiting corev1listers.PodLister
 	// shared are the caches of the node and the pods that the parts'
 	// nodes of a provider of parts share, its supervisor's (caches.Owned);
 	// nil, the provider keeps its own.
@@ -207,6 +216,8 @@ func (c *Config) check() error {
 		return settingError("Grace", c.Grace, "want zero or more")
 	case c.NotReadyAfter < 0 || c.NotReadyAfter > 0 && c.Unreachable != nodeapply.UnreachableNoSchedule:
 		return settingError("NotReadyAfter", c.NotReadyAfter, "want zero or more, with the unreachable policy NoSchedule")
+	case c.ConfirmDeadline < 0 || c.ConfirmDeadline >= schedulerBindingTimeout: // confirm.go
+		return settingError("ConfirmDeadline", c.ConfirmDeadline, "want zero (the default) or more, and less than the scheduler's binding timeout, %v", schedulerBindingTimeout)
 	}
 	if problems := validation.IsQualifiedName(string(c.ConnectivityCondition)); c.ConnectivityCondition != "" && len(problems) > 0 {
 		return settingError("ConnectivityCondition", c.ConnectivityCondition, "want a condition type: %s", strings.Join(problems, "; "))

@@ -17,6 +17,7 @@ import (
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/election"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/rights"
 	"github.com/pingnode/pingnode/nodeapply"
+	"github.com/pingnode/pingnode/nodeapply/dra/confirm"
 )
 
 // flags are the settings of the command line. registerFlags registers
@@ -89,6 +90,8 @@ func registerFlags(fs *flag.FlagSet) *flags {
 	fs.StringVar(&f.ephemeralStorage, "ephemeral-storage", "", "the scratch space (ephemeral-storage) the node advertises at registration, a `quantity` like 500Gi, until its plugin reports its own (resources.ephemeralStorage); empty: none, and the scheduler places no pod that requests any")
 	fs.StringVar(&f.connectivity, "connectivity-condition", string(nodeapply.DefaultConnectivityCondition), "the `type` of the condition that says whether the plugin answered its last ping; not one the provider sets otherwise (Ready, the pressures)")
 	fs.StringVar(&f.base.DRADriver, "dra-driver", "", "publish the plugin's devices as Dynamic Resource Allocation devices (ResourceSlices, Kubernetes 1.34 and later) of this `driver`, a lowercase DNS subdomain of at most 63 characters, such as gpu.example.com: one pool a node, named after it; empty: publish none, and ignore a reply's devices (the log says so once)")
+	fs.BoolVar(&f.base.Confirm, "confirm", false, "hold each pod that asks for the backend's confirmation (a request of "+confirm.DefaultResource+") before it binds to a node of this provider's, until the backend runs it (Dynamic Resource Allocation binding conditions, Kubernetes 1.36 and later): the pod's job is made on the plugin (interLink's /create, /status and /delete) while the pod waits, and the pod goes elsewhere when the backend refuses it or has not started it within -confirm-deadline. Each node publishes a confirmation device of the driver "+confirm.DefaultDriver+", and the DeviceClass "+confirm.DefaultClass+" is created")
+	fs.DurationVar(&f.base.ConfirmDeadline, "confirm-deadline", confirm.DefaultDeadline, "with -confirm: how long a pod may wait for the backend to start it before the node refuses it, less than the scheduler's binding timeout (600 s)")
 	fs.BoolVar(&f.base.CountHeld, "held", true, "read the plugin's figures as available now, and add what this node's running pods hold; false: write them as they are")
 	fs.BoolVar(&f.parts, "parts", false, "serve the plugin's parts (its reply's nodes: machines, or partitions of identical machines), each as a node of its own, all from one ping of one plugin: -node is then a template, "+PartToken+" in it, once, the part's name, and -nodes must be 1 or not given. Without it, a reply that lists parts leaves the node as it is, and the log says so once when such a reply appears (pingnode_warnings_total{subject=\"part\",action=\"ignored\"} counts each)")
 	fs.DurationVar(&f.partGrace, "part-grace", nodeapply.DefaultGrace, "with -parts: how long a part's node keeps its running pods once the reply no longer lists its part (nodeapply.Options.PartGrace), more than zero: new pods are kept away at once (the taint "+nodeapply.PartGoneTaintKey+":NoSchedule), after it Ready turns False and the node's pods are evicted by their tolerations, and the node is deleted once no pod holds it")

@@ -91,18 +91,19 @@ func runProviders(ctx context.Context, restConfig *rest.Config, configs []Config
 		}
 		clients[i] = client
 	}
-	driver := ""
-	if len(configs) > 0 {
-		driver = configs[0].DRADriver // one fleet, one driver
-	}
-	claims, stopClaims, err := caches.SharedClaims(ctx, restConfig, driver)
+	claims, stopClaims, err := caches.SharedClaims(ctx, restConfig, configs[0].DRADriver != "" || configs[0].Confirm) // one fleet, one driver
 	if err != nil {
 		return err
 	}
 	defer stopClaims()
+	waiting, stopWaiting, err := startWaiting(ctx, many, configs[0])
+	if err != nil {
+		return err
+	}
+	defer stopWaiting()
 	var nodes sync.WaitGroup
 	for i, cfg := range configs {
-		cfg.claims = claims
+		cfg.claims, cfg.waiting = claims, waiting
 		nodeLog := log.With("node", cfg.Static.Name)
 		nodeLog.Info("provider starting", "plugin", cfg.PluginURL)
 		s := supervise(NewProvider(cfg, clients[i], nodeLog))

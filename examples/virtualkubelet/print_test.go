@@ -31,6 +31,8 @@ var printedFlags = []struct {
 	{"parts", true, []string{"-parts"}},
 	{"parts-template-owner", true, []string{"-parts", "-node", "slurm-{part}.hpc.example.org", "-parts-owner", "slurm", "-part-grace", "10m"}},
 	{"parts-devices-election", true, []string{"-parts", "-node", "gpu-{part}", "-dra-driver", "gpu.nvidia.com", "-leader-elect", "-leader-elect-namespace", "pingnode", "-label-namespaces", "nvidia.com"}},
+	{"parts-confirm", true, []string{"-parts", "-confirm"}},
+	{"confirm-devices", false, []string{"-confirm", "-dra-driver", "gpu.nvidia.com"}},
 }
 
 // TestPrintedRights: what -print-rbac and -print-node-policy print, both

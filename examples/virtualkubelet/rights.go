@@ -6,6 +6,7 @@ import (
 
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/election"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/rights"
+	"github.com/pingnode/pingnode/nodeapply/dra/confirm"
 )
 
 // accessFor is the Access of the ServiceAccount namespace/name that runs
@@ -33,6 +34,9 @@ func accessFor(namespace, name string, configs []Config, e *election.Election) r
 		a.Held = a.Held || c.CountHeld
 		if c.DRADriver != "" {
 			a.DRADriver = c.DRADriver
+		}
+		if c.Confirm {
+			a.Confirm = &rights.Confirm{Driver: confirm.DefaultDriver, Class: confirm.DefaultClass}
 		}
 		for _, ns := range c.LabelNamespaces {
 			if !slices.Contains(a.LabelNamespaces, ns) {

@@ -55,6 +55,7 @@ func (s *supervisor) pingOne(ctx context.Context) {
 	if ping.Reached() {
 		warnings = withoutParts(ping.Reply, warnings)
 	}
+	defer s.kickJobs(ping)
 	select {
 	case <-s.one.feed.put(ping, warnings):
 	case <-ctx.Done():

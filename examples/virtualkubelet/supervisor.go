@@ -22,6 +22,7 @@ import (
 
 	"github.com/pingnode/pingnode/examples/internal/pingclient"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/caches"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/jobs"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/leases"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
 	"github.com/pingnode/pingnode/nodeapply"
@@ -69,6 +70,9 @@ type supervisor struct {
 
 	// What follows belongs to one run; only its loop touches it.
 	pinger *pingclient.Client
+	// jobs keeps the jobs of the pods that wait for the backend's
+	// confirmation (confirm.go); nil without Confirm.
+	jobs *jobs.Keeper
 	// lastFailure is the last ping's failure, "" when it was answered.
 	lastFailure string
 	owned       *caches.Caches          // the nodes with its ownership label, and every node's pods
@@ -114,12 +118,17 @@ func newSupervisor(cfg Config, client kubernetes.Interface, newClient func() (ku
 // (partsRestConfig); it returns an error only for a configuration that
 // cannot work (see [supervisor.RunRetrying]).
 func runParts(ctx context.Context, restConfig *rest.Config, client kubernetes.Interface, cfg Config, log *slog.Logger) error {
-	claims, stopClaims, err := caches.SharedClaims(ctx, restConfig, cfg.DRADriver)
+	claims, stopClaims, err := caches.SharedClaims(ctx, restConfig, cfg.DRADriver != "" || cfg.Confirm)
 	if err != nil {
 		return err
 	}
 	defer stopClaims()
-	cfg.claims = claims
+	waiting, stopWaiting, err := startWaiting(ctx, client, cfg)
+	if err != nil {
+		return err
+	}
+	defer stopWaiting()
+	cfg.claims, cfg.waiting = claims, waiting
 	newClient := func() (kubernetes.Interface, error) { return client, nil }
 	log = log.With("parts", cfg.Parts.Template)
 	log.Info("provider of parts starting", "plugin", cfg.PluginURL, "owner", OwnerLabel+"="+cfg.Parts.Owner)
@@ -155,6 +164,11 @@ func (s *supervisor) Run(ctx context.Context) error {
 	}
 	defer pinger.Close()
 	s.pinger, s.lastFailure = pinger, ""
+	stopJobs, err := s.startJobs(ctx)
+	if err != nil {
+		return err
+	}
+	defer stopJobs()
 	if s.one != nil {
 		return s.runOne(ctx)
 	}
@@ -190,6 +204,7 @@ func (s *supervisor) pingOnce(ctx context.Context) {
 	if ping.Reached() && !ping.Reply.ReplaceParts {
 		warnings = append(warnings, noParts)
 	}
+	defer s.kickJobs(ping)
 	s.lastWarnings = logNewWarnings(s.log, s.lastWarnings, warnings)
 	s.metrics.Warnings(warnings)
 	ping.Body = nil // the parts' pings need only their patches

@@ -31,12 +31,15 @@
 //     at once when its machine has the cpus free and no pod queues there
 //     before it, and queues otherwise ([Queued]). A queued pod does not
 //     start before those queued ahead of it, even when it would fit.
-//  6. At each [Fleet.Next], first the native churn moves each machine (a
-//     native job starts, taking from 1 to all its free cpus, or one ends,
-//     giving back from 1 to all the native jobs use), then the queued
-//     pods of each machine start, in order, while they fit. A fleet where
-//     no pod was ever created gives the same replies, for a seed, as
-//     before it ran pods.
+//  6. [Fleet.Next] replies with the fleet as it is, and then moves it on,
+//     as if between pings: the native churn moves each machine (a native
+//     job starts, taking from 1 to all its free cpus, or one ends, giving
+//     back from 1 to all the native jobs use), then the queued pods of
+//     each machine start, in order, while they fit. So a reply says what
+//     was free at the ping, and a native job can take a machine before
+//     the next: the race of a shared backend. A fleet where no pod was
+//     ever created gives, for a seed, the fleet as New made it, then the
+//     replies it gave before it ran pods.
 //  7. A pod runs until it is deleted ([Fleet.Delete]); deleting it frees
 //     its cpus, and the pods queued on its machine start if they fit.
 //  8. [Fleet.Freeze] stops the native churn only: queued pods still start

@@ -108,22 +108,23 @@ func New(c Config) *Fleet {
 	return f
 }
 
-// Next moves the fleet on by one reply, each machine independently with
-// the chance Churn starting a native job (which takes from 1 to all its
-// free cpus) or ending one (which gives back from 1 to all its native
-// jobs use); then the pods queued on each machine start, in order, while
-// they fit. It returns the parts that describe the fleet then. After
-// [Fleet.Freeze] the native jobs stay as they are.
+// Next returns the parts that describe the fleet now, and then moves it
+// on by one reply, as if between pings: each machine independently with
+// the chance Churn starts a native job (which takes from 1 to all its
+// free cpus) or ends one (which gives back from 1 to all its native jobs
+// use); then the pods queued on each machine start, in order, while they
+// fit. After [Fleet.Freeze] the native jobs stay as they are.
 func (f *Fleet) Next() []pingstatus.PartResponse {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	parts := f.parts()
 	if !f.frozen {
-		f.churn()
+		f.churn() // after the reply: the native jobs move between pings
 	}
 	for i := range f.queues {
 		f.startQueued(i)
 	}
-	return f.parts()
+	return parts
 }
 
 // churn is the native churn of Next, with f.mu held. A machine that its

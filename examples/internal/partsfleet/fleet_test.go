@@ -71,6 +71,10 @@ func TestFleet(t *testing.T) {
 	if len(parts) != 300 || parts[0].Name != "cn001" || parts[299].Name != "cn300" {
 		t.Fatalf("%d parts, from %s to %s; want 300, cn001 to cn300", len(parts), parts[0].Name, parts[len(parts)-1].Name)
 	}
+	if diff := cmp.Diff(parts, fleet.Next()); diff != "" { // the fleet as made; it moves after the reply
+		t.Fatalf("the first reply is not the fleet as made (-made +reply):\n%s", diff)
+	}
+	again.Next()
 	before, full := machines(t, parts, config), 0
 	for reply := range 50 {
 		parts := fleet.Next()
@@ -113,7 +117,7 @@ func TestFleetChurnBounds(t *testing.T) {
 	for _, churn := range []float64{0, 1} {
 		config := Config{Machines: 50, CPUs: 4, MemoryMi: 16000, Churn: churn, Seed: 1}
 		fleet := New(config)
-		before := machines(t, fleet.Parts(), config)
+		before := machines(t, fleet.Next(), config) // the fleet as made; it moves after the reply
 		for range 20 {
 			after := machines(t, fleet.Next(), config)
 			for name, free := range after {

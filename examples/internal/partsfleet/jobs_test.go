@@ -2,6 +2,7 @@ package partsfleet
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -222,19 +223,20 @@ func TestJobsUnderChurn(t *testing.T) {
 				f.Delete(fmt.Sprint(uid))
 			}
 		}
-		free := machines(t, f.Next(), config)
-		running := make([]int, config.Machines)
+		running := make([]int, config.Machines) // the fleet at the reply
 		for _, j := range f.jobs {
 			if j.status.State == Running {
 				running[j.machine] += j.status.CPUs
 			}
 		}
+		native := slices.Clone(f.native)
+		free := machines(t, f.Next(), config)
 		for i, name := range f.names {
-			if f.native[i] < 0 || free[name] != config.CPUs-f.native[i]-running[i] {
-				t.Fatalf("reply %d, %s: %d free cpus in the reply, with %d native and %d running", reply, name, free[name], f.native[i], running[i])
+			if native[i] < 0 || free[name] != config.CPUs-native[i]-running[i] {
+				t.Fatalf("reply %d, %s: %d free cpus in the reply, with %d native and %d running", reply, name, free[name], native[i], running[i])
 			}
-			if q := f.queues[i]; len(q) > 0 && q[0].status.CPUs <= free[name] {
-				t.Fatalf("reply %d, %s: a queued pod of %d cpus fits in %d free", reply, name, q[0].status.CPUs, free[name])
+			if q := f.queues[i]; len(q) > 0 && q[0].status.CPUs <= f.free[i] {
+				t.Fatalf("after reply %d, %s: a queued pod of %d cpus fits in %d free", reply, name, q[0].status.CPUs, f.free[i])
 			}
 		}
 	}
@@ -311,12 +313,16 @@ func TestJobOf(t *testing.T) {
 }
 
 // TestNoPodsRepliesUnchanged: a fleet where no pod was ever created gives,
-// for a seed, the replies it gave before it ran pods: the free cpus of
-// each machine at each reply, in testdata/nopods.golden, were written by
-// the fleet of native jobs only.
+// for a seed, the fleet as made, then the replies it gave before it ran
+// pods: the free cpus of each machine at each reply, in
+// testdata/nopods.golden, were written by the fleet of native jobs only,
+// which moved before its reply.
 func TestNoPodsRepliesUnchanged(t *testing.T) {
 	config := Config{Machines: 30, CPUs: 8, MemoryMi: 32000, Churn: 0.3, Seed: 7}
 	fleet := New(config)
+	if diff := cmp.Diff(fleet.Parts(), fleet.Next()); diff != "" {
+		t.Fatalf("the first reply is not the fleet as made (-made +reply):\n%s", diff)
+	}
 	var b strings.Builder
 	for reply := range 40 {
 		free := machines(t, fleet.Next(), config)

@@ -30,24 +30,32 @@ import (
 // pod's claims.
 
 // SharedClaims starts the claim cache that the nodes of a fleet share,
-// when they publish devices under driver, and returns it and what stops
-// it; nil and a no-op without a DRA driver ("").
-func SharedClaims(ctx context.Context, restConfig *rest.Config, driver string) (*Claims, func(), error) {
-	if driver == "" {
+// when they need one (they publish devices under a driver, or wait for
+// the backend's confirmation), and returns it and what stops it; nil and
+// a no-op when they do not.
+func SharedClaims(ctx context.Context, restConfig *rest.Config, need bool) (*Claims, func(), error) {
+	if !need {
 		return nil, func() {}, nil
 	}
 	client, err := kubernetes.NewForConfig(restConfig)
 	if err != nil {
 		return nil, nil, err
 	}
-	claims := NewClaims(client)
-	running, stop := context.WithCancel(ctx)
+	claims, stop := RunClaims(ctx, client)
+	return claims, stop, nil
+}
+
+// RunClaims runs a claim cache through client until stop is called; stop
+// returns once it has stopped.
+func RunClaims(ctx context.Context, client kubernetes.Interface) (claims *Claims, stop func()) {
+	claims = NewClaims(client)
+	running, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		claims.Run(running)
 	}()
-	return claims, func() { stop(); <-done }, nil
+	return claims, func() { cancel(); <-done }
 }
 
 // claimIndex is the name of the index of claims by driver and pool.

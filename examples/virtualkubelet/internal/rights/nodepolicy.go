@@ -75,8 +75,13 @@ func (a Access) Policy() []runtime.Object {
 	}
 	events := "(object.involvedObject.kind == 'Node' && " + a.ours("object.involvedObject.name") + ")"
 	eventMessage := "the pingnode provider " + a.Namespace + "/" + a.ServiceAccount + " may record events only on its own nodes"
-	if a.DRADriver != "" {
+	if a.DRADriver != "" || a.Confirm != nil {
 		rules = append(rules, namedRule(resourcev1.GroupName, "resourceslices", admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete))
+	}
+	if a.Confirm != nil {
+		rules = append(rules, namedRule(resourcev1.GroupName, "deviceclasses", admissionregistrationv1.Create))
+	}
+	if a.DRADriver != "" {
 		events += " || (object.involvedObject.kind == 'Pod' && object.reason in " + celList(a.PodEventReasons) +
 			" && has(object.source) && has(object.source.host) && " + a.ours("object.source.host") + ")"
 		eventMessage += ", and on pods only which devices they were given, from its own nodes"
@@ -113,10 +118,17 @@ func (a Access) Policy() []runtime.Object {
 			},
 		},
 	}
-	if a.DRADriver != "" {
+	if drivers := a.sliceDrivers(); len(drivers) > 0 {
 		policy.Spec.Validations = append(policy.Spec.Validations, admissionregistrationv1.Validation{
-			Expression: sliceFence(a.DRADriver, a.ours),
-			Message:    "the pingnode provider " + a.Namespace + "/" + a.ServiceAccount + " may write only ResourceSlices of its driver " + a.DRADriver + " on its own nodes",
+			Expression: sliceFence(drivers, a.ours),
+			Message:    "the pingnode provider " + a.Namespace + "/" + a.ServiceAccount + " may write only ResourceSlices of its " + plural("driver", drivers) + " on its own nodes",
+			Reason:     &forbidden,
+		})
+	}
+	if c := a.Confirm; c != nil {
+		policy.Spec.Validations = append(policy.Spec.Validations, admissionregistrationv1.Validation{
+			Expression: "request.resource.resource != 'deviceclasses' || object.metadata.name == " + celString(c.Class),
+			Message:    "the pingnode provider " + a.Namespace + "/" + a.ServiceAccount + " may create only the DeviceClass " + c.Class,
 			Reason:     &forbidden,
 		})
 	}
@@ -137,12 +149,37 @@ func (a Access) Policy() []runtime.Object {
 // is the expression that a node name is one: [Access.ours]): the slice created or updated (object), and the slice updated or
 // deleted (oldObject), so that a slice of another node or driver can be
 // neither made one of its own nor taken over.
-func sliceFence(driver string, node func(string) string) string {
+func sliceFence(drivers []string, node func(string) string) string {
 	ours := func(o string) string {
-		return "(" + o + ".spec.driver == " + celString(driver) + " && has(" + o + ".spec.nodeName) && " + node(o+".spec.nodeName") + ")"
+		driver := " == " + celString(drivers[0])
+		if len(drivers) > 1 {
+			driver = " in " + celList(drivers)
+		}
+		return "(" + o + ".spec.driver" + driver + " && has(" + o + ".spec.nodeName) && " + node(o+".spec.nodeName") + ")"
 	}
 	return "request.resource.resource != 'resourceslices' || ((request.operation == 'DELETE' || " + ours("object") + ") && " +
 		"(request.operation == 'CREATE' || " + ours("oldObject") + "))"
+}
+
+// plural is "driver a" for one, and "drivers a, b" for more.
+func plural(word string, names []string) string {
+	if len(names) == 1 {
+		return word + " " + names[0]
+	}
+	return word + "s " + strings.Join(names, ", ")
+}
+
+// sliceDrivers are the drivers whose ResourceSlices it writes: its
+// devices' (-dra-driver), and its confirmation devices' (-confirm).
+func (a Access) sliceDrivers() []string {
+	var out []string
+	if a.DRADriver != "" {
+		out = append(out, a.DRADriver)
+	}
+	if a.Confirm != nil && a.Confirm.Driver != a.DRADriver {
+		out = append(out, a.Confirm.Driver)
+	}
+	return out
 }
 
 // podFence is the CEL expression that holds when the pod deleted, as
@@ -235,8 +272,11 @@ func (a Access) PolicyYAML() ([]byte, error) {
 	if a.Parts != nil {
 		what = "the nodes, Leases and events it may create, the nodes it may change and delete and their labels, and the pods it may delete"
 	}
-	if a.DRADriver != "" {
+	if len(a.sliceDrivers()) > 0 {
 		what += ", and the ResourceSlices it may write"
+	}
+	if a.Confirm != nil {
+		what += ", and the DeviceClass it may create"
 	}
 	fmt.Fprintf(&b, "# for %s: %s. Kubernetes 1.30 and later.\n", a.describe(), what)
 	for _, obj := range a.Policy() {

@@ -69,6 +69,10 @@ type Access struct {
 	// by node: its registration labels, which [Access.Policy] lets it set
 	// to these values and to no other.
 	StaticLabels map[string]map[string]string
+	// Confirm is the backend's confirmation (-confirm), or nil: then it
+	// publishes a confirmation device on each node, creates the class
+	// that serves them, reads the claims and writes their status.
+	Confirm *Confirm
 	// Parts is how the nodes of a provider of its plugin's parts (-parts)
 	// are named and owned, or nil: RBAC cannot name its nodes, and
 	// [Access.Policy] fences them by its template and its ownership label
@@ -139,6 +143,9 @@ func (a Access) Roles() []Role {
 		cluster = append(cluster, a.deviceRights()...)
 		// Events on pods are in the pods' namespaces: every namespace.
 		cluster = append(cluster, rule("", "events", nil, "record events on its nodes (in the default namespace) and on the pods bound to them, which devices they were given, in the pods' namespaces (a repeated one is patched; RBAC cannot name events, whose names are made up as they are created)", "create", "patch"))
+	}
+	if a.Confirm != nil {
+		cluster = append(cluster, a.confirmRights()...)
 	}
 	leases := []Rule{
 		rule(coordinationv1.GroupName, "leases", nil, "create each node's Lease, its heartbeat, at the first renewal (RBAC cannot name what does not exist yet)", "create"),
@@ -312,6 +319,9 @@ func (a Access) describe() string {
 	}
 	if a.DRADriver != "" {
 		s += ", publishing their devices as " + a.DRADriver
+	}
+	if a.Confirm != nil {
+		s += ", holding pods until the backend runs them"
 	}
 	if e := a.Election; e != nil {
 		s += ", with the leader election Lease " + e.Namespace + "/" + e.Name

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/kubernetes"
+	corev1listers "k8s.io/client-go/listers/core/v1"
+
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/caches"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/jobs"
+	"github.com/pingnode/pingnode/nodeapply"
+	"github.com/pingnode/pingnode/nodeapply/dra/confirm"
+)
+
+// The backend's confirmation (-confirm): a pod that asks waits before it
+// binds to a node of the provider's until the backend runs it. Each
+// supervisor keeps the jobs of its plugin's pods that wait (a
+// jobs.Keeper, internal/jobs), which steps after each answered ping. The
+// class that serves the confirmation devices as an extended resource is
+// created at the start, once for the cluster: the same for every
+// provider.
+
+// schedulerBindingTimeout is the scheduler's default binding timeout
+// (its DynamicResources plugin's bindingTimeout): a pod held at PreBind
+// longer is given up on, so ConfirmDeadline is less, that the refusal,
+// and the job's removal, come first.
+const schedulerBindingTimeout = 600 * time.Second
+
+// startWaiting starts the process's cache of the pods not bound to a
+// node, with cfg's Confirm, and returns it and what stops it; nil and a
+// no-op without.
+func startWaiting(ctx context.Context, client kubernetes.Interface, cfg Config) (corev1listers.PodLister, func(), error) {
+	if !cfg.Confirm {
+		return nil, func() {}, nil
+	}
+	return caches.Waiting(ctx, client)
+}
+
+// startJobs starts, with Confirm, the keeper of the jobs of the pods that
+// wait on the supervisor's nodes, and returns what stops it; the caches
+// it reads are the process's, or its own when it runs alone.
+func (s *supervisor) startJobs(ctx context.Context) (stop func(), err error) {
+	s.jobs = nil
+	if !s.cfg.Confirm {
+		return func() {}, nil
+	}
+	var stops []func()
+	stop = func() {
+		for i := len(stops) - 1; i >= 0; i-- {
+			stops[i]()
+		}
+	}
+	claims, waiting := s.cfg.claims, s.cfg.waiting
+	if claims == nil {
+		var stopClaims func()
+		claims, stopClaims = caches.RunClaims(ctx, s.client)
+		stops = append(stops, stopClaims)
+		if err := claims.Wait(ctx); err != nil {
+			stop()
+			return nil, err
+		}
+	}
+	if waiting == nil {
+		var stopWaiting func()
+		if waiting, stopWaiting, err = caches.Waiting(ctx, s.client); err != nil {
+			stop()
+			return nil, err
+		}
+		stops = append(stops, stopWaiting)
+	}
+	ensureClass(ctx, s.client, s.log)
+	k := jobs.New(jobs.Config{
+		Client: s.client, Plugin: s.pinger,
+		Claims: claims.InPool, Waiting: waiting,
+		Bound: s.boundTo, Nodes: s.servedNodes,
+		Driver: confirm.DefaultDriver, Resource: confirm.DefaultResource,
+		FieldManager: FieldManager, Deadline: s.cfg.ConfirmDeadline, Log: s.log,
+	})
+	running, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		k.Run(running)
+	}()
+	stops = append(stops, func() { cancel(); <-done })
+	s.jobs = k
+	return stop, nil
+}
+
+// kickJobs asks the keeper of the jobs for a step after a ping the plugin
+// answered: the backend is there to ask.
+func (s *supervisor) kickJobs(ping nodeapply.Ping) {
+	if s.jobs != nil && ping.Reached() {
+		s.jobs.Kick()
+	}
+}
+
+// ensureClass creates the DeviceClass that serves the confirmation
+// devices, unless it exists. A class that cannot be created is logged:
+// pods that ask then stay pending, as without the class.
+func ensureClass(ctx context.Context, client kubernetes.Interface, log *slog.Logger) {
+	class := confirm.Class(confirm.DefaultClass, confirm.DefaultDriver, confirm.DefaultResource)
+	_, err := client.ResourceV1().DeviceClasses().Create(ctx, class, metav1.CreateOptions{FieldManager: FieldManager})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		log.Warn("the DeviceClass of the backend's confirmation could not be created: pods that ask for it stay pending", "class", class.Name, "error", err)
+	}
+}
+
+// servedNodes returns the nodes the supervisor serves, as its caches show
+// them: its one node, or its parts' nodes.
+func (s *supervisor) servedNodes() []*corev1.Node {
+	if s.one != nil {
+		view := s.one.live.Load()
+		if view == nil {
+			return nil
+		}
+		node, err := view.Node.Get(s.one.cfg.Static.Name)
+		if err != nil {
+			return nil
+		}
+		return []*corev1.Node{node}
+	}
+	nodes, _ := s.owned.Node.List(labels.SelectorFromSet(labels.Set{OwnerLabel: s.cfg.Parts.Owner})) // a cache lister never fails
+	return nodes
+}
+
+// boundTo returns the pods bound to the node name, one of the
+// supervisor's.
+func (s *supervisor) boundTo(name string) []*corev1.Pod {
+	if s.one != nil {
+		view := s.one.live.Load()
+		if view == nil {
+			return nil
+		}
+		return view.BoundPods()
+	}
+	return s.owned.BoundTo(name)
+}

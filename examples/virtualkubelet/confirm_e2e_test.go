@@ -1,0 +1,226 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/pingnode/pingnode/examples/internal/pingclient"
+	"github.com/pingnode/pingnode/examples/internal/podapi"
+	"github.com/pingnode/pingnode/nodeapply/dra/confirm"
+)
+
+// The backend's confirmation (-confirm, confirm.go, internal/jobs): a pod
+// that asks waits before it binds until the backend runs it.
+
+// TestConfirmDefaults: -confirm with every other setting at its default,
+// and the sample plugin as shipped (one node, whose pods start at once).
+// The node publishes its confirmation device; a pod that asks binds once
+// its job runs on the backend, which the provider made while the pod
+// waited; a pod that does not ask binds as before, with no job made.
+func TestConfirmDefaults(t *testing.T) {
+	needsControlPlane(t)
+	url := samplePlugin(t)
+	cfg := configOfArgs(t, "-confirm", "-plugin", url)
+	name := cfg.Static.Name
+	forgetConfirmation(t, []string{name}, []string{"confirm-asks", "confirm-plain"})
+	p := runConfig(t, cfg)
+	eventually(t, "the node is Ready", func(ctx context.Context) (bool, string) {
+		return conditionIs(stored(ctx, t, name), corev1.NodeReady, corev1.ConditionTrue)
+	})
+	schedulable(t, name)
+	confirmationDevices(t, name)
+
+	asks := askingPod("confirm-asks", "", "1")
+	asks.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": name}
+	plain := partPod("confirm-plain", "", nil, "1")
+	plain.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": name}
+	createTestPod(t, asks)
+	createTestPod(t, plain)
+	boundTo(t, "confirm-asks", name)
+	boundTo(t, "confirm-plain", name)
+	bound, problems := startedBeforeBound(t.Context(), t, url, []string{"confirm-asks"})
+	if len(bound) != 1 || len(problems) > 0 {
+		t.Errorf("bound %v: %v", bound, problems)
+	}
+	if jobs := backendJobs(t.Context(), t, url, "confirm-plain"); len(jobs) != 0 {
+		t.Errorf("the pod that does not ask has a job: %v", jobs)
+	}
+	_ = p
+}
+
+// TestConfirmRefusedAndDeadline: two parts, a and b, of a backend whose
+// word the test decides. The backend refuses r on a: the claim is
+// refused, the job removed, and r binds to b once a is full. s queues on
+// a, whose reply still says it has room (a native job took it between
+// pings): after the deadline its claim is refused, its job removed, and
+// it binds to b. No pod is bound while its job is queued, and nothing is
+// lost.
+func TestConfirmRefusedAndDeadline(t *testing.T) {
+	needsControlPlane(t)
+	const template, owner = "vk-confirm-{part}", "vk-confirm"
+	rule := func(pod, node string) string {
+		switch {
+		case strings.HasSuffix(node, "-b"):
+			return "running"
+		case pod == "confirm-r":
+			return "refused"
+		}
+		return "queued"
+	}
+	backend := newConfirmBackend(t, map[string]int{"a": 4}, rule)
+	url := backend.server.URL + "/status"
+	cfg := partsConfig(url, template, owner, 0)
+	cfg.Interval, cfg.Timeout = 500*time.Millisecond, 300*time.Millisecond
+	cfg.Confirm, cfg.ConfirmDeadline = true, 8*time.Second
+	nodeA, nodeB := cfg.Parts.NodeName("a"), cfg.Parts.NodeName("b")
+	pods := []string{"confirm-r", "confirm-s"}
+	forgetConfirmation(t, []string{nodeA, nodeB}, pods)
+	s := newPartsProvider(t, cfg, "a", "b")
+	runSupervisor(t, s)
+	partsReady(t, cfg.Parts, "4", "a")
+	confirmationDevices(t, nodeA)
+
+	createTestPod(t, askingPod("confirm-r", owner, "1"))
+	eventually(t, "r's job on a refused and removed", func(context.Context) (bool, string) {
+		_, deleted := backend.calls()
+		return slices.Contains(deleted, "confirm-r@"+nodeA), fmt.Sprint(deleted)
+	})
+	if node, _, _ := placement(t.Context(), "confirm-r"); node != "" {
+		t.Fatalf("r was bound to %s, which refused it", node)
+	}
+	backend.set("a", 0)
+	backend.set("b", 4)
+	partsReady(t, cfg.Parts, "4", "b")
+	confirmationDevices(t, nodeB)
+	boundTo(t, "confirm-r", nodeB)
+
+	backend.set("a", 4)
+	backend.set("b", 0)
+	eventually(t, "a has room again and b none", func(ctx context.Context) (bool, string) {
+		a, b := stored(ctx, t, nodeA), stored(ctx, t, nodeB)
+		return !taintSet(a)["plugin.example.com/full=true:NoSchedule"] && taintSet(b)["plugin.example.com/full=true:NoSchedule"], fmt.Sprint(keys(taintSet(a)), keys(taintSet(b)))
+	})
+	createTestPod(t, askingPod("confirm-s", owner, "1"))
+	eventually(t, "s's job queued on a", func(context.Context) (bool, string) {
+		created, _ := backend.calls()
+		return slices.Contains(created, "confirm-s@"+nodeA), fmt.Sprint(created)
+	})
+	queued := time.Now()
+	within(t, 30*time.Second, "s's job on a removed at the deadline", func(ctx context.Context) (bool, string) {
+		if node, _, _ := placement(ctx, "confirm-s"); node != "" {
+			t.Fatalf("s was bound to %s while its job was queued", node)
+		}
+		_, deleted := backend.calls()
+		return slices.Contains(deleted, "confirm-s@"+nodeA), fmt.Sprint(deleted)
+	})
+	if waited := time.Since(queued); waited < 6*time.Second {
+		t.Errorf("s's job was removed %v after it queued, before the deadline of %v", waited, cfg.ConfirmDeadline)
+	}
+	backend.set("a", 0)
+	backend.set("b", 4)
+	boundTo(t, "confirm-s", nodeB)
+
+	eventually(t, "nothing lost", func(ctx context.Context) (bool, string) {
+		bound, problems := startedBeforeBound(ctx, t, url, pods)
+		if len(problems) > 0 {
+			return false, strings.Join(problems, "; ")
+		}
+		created, deleted := backend.calls()
+		live := len(created) - len(deleted)
+		return len(bound) == 2 && live == 2, fmt.Sprintf("bound %v; jobs made %v, removed %v", bound, created, deleted)
+	})
+	if c := s.jobs.Counts(); c.Confirmed != 2 || c.Refused != 2 {
+		t.Errorf("claims written: %d confirmed, %d refused; want 2 and 2 (one an allocation an outcome)", c.Confirmed, c.Refused)
+	}
+}
+
+// TestConfirmSharedBackend: the sample plugin as a shared backend of 24
+// machines of one cpu each, whose native jobs take and free machines
+// between pings, and 10 pods that ask for confirmation and 1 cpu each.
+// No pod is bound while its job is queued; each binds once its job runs.
+// The same pods without confirmation, created on the backend once bound
+// (as a provider that binds first and queues after), are reported: how
+// many queue.
+func TestConfirmSharedBackend(t *testing.T) {
+	needsControlPlane(t)
+	url := samplePlugin(t, "-parts-generate", "24", "-parts-cpus", "1", "-parts-churn", "0.5", "-parts-seed", "5")
+	const template, owner = "vk-shared-{part}", "vk-shared"
+	cfg := partsConfig(url, template, owner, 0)
+	cfg.Interval, cfg.Timeout = time.Second, 500*time.Millisecond
+	cfg.Confirm, cfg.ConfirmDeadline = true, 20*time.Second
+	machines := make([]string, 24)
+	nodes := make([]string, 24)
+	for i := range machines {
+		machines[i] = fmt.Sprintf("cn%03d", i+1)
+		nodes[i] = cfg.Parts.NodeName(machines[i])
+	}
+	asking := make([]string, 10)
+	plain := make([]string, 10)
+	for i := range asking {
+		asking[i] = fmt.Sprintf("shared-asks-%d", i)
+		plain[i] = fmt.Sprintf("shared-plain-%d", i)
+	}
+	forgetConfirmation(t, nodes, slices.Concat(asking, plain))
+	s := newPartsProvider(t, cfg, machines...)
+	runSupervisor(t, s)
+	eventually(t, "every machine has its node", func(ctx context.Context) (bool, string) {
+		got := ownedNodes(ctx, t, owner)
+		return len(got) == len(machines), fmt.Sprint(len(got), " nodes")
+	})
+	confirmationDevices(t, nodes...)
+
+	for _, name := range asking {
+		createTestPod(t, askingPod(name, owner, "1"))
+	}
+	within(t, 4*time.Minute, "every pod that asks is bound, each once its job ran", func(ctx context.Context) (bool, string) {
+		bound, problems := startedBeforeBound(ctx, t, url, asking)
+		if len(problems) > 0 {
+			t.Fatalf("%s", strings.Join(problems, "; "))
+		}
+		return len(bound) == len(asking), fmt.Sprintf("%d of %d bound", len(bound), len(asking))
+	})
+	t.Logf("with confirmation: %d pods bound, none while its job was queued; the claims: %+v", len(asking), s.jobs.Counts())
+	for _, name := range asking {
+		deletePod(t, name)
+	}
+
+	// Without confirmation: the pods bind first, and their jobs are made
+	// after, as interLink does.
+	c, err := pingclient.New(pingclient.Config{URL: url, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, name := range plain {
+		createTestPod(t, partPod(name, owner, nil, "1"))
+	}
+	made := map[string]bool{}
+	within(t, 2*time.Minute, "every pod without confirmation bound, and its job made", func(ctx context.Context) (bool, string) {
+		for _, name := range plain {
+			pod, err := client.CoreV1().Pods(metav1.NamespaceDefault).Get(ctx, name, metav1.GetOptions{})
+			if err != nil || pod.Spec.NodeName == "" || made[name] {
+				continue
+			}
+			if _, err := c.Create(ctx, []podapi.CreateRequest{{Pod: *pod}}); err != nil {
+				return false, err.Error()
+			}
+			made[name] = true
+		}
+		return len(made) == len(plain), fmt.Sprintf("%d of %d", len(made), len(plain))
+	})
+	var queued []string
+	for name, job := range backendJobs(t.Context(), t, url, plain...) {
+		if confirm.StateOf(job.Containers) != confirm.JobStarted {
+			queued = append(queued, name)
+		}
+	}
+	slices.Sort(queued)
+	t.Logf("without confirmation: %d of %d pods bound, then queued on their machine: %v", len(queued), len(plain), queued)
+}

@@ -1,0 +1,124 @@
+package jobs
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/pingnode/pingnode/examples/internal/podapi"
+	"github.com/pingnode/pingnode/nodeapply/dra/confirm"
+)
+
+// write writes each confirmation and refusal to its claim. One that
+// fails is decided again at the next step, the same way.
+func (k *Keeper) write(ctx context.Context, decisions []confirm.Decision) {
+	for _, d := range decisions {
+		patch := d.Patch(k.cfg.Now())
+		if patch == nil {
+			continue
+		}
+		a := d.Allocation
+		_, err := k.cfg.Client.ResourceV1().ResourceClaims(a.Claim.Namespace).Patch(ctx, a.Claim.Name, types.ApplyPatchType, patch,
+			metav1.PatchOptions{FieldManager: k.cfg.FieldManager}, "status")
+		if err != nil {
+			k.failed("claim "+a.Claim.String(), err)
+			continue
+		}
+		delete(k.said, "claim "+a.Claim.String())
+		if d.Verdict == confirm.Confirm {
+			k.add(func(c *Count) { c.Confirmed++ })
+		} else {
+			k.add(func(c *Count) { c.Refused++ })
+		}
+		k.cfg.Log.Info("the backend's confirmation written", "claim", a.Claim.String(), "node", a.Node, "pods", fmt.Sprint(a.Pods), "verdict", d.Verdict.String(), "reason", d.Reason)
+	}
+}
+
+// remove removes each job; one that fails is removed at the next step.
+func (k *Keeper) remove(ctx context.Context, jobs []confirm.Job) {
+	for _, j := range jobs {
+		if err := k.cfg.Plugin.Delete(ctx, stub(j.Pod, j.Namespace, j.Name)); err != nil {
+			k.failed("delete", err)
+			continue
+		}
+		if k.placed[j.Pod].node == j.Node {
+			delete(k.placed, j.Pod)
+		}
+		k.add(func(c *Count) { c.Removed++ })
+		k.cfg.Log.Info("a pod's job removed from the backend", "pod", j.Namespace+"/"+j.Name, "node", j.Node, "state", j.State.String())
+	}
+}
+
+// start creates each job on the backend, the pod with spec.nodeName set
+// to the node its allocation names, and remembers that node.
+func (k *Keeper) start(ctx context.Context, starts []confirm.Start, asked map[types.UID]*corev1.Pod) {
+	var reqs []podapi.CreateRequest
+	var started []confirm.Start
+	for _, s := range starts {
+		p := asked[s.Pod]
+		if p == nil || p.Spec.Containers == nil {
+			p, _ = k.cfg.Waiting.Pods(s.Namespace).Get(s.Name) // a pod of an allocation the informer had not listed then
+		}
+		if p == nil || p.UID != s.Pod {
+			continue // gone, or another of its name: nothing to start
+		}
+		pod := p.DeepCopy()
+		pod.Spec.NodeName = s.Node
+		reqs = append(reqs, podapi.CreateRequest{Pod: *pod})
+		started = append(started, s)
+	}
+	if len(reqs) == 0 {
+		return
+	}
+	if _, err := k.cfg.Plugin.Create(ctx, reqs); err != nil {
+		k.failed("create", err)
+		return
+	}
+	for _, s := range started {
+		k.placed[s.Pod] = job{namespace: s.Namespace, name: s.Name, node: s.Node}
+		k.add(func(c *Count) { c.Started++ })
+		k.cfg.Log.Info("a pod's job started on the backend, the pod waiting for it", "pod", s.Namespace+"/"+s.Name, "node", s.Node)
+	}
+}
+
+// publish publishes the confirmation device of each node that has none
+// of this provider's: at the first step, it reads which exist (one list
+// of the driver's slices); then it creates one for each node it has not
+// published for, and again for a node made again (another UID), whose
+// slice went with the node before it.
+func (k *Keeper) publish(ctx context.Context, nodes []*corev1.Node) {
+	if len(k.published) == 0 {
+		list, err := k.cfg.Client.ResourceV1().ResourceSlices().List(ctx, metav1.ListOptions{
+			FieldSelector: fields.OneTermEqualSelector("spec.driver", k.cfg.Driver).String(),
+		})
+		if err != nil {
+			k.failed("slices", err)
+			return
+		}
+		for _, s := range list.Items {
+			for _, o := range s.OwnerReferences {
+				if o.Kind == "Node" && s.Spec.NodeName != nil && o.Name == *s.Spec.NodeName {
+					k.published[o.Name] = o.UID
+				}
+			}
+		}
+	}
+	for _, n := range nodes {
+		if n.UID == "" || k.published[n.Name] == n.UID {
+			continue
+		}
+		_, err := k.cfg.Client.ResourceV1().ResourceSlices().Create(ctx, confirm.Slice(n, k.cfg.Driver), metav1.CreateOptions{FieldManager: k.cfg.FieldManager})
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			k.failed("slice "+n.Name, err)
+			continue
+		}
+		delete(k.said, "slice "+n.Name)
+		k.published[n.Name] = n.UID
+		k.cfg.Log.Info("the node's confirmation device published", "node", n.Name, "driver", k.cfg.Driver)
+	}
+}
