@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/pingnode/pingnode/examples/internal/pingclient"
 	"github.com/pingnode/pingnode/examples/internal/podapi"
@@ -223,4 +224,65 @@ func TestConfirmSharedBackend(t *testing.T) {
 	}
 	slices.Sort(queued)
 	t.Logf("without confirmation: %d of %d pods bound, then queued on their machine: %v", len(queued), len(plain), queued)
+}
+
+// TestConfirmKilled: the provider, a process of its own, is killed with
+// SIGKILL while two pods wait on a, their jobs queued; the backend starts
+// them while it is down. Started again, it knows no job's node (the
+// backend's status does not say it): it removes both jobs, makes them
+// again on a, and confirms each once it runs. Both pods bind, and the
+// backend has exactly their two jobs: nothing leaked, nothing lost.
+func TestConfirmKilled(t *testing.T) {
+	needsControlPlane(t)
+	const template, owner = "vk-ckill-{part}", "vk-ckill"
+	backend := newConfirmBackend(t, map[string]int{"a": 4}, func(string, string) string { return "queued" })
+	url := backend.server.URL + "/status"
+	args := []string{"-parts", "-node", template, "-parts-owner", owner, "-plugin", url, "-interval", "500ms", "-timeout", "300ms", "-confirm"}
+	cfg := configOfArgs(t, args...)
+	nodeA := cfg.Parts.NodeName("a")
+	pods := []string{"ckill-0", "ckill-1"}
+	forgetConfirmation(t, []string{nodeA}, pods)
+	deleteNode(t, nodeA)
+	forgetNodes(t, nodeA)
+	id := grant(t, owner, accessOfArgs(t, args))
+	kubeconfig := id.kubeconfig(t, envHost)
+	first := runProviderProcess(t, kubeconfig, args...)
+	partsReady(t, cfg.Parts, "4", "a")
+	confirmationDevices(t, nodeA)
+	for _, name := range pods {
+		createTestPod(t, askingPod(name, owner, "1"))
+	}
+	eventually(t, "both jobs queued on a", func(context.Context) (bool, string) {
+		live := backend.live()
+		return len(live) == 2, fmt.Sprint(live)
+	})
+	first.kill(t)
+	backend.setRule(func(string, string) string { return "running" })
+	backend.mu.Lock()
+	for uid, s := range backend.jobs { // the backend starts them while no provider runs
+		backend.jobs[uid] = jobStatus(corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: s.Name, UID: types.UID(uid), Namespace: s.Namespace},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "job"}}}}, "running")
+	}
+	backend.mu.Unlock()
+	for _, name := range pods {
+		if node, _, _ := placement(t.Context(), name); node != "" {
+			t.Fatalf("%s was bound to %s before any confirmation", name, node)
+		}
+	}
+
+	runProviderProcess(t, kubeconfig, args...)
+	for _, name := range pods {
+		boundTo(t, name, nodeA)
+	}
+	eventually(t, "nothing leaked, nothing lost", func(ctx context.Context) (bool, string) {
+		bound, problems := startedBeforeBound(ctx, t, url, pods)
+		if len(problems) > 0 {
+			return false, strings.Join(problems, "; ")
+		}
+		live := backend.live()
+		want := []string{"ckill-0@" + nodeA, "ckill-1@" + nodeA}
+		return len(bound) == 2 && slices.Equal(live, want), fmt.Sprintf("bound %v, jobs %v", bound, live)
+	})
+	created, deleted := backend.calls()
+	t.Logf("jobs made %v, removed %v", created, deleted)
 }

@@ -183,6 +183,25 @@ func (b *confirmBackend) set(part string, cpus int) {
 	b.parts[part] = cpus
 }
 
+// setRule sets the rule of the jobs made from now on.
+func (b *confirmBackend) setRule(rule func(pod, node string) string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.rule = rule
+}
+
+// live returns the jobs the backend has, as pod@node.
+func (b *confirmBackend) live() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []string
+	for uid, s := range b.jobs {
+		out = append(out, s.Name+"@"+b.node[uid])
+	}
+	slices.Sort(out)
+	return out
+}
+
 // calls returns the creates and deletes so far.
 func (b *confirmBackend) calls() (created, deleted []string) {
 	b.mu.Lock()
