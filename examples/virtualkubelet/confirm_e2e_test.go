@@ -233,22 +233,56 @@ func TestConfirmSharedBackend(t *testing.T) {
 // again on a, and confirms each once it runs. Both pods bind, and the
 // backend has exactly their two jobs: nothing leaked, nothing lost.
 func TestConfirmKilled(t *testing.T) {
+	confirmAfterLoss(t, "vk-ckill", false)
+}
+
+// TestConfirmTakeover: as TestConfirmKilled, with two replicas under
+// leader election: the leader is killed, and the standby, which leads
+// then, carries on the confirmations.
+func TestConfirmTakeover(t *testing.T) {
+	confirmAfterLoss(t, "vk-ctake", true)
+}
+
+// confirmAfterLoss runs the provider of owner's parts as a process, kills
+// it while two pods wait with their jobs queued, has the backend start the
+// jobs, and runs it again (with elect, a standby already running takes
+// over instead); then both pods bind, and the backend has their two jobs
+// alone.
+func confirmAfterLoss(t *testing.T, owner string, elect bool) {
 	needsControlPlane(t)
-	const template, owner = "vk-ckill-{part}", "vk-ckill"
+	template := owner + "-{part}"
 	backend := newConfirmBackend(t, map[string]int{"a": 4}, func(string, string) string { return "queued" })
 	url := backend.server.URL + "/status"
 	args := []string{"-parts", "-node", template, "-parts-owner", owner, "-plugin", url, "-interval", "500ms", "-timeout", "300ms", "-confirm"}
+	lease := "pingnode-" + owner
+	if elect {
+		args = append(args, "-leader-elect", "-leader-elect-namespace", testElectionNS, "-leader-elect-name", lease,
+			"-leader-elect-lease-duration", testElectionLease.String(), "-leader-elect-renew-deadline", testElectionRenew.String(),
+			"-leader-elect-retry-period", testElectionRetry.String())
+		t.Cleanup(func() {
+			_ = client.CoordinationV1().Leases(testElectionNS).Delete(context.Background(), lease, metav1.DeleteOptions{})
+		})
+	}
 	cfg := configOfArgs(t, args...)
 	nodeA := cfg.Parts.NodeName("a")
-	pods := []string{"ckill-0", "ckill-1"}
+	pods := []string{owner + "-0", owner + "-1"}
 	forgetConfirmation(t, []string{nodeA}, pods)
 	deleteNode(t, nodeA)
 	forgetNodes(t, nodeA)
 	id := grant(t, owner, accessOfArgs(t, args))
 	kubeconfig := id.kubeconfig(t, envHost)
-	first := runProviderProcess(t, kubeconfig, args...)
+	replica := func(name string) *providerProcess {
+		if elect {
+			return runProviderProcess(t, kubeconfig, append([]string{"-leader-elect-id", name}, args...)...)
+		}
+		return runProviderProcess(t, kubeconfig, args...)
+	}
+	first := replica(replicaA)
 	partsReady(t, cfg.Parts, "4", "a")
 	confirmationDevices(t, nodeA)
+	if elect {
+		replica(replicaB)
+	}
 	for _, name := range pods {
 		createTestPod(t, askingPod(name, owner, "1"))
 	}
@@ -270,7 +304,9 @@ func TestConfirmKilled(t *testing.T) {
 		}
 	}
 
-	runProviderProcess(t, kubeconfig, args...)
+	if !elect {
+		replica(replicaB)
+	}
 	for _, name := range pods {
 		boundTo(t, name, nodeA)
 	}
@@ -280,9 +316,14 @@ func TestConfirmKilled(t *testing.T) {
 			return false, strings.Join(problems, "; ")
 		}
 		live := backend.live()
-		want := []string{"ckill-0@" + nodeA, "ckill-1@" + nodeA}
+		want := []string{pods[0] + "@" + nodeA, pods[1] + "@" + nodeA}
 		return len(bound) == 2 && slices.Equal(live, want), fmt.Sprintf("bound %v, jobs %v", bound, live)
 	})
+	if elect {
+		if holder := leaseHolder(t.Context(), testElectionNS, lease); holder != replicaB {
+			t.Errorf("the election's Lease is held by %q, want %s", holder, replicaB)
+		}
+	}
 	created, deleted := backend.calls()
 	t.Logf("jobs made %v, removed %v", created, deleted)
 }
