@@ -62,7 +62,7 @@ func TestConfirmDefaults(t *testing.T) {
 // a, whose reply still says it has room (a native job took it between
 // pings): after the deadline its claim is refused, its job removed, and
 // it binds to b. No pod is bound while its job is queued, and nothing is
-// lost.
+// lost. The API server counts one write an allocation an outcome.
 func TestConfirmRefusedAndDeadline(t *testing.T) {
 	needsControlPlane(t)
 	const template, owner = "vk-confirm-{part}", "vk-confirm"
@@ -88,6 +88,7 @@ func TestConfirmRefusedAndDeadline(t *testing.T) {
 	partsReady(t, cfg.Parts, "4", "a")
 	confirmationDevices(t, nodeA)
 
+	before := mustReadRequests(t)
 	createTestPod(t, askingPod("confirm-r", owner, "1"))
 	eventually(t, "r's job on a refused and removed", func(context.Context) (bool, string) {
 		_, deleted := backend.calls()
@@ -139,6 +140,10 @@ func TestConfirmRefusedAndDeadline(t *testing.T) {
 	})
 	if c := s.jobs.Counts(); c.Confirmed != 2 || c.Refused != 2 {
 		t.Errorf("claims written: %d confirmed, %d refused; want 2 and 2 (one an allocation an outcome)", c.Confirmed, c.Refused)
+	}
+	// Counted by the API server: four allocations, each written once.
+	if got := mustReadRequests(t).since(before).api["APPLY resourceclaims/status"]; got != 4 {
+		t.Errorf("the API server counted %v applies of claims' status, want 4: one an allocation an outcome", got)
 	}
 }
 
