@@ -9,6 +9,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -331,4 +332,65 @@ func confirmAfterLoss(t *testing.T, owner string, elect bool) {
 	}
 	created, deleted := backend.calls()
 	t.Logf("jobs made %v, removed %v", created, deleted)
+}
+
+// TestConfirmFence: with -confirm beside -dra-driver, the admission policy
+// of -print-node-policy lets the provider's own token write the slices of
+// both its drivers on its own node, and create the confirmation class;
+// it refuses, 403 Forbidden, a slice of its confirmation driver on
+// another node, a slice of a third driver on its node, and another class.
+func TestConfirmFence(t *testing.T) {
+	needsControlPlane(t)
+	const driver, third, own, other = "fence.gpu.pingnode.example.com", "other.gpu.example.com", "vk-confirm-fence", "vk-confirm-fence-other"
+	ctx := t.Context()
+	cfg := testConfig(own, "http://127.0.0.1:1/status")
+	cfg.DRADriver, cfg.Confirm = driver, true
+	id := grant(t, own, accessFor("", "", []Config{cfg}, nil))
+	for _, s := range [][2]string{{driver, own}, {confirm.DefaultDriver, own}, {confirm.DefaultDriver, other}, {third, own}} {
+		deleteSlicesAtEnd(t, s[0], s[1])
+	}
+	dryRun := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
+	slice := func(driver, node string) func(context.Context) error {
+		return func(ctx context.Context) error {
+			_, err := id.client.ResourceV1().ResourceSlices().Create(ctx, testSlice(driver, node), dryRun)
+			return err
+		}
+	}
+	class := func(name string) func(context.Context) error {
+		return func(ctx context.Context) error {
+			_, err := id.client.ResourceV1().DeviceClasses().Create(ctx, confirm.Class(name, confirm.DefaultDriver, confirm.DefaultResource), dryRun)
+			return err
+		}
+	}
+	if err := class("another-class")(ctx); err != nil {
+		t.Errorf("RBAC alone: the provider creates another class: %v, want it created", err)
+	}
+	installPolicy(ctx, t, id.access.Policy())
+	const refusal = "may write only ResourceSlices of its drivers " + driver + ", " + confirm.DefaultDriver + " on its own nodes"
+	eventually(t, "the policy is in force", func(ctx context.Context) (bool, string) {
+		err := slice(confirm.DefaultDriver, other)(ctx)
+		return err != nil && strings.Contains(err.Error(), refusal), errorText(err)
+	})
+	for _, c := range []struct {
+		what    string
+		do      func(context.Context) error
+		refusal string // "": allowed
+	}{
+		{"create a slice of its devices on its node", slice(driver, own), ""},
+		{"create a confirmation slice on its node", slice(confirm.DefaultDriver, own), ""},
+		{"create the confirmation class", class(confirm.DefaultClass), ""},
+		{"create a confirmation slice on another node", slice(confirm.DefaultDriver, other), refusal},
+		{"create a slice of a third driver on its node", slice(third, own), refusal},
+		{"create another class", class("another-class"), "may create only the DeviceClass " + confirm.DefaultClass},
+	} {
+		err := c.do(ctx)
+		switch {
+		case c.refusal == "" && err != nil && !apierrors.IsAlreadyExists(err):
+			t.Errorf("with the policy, the provider may not %s: %v", c.what, err)
+		case c.refusal != "":
+			if msg := mustForbid(t, "with the policy, the provider may "+c.what, err); !strings.Contains(msg, c.refusal) || !apierrors.IsForbidden(err) {
+				t.Errorf("%s: refused with %q, want the policy's %q, 403 Forbidden", c.what, msg, c.refusal)
+			}
+		}
+	}
 }
