@@ -12,6 +12,7 @@
 package pingclient
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"log/slog"
@@ -171,6 +172,24 @@ func (c *Client) current() (*http.Client, string) {
 // The reply's body, the URL and the token are never part of a failure.
 func (c *Client) Ping(ctx context.Context) nodeapply.Ping {
 	ping := nodeapply.Ping{At: c.now()}
+	body, code, words, err := c.exchange(ctx, http.MethodGet, c.request, nil, c.maxBody)
+	if err != nil || code != http.StatusOK {
+		ping.Failure = words
+		return ping
+	}
+	ping.Body = body
+	return ping
+}
+
+// exchange sends one request to the plugin, with the client's transport,
+// token and timeout, and reads at most limit bytes of its answer; a body,
+// when there is one, is JSON. It returns the status code (0 without an
+// answer). An answer other than HTTP 200, a timeout, a transport error or
+// an answer cut short is a failure, named by its words (a timeout that is
+// the client's own says how long it was), with the error behind them,
+// which never holds the URL, except that an answer other than 200 has no
+// error.
+func (c *Client) exchange(ctx context.Context, method, target string, body []byte, limit int64) (answer []byte, code int, words string, err error) {
 	client, token := c.current()
 	parent := ctx
 	if c.timeout > 0 {
@@ -178,34 +197,37 @@ func (c *Client) Ping(ctx context.Context) nodeapply.Ping {
 		ctx, cancel = context.WithTimeout(ctx, c.timeout)
 		defer cancel()
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.request, nil)
+	var content io.Reader
+	if body != nil {
+		content = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, target, content)
 	if err != nil { // the URL passed Validate
-		ping.Failure = c.failure(parent, 0, err)
-		return ping
+		return nil, 0, c.failure(parent, 0, err), withoutURL(err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json")
 	}
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		ping.Failure = c.failure(parent, 0, err)
-		return ping
+		return nil, 0, c.failure(parent, 0, err), withoutURL(err)
 	}
 	defer func() { _ = resp.Body.Close() }()
 	if resp.StatusCode != http.StatusOK {
 		// Read a little of the body, so that the connection can serve
-		// the next ping.
+		// the next request.
 		_, _ = io.CopyN(io.Discard, resp.Body, 64<<10)
-		ping.Failure = c.failure(parent, resp.StatusCode, nil)
-		return ping
+		return nil, resp.StatusCode, c.failure(parent, resp.StatusCode, nil), nil
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, c.maxBody))
+	answer, err = io.ReadAll(io.LimitReader(resp.Body, limit))
 	if err != nil {
-		ping.Failure = c.failure(parent, resp.StatusCode, err)
-		return ping
+		return nil, resp.StatusCode, c.failure(parent, 0, err), withoutURL(err)
 	}
-	ping.Body = body
-	return ping
+	return answer, resp.StatusCode, "", nil
 }
 
 // failure names what went wrong; a timeout that is the client's own says

@@ -1,11 +1,9 @@
 package pingclient
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -126,45 +124,18 @@ func (c *Client) call(ctx context.Context, method, path string, in, out any, lim
 	if err != nil { // the URL passed Validate
 		return fail(0, err.Error(), err)
 	}
-	client, token := c.current()
-	parent := ctx
-	if c.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.timeout)
-		defer cancel()
-	}
-	req, err := http.NewRequestWithContext(ctx, method, target, bytes.NewReader(body))
-	if err != nil {
-		return fail(0, c.failure(parent, 0, err), withoutURL(err))
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return fail(0, c.failure(parent, 0, err), withoutURL(err))
-	}
-	defer func() { _ = resp.Body.Close() }()
-	if resp.StatusCode != http.StatusOK {
-		// Read a little of the body, so that the connection can serve
-		// the next call.
-		_, _ = io.CopyN(io.Discard, resp.Body, 64<<10)
-		return fail(resp.StatusCode, c.failure(parent, resp.StatusCode, nil), nil)
-	}
-	answer, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
-	if err != nil {
-		return fail(resp.StatusCode, c.failure(parent, 0, err), withoutURL(err))
+	answer, code, words, err := c.exchange(ctx, method, target, body, limit+1)
+	if err != nil || code != http.StatusOK {
+		return fail(code, words, err)
 	}
 	if int64(len(answer)) > limit {
-		return fail(resp.StatusCode, "answer larger than "+strconv.FormatInt(limit>>20, 10)+" MiB", nil)
+		return fail(code, "answer larger than "+strconv.FormatInt(limit>>20, 10)+" MiB", nil)
 	}
 	if out == nil {
 		return nil
 	}
 	if err := json.Unmarshal(answer, out); err != nil {
-		return fail(resp.StatusCode, "cannot decode the answer: "+err.Error(), err)
+		return fail(code, "cannot decode the answer: "+err.Error(), err)
 	}
 	return nil
 }
