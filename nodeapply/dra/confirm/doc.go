@@ -95,10 +95,14 @@
 //     removal, come before the scheduler gives up on its own. An allocation
 //     without a time is never refused by the deadline; a time in the future
 //     counts as no time passed.
-//   - confirm-start: A pod of an allocation that waits, with no job on any
-//     node, is started on the allocation's node ([Result.Start]), once. A
-//     pod with a job elsewhere is not started while that job is there: it
-//     is removed (rule confirm-remove), and the pod starts at a later step.
+//   - confirm-start: A pod of an allocation that waits, with no live job
+//     (queued or started) on any node, is started on the allocation's
+//     node ([Result.Start]), once. A pod with a live job elsewhere is not
+//     started while that job is there: it is removed (rule
+//     confirm-remove), and the pod starts at a later step. A refused job
+//     does not hold its pod: the pod of a refused allocation, allocated
+//     again, starts on its new node in the step that removes the refused
+//     job.
 //   - confirm-remove: A job is removed ([Result.Remove]) unless its pod is
 //     bound to the job's node, or is a pod of an allocation on the job's node
 //     that is confirmed, or pending and not refused by this step. A job of a
@@ -107,7 +111,15 @@
 //     behind for a pod that will not bind to its node: one whose allocation
 //     was refused, deallocated, or is on another node, or a pod bound
 //     elsewhere. A job of a node not known of a pod that waits is removed,
-//     and the pod started again.
+//     and the pod started again. A gone job is never removed.
+//   - confirm-gone: A job the backend says it has not ([JobGone]: a
+//     removed job, or one never made, as interLink's Slurm plugin
+//     answers them) is no job: it neither holds its pod nor refuses an
+//     allocation, and it is not removed, for the plugin does not answer
+//     the delete of a pod it does not know. A caller that removed a job
+//     gives it as gone until the pod's next job, whatever a status
+//     answered from the plugin's cache still says, so that a job is
+//     removed once.
 //   - confirm-once: [Result.Decisions] has one decision for each pending
 //     allocation, in the order given, and none for a confirmed or refused
 //     one: each outcome is written to its claim once.
@@ -118,5 +130,6 @@
 //   - confirm-state: [StateOf] reads a job from its containers as the backend
 //     reports them (interLink's status): started when a container runs, or
 //     has terminated after it started; refused when a container terminated
-//     without starting; queued otherwise, an empty list included.
+//     without starting; gone when each container has an empty state;
+//     queued otherwise, an empty list included.
 package confirm

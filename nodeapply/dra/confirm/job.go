@@ -15,8 +15,12 @@ const (
 	JobQueued State = iota
 	// JobStarted: the backend runs the job, or ran it.
 	JobStarted
-	// JobRefused: the backend will not run the job.
+	// JobRefused: the backend will not run the job: it ended without
+	// starting.
 	JobRefused
+	// JobGone: the backend has no job of the pod: it was removed, or
+	// never made. It is no job (rule confirm-gone).
+	JobGone
 )
 
 func (s State) String() string {
@@ -27,6 +31,8 @@ func (s State) String() string {
 		return "started"
 	case JobRefused:
 		return "refused"
+	case JobGone:
+		return "gone"
 	}
 	return fmt.Sprintf("State(%d)", int(s))
 }
@@ -52,9 +58,11 @@ func (j Job) String() string {
 // StateOf returns the state of a job whose containers are as the backend
 // reports them (rule confirm-state): started when a container runs, or
 // terminated after it started; refused when a container terminated
-// without starting; queued otherwise.
+// without starting; gone when every container has an empty state (as
+// interLink's Slurm plugin answers for a pod it has no job of); queued
+// otherwise.
 func StateOf(containers []corev1.ContainerStatus) State {
-	refused := false
+	refused, empty := false, len(containers) > 0
 	for _, c := range containers {
 		switch {
 		case c.State.Running != nil:
@@ -64,9 +72,18 @@ func StateOf(containers []corev1.ContainerStatus) State {
 		case c.State.Terminated != nil:
 			refused = true
 		}
+		empty = empty && c.State == (corev1.ContainerState{})
 	}
-	if refused {
+	switch {
+	case refused:
 		return JobRefused
+	case empty:
+		return JobGone
 	}
 	return JobQueued
 }
+
+// live reports whether the backend has the job and may still run it, or
+// runs it: a pod with a live job is not started again (rule
+// confirm-start).
+func (s State) live() bool { return s == JobQueued || s == JobStarted }

@@ -61,11 +61,19 @@ func (in propInput) deadline() time.Duration {
 func (in propInput) states(pod types.UID, node string) []confirm.State {
 	var out []confirm.State
 	for _, j := range in.Jobs {
-		if j.Pod == pod && j.Node == node {
+		if j.Pod == pod && j.Node == node && j.State != confirm.JobGone { // a gone job is no job
 			out = append(out, j.State)
 		}
 	}
 	return out
+}
+
+// live reports whether pod has a job the backend may still run, or runs,
+// on any node.
+func (in propInput) live(pod types.UID) bool {
+	return slices.ContainsFunc(in.Jobs, func(j confirm.Job) bool {
+		return j.Pod == pod && (j.State == confirm.JobQueued || j.State == confirm.JobStarted)
+	})
 }
 
 func propPodName(uid types.UID) string { return "pod-" + strings.TrimPrefix(string(uid), "uid-") }
@@ -108,7 +116,7 @@ func propJob(allocations []confirm.Allocation) *rapid.Generator[confirm.Job] {
 			Pod:       rapid.SampledFrom(propUIDs).Draw(t, "pod"),
 			Namespace: rapid.SampledFrom(propNamespaces).Draw(t, "namespace"),
 			Node:      rapid.SampledFrom(propNodes).Draw(t, "node"),
-			State:     rapid.SampledFrom([]confirm.State{confirm.JobQueued, confirm.JobStarted, confirm.JobRefused}).Draw(t, "state"),
+			State:     rapid.SampledFrom([]confirm.State{confirm.JobQueued, confirm.JobStarted, confirm.JobRefused, confirm.JobGone}).Draw(t, "state"),
 		}
 		if len(allocations) > 0 && rapid.Bool().Draw(t, "ofAllocation") {
 			a := rapid.SampledFrom(allocations).Draw(t, "allocation")
@@ -252,10 +260,11 @@ func TestPropertyRefused(t *testing.T) {
 	})
 }
 
-// TestPropertyRemove checks rule confirm-remove: a job is removed unless
-// its pod is bound to its node, or is a pod of an allocation on its node
-// that is confirmed, or pending and not refused by this step; a job of a
-// node not known, when its pod is bound or its allocation confirmed.
+// TestPropertyRemove checks rules confirm-remove and confirm-gone: a job
+// is removed unless its pod is bound to its node, or is a pod of an
+// allocation on its node that is confirmed, or pending and not refused by
+// this step; a job of a node not known, when its pod is bound or its
+// allocation confirmed; a gone job never.
 func TestPropertyRemove(t *testing.T) {
 	propCheck(t, func(t *rapid.T, in propInput, res confirm.Result) {
 		var kept []confirm.Allocation // confirmed, or pending and not refused now
@@ -274,7 +283,7 @@ func TestPropertyRemove(t *testing.T) {
 		for _, j := range in.Jobs {
 			node, bound := in.Bound[j.Pod]
 			boundHere := bound && (node == j.Node || j.Node == "")
-			if !boundHere && !slices.ContainsFunc(kept, func(a confirm.Allocation) bool {
+			if j.State != confirm.JobGone && !boundHere && !slices.ContainsFunc(kept, func(a confirm.Allocation) bool {
 				return (a.Node == j.Node || j.Node == "" && a.Status == confirm.Confirmed) && slices.ContainsFunc(a.Pods, func(p confirm.Pod) bool { return p.UID == j.Pod })
 			}) {
 				want = append(want, j)
@@ -286,10 +295,12 @@ func TestPropertyRemove(t *testing.T) {
 	})
 }
 
-// TestPropertyStart checks rule confirm-start: a job is started only for a
-// pod of a waiting allocation, on its node, when the pod has no job on
-// any node, once; a pod of a waiting allocation with no job at all is
-// started.
+// TestPropertyStart checks rules confirm-start and confirm-gone: a job is
+// started only for a pod of a waiting allocation, on its node, when the
+// pod has no live job (queued or started) on any node, once; a pod of a
+// waiting allocation with no live job is started, whatever refused or
+// gone jobs it has; a pod is never started while a live job of it is
+// removed.
 func TestPropertyStart(t *testing.T) {
 	propCheck(t, func(t *rapid.T, in propInput, res confirm.Result) {
 		var want []confirm.Start // the starts that may be given
@@ -301,8 +312,7 @@ func TestPropertyStart(t *testing.T) {
 			for _, p := range a.Pods {
 				s := confirm.Start{Namespace: a.Claim.Namespace, Name: p.Name, Pod: p.UID, Node: a.Node}
 				want = append(want, s)
-				anywhere := slices.ContainsFunc(in.Jobs, func(j confirm.Job) bool { return j.Pod == p.UID })
-				if !anywhere && !slices.ContainsFunc(res.Start, func(o confirm.Start) bool { return o.Pod == p.UID }) {
+				if !in.live(p.UID) && !slices.ContainsFunc(res.Start, func(o confirm.Start) bool { return o.Pod == p.UID }) {
 					t.Errorf("pod %s of waiting %v has no job, but is not started: %v", p.UID, a, res.Start)
 				}
 			}
@@ -311,14 +321,14 @@ func TestPropertyStart(t *testing.T) {
 			if !slices.Contains(want, s) {
 				t.Errorf("start %v is not for a pod of a waiting allocation on its node: %v", s, res.Decisions)
 			}
-			if slices.ContainsFunc(in.Jobs, func(j confirm.Job) bool { return j.Pod == s.Pod }) {
-				t.Errorf("start %v, but the pod has a job: %v", s, in.Jobs)
+			if in.live(s.Pod) {
+				t.Errorf("start %v, but the pod has a live job: %v", s, in.Jobs)
 			}
 			if slices.ContainsFunc(res.Start[:slices.Index(res.Start, s)], func(o confirm.Start) bool { return o.Pod == s.Pod }) {
 				t.Errorf("start %v twice: %v", s, res.Start)
 			}
-			if slices.ContainsFunc(res.Remove, func(j confirm.Job) bool { return j.Pod == s.Pod }) {
-				t.Errorf("start %v while a job of the pod is removed: %v", s, res.Remove)
+			if slices.ContainsFunc(res.Remove, func(j confirm.Job) bool { return j.Pod == s.Pod && j.State != confirm.JobRefused }) {
+				t.Errorf("start %v while a live job of the pod is removed: %v", s, res.Remove)
 			}
 		}
 	})
@@ -407,7 +417,8 @@ func TestPropertyPatch(t *testing.T) {
 
 // TestPropertyStateOf checks rule confirm-state: started when a container
 // runs or terminated after it started; else refused when one terminated;
-// else queued; whatever the order of the containers.
+// else gone when there are containers and each has an empty state; else
+// queued; whatever the order of the containers.
 func TestPropertyStateOf(t *testing.T) {
 	started := metav1.NewTime(propBase)
 	states := []corev1.ContainerState{
@@ -424,6 +435,7 @@ func TestPropertyStateOf(t *testing.T) {
 			containers = append(containers, corev1.ContainerStatus{Name: "c", State: s})
 		}
 		want := confirm.JobQueued
+		empty := len(containers) > 0
 		for _, c := range containers {
 			switch {
 			case c.State.Running != nil || c.State.Terminated != nil && !c.State.Terminated.StartedAt.IsZero():
@@ -431,6 +443,10 @@ func TestPropertyStateOf(t *testing.T) {
 			case c.State.Terminated != nil && want == confirm.JobQueued:
 				want = confirm.JobRefused
 			}
+			empty = empty && c.State.Waiting == nil && c.State.Running == nil && c.State.Terminated == nil
+		}
+		if empty {
+			want = confirm.JobGone
 		}
 		for range 2 { // in the order given, and reversed
 			if got := confirm.StateOf(containers); got != want {

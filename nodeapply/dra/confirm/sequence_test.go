@@ -50,12 +50,15 @@ func share(pod string, node string, at float64) confirm.Allocation {
 // starts the jobs and removes the jobs the step names, as a provider
 // does. a runs within 10 s and is confirmed; the backend refuses c on
 // vk-1, and the scheduler gives c a share on vk-0, while its job on vk-1
-// is still there: that job goes first, then c starts on vk-0. b never
+// is still there: that job is removed and c starts on vk-0 in the same
+// step, for a refused job does not hold its pod (rule confirm-start). b never
 // starts, and is refused at the deadline, its job removed. A job of d
 // that no allocation or binding accounts for (a restart's leftover) is
 // removed. A restart at 200 s forgets the node of the jobs of the pods
 // not bound: c's, confirmed already, is kept; b's is on no node known:
-// removed, and started again.
+// removed, and started again. The backend answers a removed job as
+// interLink's Slurm plugin does, with an empty state: gone, which is never
+// removed again and never holds its pod.
 func TestSequence(t *testing.T) {
 	w := world{allocations: map[string]confirm.Allocation{}, jobs: map[types.UID]confirm.Job{}, bound: map[types.UID]string{}, unknown: map[types.UID]bool{}}
 	steps := []struct {
@@ -138,7 +141,8 @@ func (w *world) read() ([]confirm.Allocation, []confirm.Job) {
 
 // act does what a provider does with a step's result: it writes the
 // decisions to the claims (a refused claim is deallocated by the
-// scheduler), and starts and removes the jobs.
+// scheduler), and starts and removes the jobs; the backend says a
+// removed job is gone until the pod's next job.
 func (w *world) act(r confirm.Result) {
 	for _, d := range r.Decisions {
 		name := strings.TrimSuffix(d.Allocation.Claim.Name, "-backend")
@@ -152,7 +156,8 @@ func (w *world) act(r confirm.Result) {
 		}
 	}
 	for _, j := range r.Remove {
-		delete(w.jobs, j.Pod)
+		j.State = confirm.JobGone
+		w.jobs[j.Pod] = j
 		delete(w.unknown, j.Pod)
 	}
 	for _, s := range r.Start {

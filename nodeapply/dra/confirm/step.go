@@ -113,13 +113,16 @@ func Step(allocations []Allocation, jobs []Job, bound map[types.UID]string, now 
 		node string
 	}
 	at := map[key]State{}       // the jobs by pod and node: refused over started over queued
-	has := map[types.UID]bool{} // the pods with a job on any node, or on none known
+	has := map[types.UID]bool{} // the pods with a live job on any node, or on none known
 	for _, j := range jobs {
+		if j.State == JobGone {
+			continue // no job (rule confirm-gone)
+		}
 		k := key{j.Pod, j.Node}
 		if s, ok := at[k]; !ok || s != JobRefused && j.State != JobQueued {
 			at[k] = j.State
 		}
-		has[j.Pod] = true
+		has[j.Pod] = has[j.Pod] || j.State.live()
 	}
 	job := func(a Allocation) func(types.UID) (State, bool) {
 		return func(p types.UID) (State, bool) {
@@ -154,7 +157,7 @@ func Step(allocations []Allocation, jobs []Job, bound map[types.UID]string, now 
 		keep[key{uid, ""}] = true // a bound pod's job of a node not known is the pod's
 	}
 	for _, j := range jobs {
-		if !keep[key{j.Pod, j.Node}] {
+		if j.State != JobGone && !keep[key{j.Pod, j.Node}] {
 			res.Remove = append(res.Remove, j)
 		}
 	}
