@@ -157,7 +157,10 @@ func TestLiveFailures(t *testing.T) {
 		http.Error(w, "<html>backend down</html>", http.StatusServiceUnavailable)
 	}))
 	defer failing.Close()
-	hanging := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
+	hanging := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body) // then the server sees the client go
+		<-r.Context().Done()
+	}))
 	defer hanging.Close()
 	refused := httptest.NewServer(http.NotFoundHandler())
 	refusedURL := refused.URL

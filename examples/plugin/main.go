@@ -34,13 +34,33 @@
 //	go run ./examples/plugin -parts-generate 5000 -parts-churn 0.02 -parts-seed 7
 //
 // It runs pods, too, answering interLink's plugin API for pods (package
-// podapi) beside the ping: POST /create, GET /status with a list of pods,
-// and POST /delete. With -parts-generate each pod's job queues on its
-// node's machine until the machine has its cpus free; otherwise every pod
-// starts at once:
+// podapi) beside the ping: POST /create of one pod, answered with its
+// job, GET /status with a list of pods, and POST /delete of one pod.
+// With -parts-generate each pod's job queues on its node's machine until
+// the machine has its cpus free; otherwise every pod starts at once. A
+// pod whose first container runs sleep N completes N seconds after it
+// starts:
 //
-//	curl -s -X POST 127.0.0.1:4000/create -d '[{"pod": {"metadata": {"uid": "u1"}, "spec": {"nodeName": "vk-cn001"}}}]'
+//	curl -s -X POST 127.0.0.1:4000/create -d '{"pod": {"metadata": {"uid": "u1"}, "spec": {"nodeName": "vk-cn001"}}}'
 //	curl -s -X GET 127.0.0.1:4000/status -d '[{"metadata": {"uid": "u1"}}]'
+//	curl -s -X POST 127.0.0.1:4000/delete -d '{"metadata": {"uid": "u1"}}'
+//
+// With -slurm it behaves as interLink's Slurm plugin does
+// (interlink-slurm-plugin at f8451d9), for a provider to be tested
+// against it: the ping wants the body [] (500 "unexpected end of JSON
+// input" without one) and is one sum of free cpus and memory ("0" when
+// full); a second create of a pod is a second job, the first left
+// running; spec.nodeName chooses no machine, only the annotation
+// slurm-job.vk.io/flags does (--nodelist=cn004); a status answers every
+// pod asked about, one container status for each container of the pod
+// sent, "state":{} for a pod without a job, and is cached for 10 seconds
+// (-status-cache); and a delete of a pod without a job gets no answer at
+// all:
+//
+//	go run ./examples/plugin -slurm -parts-generate 4 -parts-cpus 8 -parts-churn 0
+//	curl -s -X GET 127.0.0.1:4000/status -d '[]'
+//	curl -s -X POST 127.0.0.1:4000/create -d '{"pod": {"metadata": {"uid": "u1", "annotations": {"slurm-job.vk.io/flags": "--nodelist=cn002"}},
+//	  "spec": {"containers": [{"name": "main", "command": ["sleep", "60"], "resources": {"limits": {"cpu": "2"}}}]}}}'
 //
 // It serves as plugins are deployed, too: HTTPS with -cert-file and
 // -key-file, requiring client certificates signed by -client-ca-file
@@ -146,45 +166,98 @@ func Reply(b Backend) pingstatus.PingResponse {
 	return reply
 }
 
-// Handler serves the ping, GET /status without pods (no body, or an empty
-// list), with the reply for current(), and interLink's plugin API for
-// pods (package podapi) with jobs, the backend's table of pods: POST
-// /create, GET /status with a list of pods, and POST /delete. Nil jobs
-// is a table of its own where every pod starts at once. A reply that
-// Validate finds fault with, judged with opts (the provider's: the label
-// namespaces it allows), is not served: the handler answers 500 with the
-// problems, and the provider, which takes a failed ping as a failed ping,
-// keeps the node's resources, taints and labels as they are and marks its
+// Options are how the handler serves, beside its backend and its jobs.
+// The zero value serves as the plugin does by default.
+type Options struct {
+	// Check are the provider's options, with which the handler judges
+	// its reply: the label namespaces it allows.
+	Check pingstatus.Options
+	// Slurm serves as interLink's Slurm plugin does (-slurm): the ping
+	// wants a body, and its reply is [SlurmReply], a zero in it served;
+	// a status answers every pod asked about, in the Slurm plugin's
+	// shape; a delete of a pod without a job gets no answer. The jobs,
+	// a Slurm fleet (partsfleet.Config.Slurm), place them as Slurm does.
+	Slurm bool
+	// StatusCache is how long an answer to a pod status is served again,
+	// to any pod status request, as the Slurm plugin's one cache for the
+	// whole endpoint: 0 or less, never. The ping is never cached.
+	StatusCache time.Duration
+	// Now is the clock of the status cache; nil is time.Now.
+	Now func() time.Time
+}
+
+// Handler serves the ping, GET /status without pods, with the reply for
+// current(), and interLink's plugin API for pods (package podapi) with
+// jobs, the backend's table of pods: POST /create, GET /status with a
+// list of pods, and POST /delete, as o says. Nil jobs is a table of its
+// own where every pod starts at once. A reply that Validate finds fault
+// with, judged with o.Check (the provider's: the label namespaces it
+// allows), is not served: the handler answers 500 with the problems, and
+// the provider, which takes a failed ping as a failed ping, keeps the
+// node's resources, taints and labels as they are and marks its
 // connectivity condition False.
-func Handler(current func() Backend, jobs *partsfleet.Fleet, opts pingstatus.Options) http.Handler {
+func Handler(current func() Backend, jobs *partsfleet.Fleet, o Options) http.Handler {
 	if jobs == nil {
-		jobs = partsfleet.New(partsfleet.Config{Unbounded: true})
+		jobs = partsfleet.New(partsfleet.Config{Unbounded: true, Slurm: o.Slurm})
 	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	cache := &statusCache{ttl: o.StatusCache, now: o.Now}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST "+podapi.CreatePath, func(w http.ResponseWriter, r *http.Request) { serveCreate(w, r, jobs) })
-	mux.HandleFunc("POST "+podapi.DeletePath, func(w http.ResponseWriter, r *http.Request) { serveDelete(w, r, jobs) })
+	mux.HandleFunc("POST "+podapi.DeletePath, func(w http.ResponseWriter, r *http.Request) {
+		if o.Slurm {
+			serveSlurmDelete(w, r, jobs)
+		} else {
+			serveDelete(w, r, jobs)
+		}
+	})
 	mux.HandleFunc("GET "+podapi.StatusPath, func(w http.ResponseWriter, r *http.Request) {
+		data, ok := readBody(w, r)
+		if !ok {
+			return
+		}
 		var pods []corev1.Pod
-		if !readJSON(w, r, &pods, "no body, or a JSON list of pods") {
+		if o.Slurm {
+			if err := json.Unmarshal(data, &pods); err != nil { // no body too: the Slurm plugin decodes it as it is
+				plainError(w, http.StatusInternalServerError, err.Error())
+				return
+			}
+		} else if !decodeJSON(w, data, &pods, "no body, or a JSON list of pods") {
 			return
 		}
 		if len(pods) > 0 {
-			servePodStatus(w, jobs, pods)
+			writeBody(w, cache.answer(func() any {
+				if o.Slurm {
+					return slurmStatuses(jobs, pods)
+				}
+				return podStatuses(jobs, pods)
+			}))
 			return
 		}
-		reply := Reply(current())
-		if problems := reply.Validate(opts); len(problems) > 0 {
-			lines := make([]string, len(problems))
-			for i, p := range problems {
-				lines[i] = p.String()
-			}
-			http.Error(w, "reply refused by its own check:\n"+strings.Join(lines, "\n"), http.StatusInternalServerError)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(reply)
+		servePing(w, current(), o)
 	})
 	return mux
+}
+
+// servePing answers the ping with the reply that describes b: [Reply],
+// or with o.Slurm [SlurmReply], whose zeros are served, as the Slurm
+// plugin serves them.
+func servePing(w http.ResponseWriter, b Backend, o Options) {
+	reply, check := Reply(b), o.Check
+	if o.Slurm {
+		reply, check.AllowZero = SlurmReply(b), true
+	}
+	if problems := reply.Validate(check); len(problems) > 0 {
+		lines := make([]string, len(problems))
+		for i, p := range problems {
+			lines[i] = p.String()
+		}
+		http.Error(w, "reply refused by its own check:\n"+strings.Join(lines, "\n"), http.StatusInternalServerError)
+		return
+	}
+	writeJSON(w, reply)
 }
 
 // RequireToken serves next only to requests that carry the bearer token
@@ -225,6 +298,34 @@ func serverTLS(certFile, keyFile, clientCA string) (*tls.Config, error) {
 	return config, nil
 }
 
+// handlerOf returns the handler that c describes, its clock now (nil:
+// time.Now), and its table of jobs: with -parts-generate the fleet, which
+// moves on at each ping and whose pods queue on its machines, served as
+// parts, or with -slurm as one sum; otherwise the one node, or the
+// -parts file, whose pods all start at once.
+func handlerOf(c config, now func() time.Time) (http.Handler, *partsfleet.Fleet) {
+	b := c.backend
+	current := func() Backend { return b }
+	jobs := partsfleet.New(partsfleet.Config{Unbounded: true, Slurm: c.slurm, Now: now})
+	if c.fleet != nil {
+		config := *c.fleet
+		config.Now = now
+		fleet := partsfleet.New(config)
+		current = func() Backend {
+			b := b
+			if c.slurm {
+				sum := fleet.NextSum()
+				b.CPU, b.Memory = sum.CPU, sum.Memory
+			} else {
+				b.Parts = fleet.Next()
+			}
+			return b
+		}
+		jobs = fleet
+	}
+	return Handler(current, jobs, Options{Check: c.opts, Slurm: c.slurm, StatusCache: c.statusCache, Now: now}), jobs
+}
+
 func main() {
 	c, err := parseFlags(os.Args[1:], os.Stderr)
 	switch {
@@ -233,19 +334,7 @@ func main() {
 	case err != nil:
 		os.Exit(2)
 	}
-	b := c.backend
-	current := func() Backend { return b }
-	jobs := partsfleet.New(partsfleet.Config{Unbounded: true}) // one node, or -parts: every pod starts at once
-	if c.fleet != nil {
-		fleet := partsfleet.New(*c.fleet) // its pods queue on their machines
-		current = func() Backend {
-			b := b
-			b.Parts = fleet.Next() // the fleet moves on at each reply
-			return b
-		}
-		jobs = fleet
-	}
-	handler := Handler(current, jobs, c.opts)
+	handler, _ := handlerOf(c, nil)
 	if c.tokenFile != "" {
 		handler = RequireToken(c.tokenFile, handler)
 	}

@@ -69,7 +69,7 @@ func get(t *testing.T, b Backend) (int, []byte) {
 // getWith is get with a plugin that checks its reply with opts.
 func getWith(t *testing.T, b Backend, opts pingstatus.Options) (int, []byte) {
 	t.Helper()
-	server := httptest.NewServer(Handler(func() Backend { return b }, nil, opts))
+	server := httptest.NewServer(Handler(func() Backend { return b }, nil, Options{Check: opts}))
 	defer server.Close()
 	resp, err := http.Get(server.URL + "/status")
 	if err != nil {
@@ -149,7 +149,7 @@ func TestRequireToken(t *testing.T) {
 		}
 	}
 	write("first")
-	server := httptest.NewServer(RequireToken(file, Handler(func() Backend { return Backend{CPU: "8", Memory: "16Gi", Pods: "110"} }, nil, pingstatus.Options{})))
+	server := httptest.NewServer(RequireToken(file, Handler(func() Backend { return Backend{CPU: "8", Memory: "16Gi", Pods: "110"} }, nil, Options{})))
 	defer server.Close()
 	status := func(token string) int {
 		req, err := http.NewRequest(http.MethodGet, server.URL+"/status", nil)

@@ -137,7 +137,7 @@ func TestPartsFlags(t *testing.T) {
 // pings (run with -race), each reply moving it on and each one clean.
 func TestFleetServedConcurrently(t *testing.T) {
 	fleet := partsfleet.New(partsfleet.Config{Machines: 100, CPUs: 48, MemoryMi: 192000, Churn: 0.1, Seed: 3})
-	server := httptest.NewServer(Handler(func() Backend { return Backend{Parts: fleet.Next()} }, fleet, pingstatus.Options{}))
+	server := httptest.NewServer(Handler(func() Backend { return Backend{Parts: fleet.Next()} }, fleet, Options{}))
 	defer server.Close()
 	var wg sync.WaitGroup
 	codes := make(chan int, 80)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -15,26 +14,33 @@ import (
 	"github.com/pingnode/pingnode/examples/internal/podapi"
 )
 
-// maxRequestBytes bounds the body of a request: a create of many pods,
-// with their config maps and secrets, or a status of thousands of pods.
-// A larger body is answered 413.
+// maxRequestBytes bounds the body of a request: a create of a pod, with
+// its config maps and secrets, or a status of thousands of pods. A
+// larger body is answered 413.
 const maxRequestBytes = 32 << 20
 
-// readJSON reads r's body, at most maxRequestBytes, into v: an empty body
-// (or only white space) leaves v as it is. It answers the request when it
-// cannot (413 for a body too large, 400 for one that is not want, JSON
-// of v's type) and then reports false.
-func readJSON(w http.ResponseWriter, r *http.Request, v any, want string) bool {
+// readBody reads r's body, at most maxRequestBytes. It answers the
+// request when it cannot (413 for a body too large, 400 for one it
+// cannot read) and then reports false.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBytes))
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
 		http.Error(w, fmt.Sprintf("body over %d bytes", tooLarge.Limit), http.StatusRequestEntityTooLarge)
-		return false
+		return nil, false
 	case err != nil:
 		http.Error(w, "reading the body: "+err.Error(), http.StatusBadRequest)
-		return false
-	case len(bytes.TrimSpace(data)) == 0:
+		return nil, false
+	}
+	return data, true
+}
+
+// decodeJSON decodes data, a body, into v: an empty body (or only white
+// space) leaves v as it is. It answers 400 for a body that is not want,
+// JSON of v's type, and then reports false.
+func decodeJSON(w http.ResponseWriter, data []byte, v any, want string) bool {
+	if len(bytes.TrimSpace(data)) == 0 {
 		return true
 	}
 	if err := json.Unmarshal(data, v); err != nil {
@@ -44,53 +50,71 @@ func readJSON(w http.ResponseWriter, r *http.Request, v any, want string) bool {
 	return true
 }
 
-// writeJSON answers v, as JSON.
-func writeJSON(w http.ResponseWriter, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(v)
+// readJSON is readBody, then decodeJSON.
+func readJSON(w http.ResponseWriter, r *http.Request, v any, want string) bool {
+	data, ok := readBody(w, r)
+	return ok && decodeJSON(w, data, v, want)
 }
 
-// servePodStatus answers GET /status when it asks for pods: the status of
-// each pod that jobs has, in the order asked; a pod it has not is left
-// out. It reads the pods only, and does not move the fleet on.
-func servePodStatus(w http.ResponseWriter, jobs *partsfleet.Fleet, pods []corev1.Pod) {
+// plainError answers code with text, as it is, in plain text: as
+// interLink's Slurm plugin answers an error (its handleError), without
+// the newline that http.Error adds.
+func plainError(w http.ResponseWriter, code int, text string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(code)
+	_, _ = io.WriteString(w, text)
+}
+
+// encode is v as JSON, and a newline.
+func encode(v any) []byte {
+	data, _ := json.Marshal(v) // the wire types hold nothing that fails to marshal
+	return append(data, '\n')
+}
+
+// writeJSON answers v, as JSON.
+func writeJSON(w http.ResponseWriter, v any) { writeBody(w, encode(v)) }
+
+// writeBody answers body, JSON.
+func writeBody(w http.ResponseWriter, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(body)
+}
+
+// podStatuses is the answer to GET /status when it asks for pods: the
+// status of each pod that jobs has, in the order asked; a pod it has not
+// is left out. It reads the pods' UIDs only, and does not move the fleet
+// on.
+func podStatuses(jobs *partsfleet.Fleet, pods []corev1.Pod) []podapi.PodStatus {
 	statuses := []podapi.PodStatus{}
 	for _, pod := range pods {
 		if s, ok := jobs.Job(string(pod.UID)); ok {
 			statuses = append(statuses, s.PodStatus())
 		}
 	}
-	writeJSON(w, statuses)
+	return statuses
 }
 
-// serveCreate answers POST /create: it creates the job of each pod of a
-// JSON list of podapi.CreateRequest, and answers the list of their jobs,
-// in the same order. A list with a pod without a UID is refused whole,
-// 400 with each such pod's index, as is a body that is not a list.
+// serveCreate answers POST /create: it creates the job of the pod of one
+// podapi.CreateRequest, and answers one podapi.Created, the pod's UID and
+// its job's ID. A body that is not one such object (a list, no JSON, no
+// body), or whose pod has no UID, is answered 504 in plain text, as the
+// Slurm plugin answers every create it refuses.
 func serveCreate(w http.ResponseWriter, r *http.Request, jobs *partsfleet.Fleet) {
-	var requests []podapi.CreateRequest
-	if !readJSON(w, r, &requests, "a JSON list of pods to create") {
+	data, ok := readBody(w, r)
+	if !ok {
 		return
 	}
-	if requests == nil {
-		http.Error(w, "want a JSON list of pods to create, got no list", http.StatusBadRequest)
+	var req podapi.CreateRequest
+	if err := json.Unmarshal(data, &req); err != nil {
+		plainError(w, http.StatusGatewayTimeout, "want one JSON object, a pod to create (podapi.CreateRequest): "+err.Error())
 		return
 	}
-	var problems []string
-	for i, req := range requests {
-		if req.Pod.UID == "" {
-			problems = append(problems, fmt.Sprintf("[%d].pod.metadata.uid: empty", i))
-		}
-	}
-	if len(problems) > 0 {
-		http.Error(w, "pods without a UID:\n"+strings.Join(problems, "\n"), http.StatusBadRequest)
+	if req.Pod.UID == "" {
+		plainError(w, http.StatusGatewayTimeout, "want one pod to create, with its pod.metadata.uid: got none")
 		return
 	}
-	created := make([]podapi.Created, len(requests))
-	for i, req := range requests {
-		created[i] = podapi.Created{PodUID: string(req.Pod.UID), PodJID: jobs.Create(partsfleet.JobOf(&req.Pod))}
-	}
-	writeJSON(w, created)
+	writeJSON(w, podapi.Created{PodUID: string(req.Pod.UID), PodJID: jobs.Create(partsfleet.JobOf(&req.Pod))})
 }
 
 // serveDelete answers POST /delete: it deletes the job of the pod in the

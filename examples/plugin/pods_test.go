@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -83,6 +84,35 @@ func statusOf(t *testing.T, server *httptest.Server, pods ...corev1.Pod) []podap
 	return statuses
 }
 
+// strictly decodes data, one JSON value and nothing after it, into v,
+// refusing a field that v has not.
+func strictly(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("more after the value: %w", err)
+	}
+	return nil
+}
+
+// create asks the server to create pod, one podapi.CreateRequest, and
+// returns the answer, which must be one podapi.Created object, strictly.
+func create(t *testing.T, server *httptest.Server, pod corev1.Pod) podapi.Created {
+	t.Helper()
+	code, body := call(t, server, http.MethodPost, podapi.CreatePath, podapi.CreateRequest{Pod: pod})
+	var created podapi.Created
+	if code != http.StatusOK || len(bytes.TrimSpace(body)) == 0 || bytes.TrimSpace(body)[0] != '{' {
+		t.Fatalf("create %s: %d: %s; want 200 and one object", pod.UID, code, body)
+	}
+	if err := strictly(body, &created); err != nil {
+		t.Fatalf("create %s: %v: %s", pod.UID, err, body)
+	}
+	return created
+}
+
 // podStatus is what the plugin says of pod, its job id, in state.
 func podStatus(pod corev1.Pod, id string, state corev1.ContainerState) podapi.PodStatus {
 	return podapi.PodStatus{
@@ -105,7 +135,7 @@ func TestPodsRoundTrip(t *testing.T) {
 	now := func() time.Time { return t0.Add(time.Duration(minutes.Load()) * time.Minute) }
 	// Seed 1: cn001 has 2 cpus free, cn002 none.
 	fleet := partsfleet.New(partsfleet.Config{Machines: 2, CPUs: 4, MemoryMi: 4000, Seed: 1, Now: now})
-	server := httptest.NewServer(Handler(func() Backend { return Backend{Parts: fleet.Next()} }, fleet, pingstatus.Options{}))
+	server := httptest.NewServer(Handler(func() Backend { return Backend{Parts: fleet.Next()} }, fleet, Options{}))
 	defer server.Close()
 	ping := func(body any) []pingstatus.PartResponse {
 		t.Helper()
@@ -132,18 +162,16 @@ func TestPodsRoundTrip(t *testing.T) {
 	}
 
 	a, b, c, d := testPod("a", "vk-cn001", "2"), testPod("b", "vk-cn001", "500m"), testPod("c", "cn002", "1"), testPod("d", "gpu01", "1")
-	var requests []podapi.CreateRequest
-	for _, p := range []corev1.Pod{a, b, c, d, a} {
-		requests = append(requests, podapi.CreateRequest{Pod: p})
-	}
-	code, body := call(t, server, http.MethodPost, podapi.CreatePath, requests)
 	var created []podapi.Created
-	if err := json.Unmarshal(body, &created); code != http.StatusOK || err != nil {
-		t.Fatalf("create: %d, %v: %s", code, err, body)
+	for _, p := range []corev1.Pod{a, b, c, d, a} { // a twice: created once, by its UID
+		created = append(created, create(t, server, p))
 	}
 	wantCreated := []podapi.Created{{PodUID: "a", PodJID: "job-1"}, {PodUID: "b", PodJID: "job-2"}, {PodUID: "c", PodJID: "job-3"}, {PodUID: "d", PodJID: "job-4"}, {PodUID: "a", PodJID: "job-1"}}
 	if diff := cmp.Diff(wantCreated, created); diff != "" {
 		t.Errorf("created (-want +got):\n%s", diff)
+	}
+	if fleet.Created() != 4 {
+		t.Errorf("%d jobs created for 4 pods; want one a pod", fleet.Created())
 	}
 
 	queued := corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "Queued"}}
@@ -168,7 +196,7 @@ func TestPodsRoundTrip(t *testing.T) {
 		{"room freed", 5, []corev1.Pod{a}, []corev1.Pod{a, b, c}, []podapi.PodStatus{
 			podStatus(b, "job-2", runningSince(t0.Add(5*time.Minute))), podStatus(c, "job-3", queued),
 		}, []string{"1", "full"}},
-		{"all deleted", 9, []corev1.Pod{b, b, c, d}, []corev1.Pod{a, b, c, d}, []podapi.PodStatus{}, []string{"2", "full"}},
+		{"all deleted, b twice", 9, []corev1.Pod{b, b, c, d}, []corev1.Pod{a, b, c, d}, []podapi.PodStatus{}, []string{"2", "full"}},
 	}
 	for _, step := range steps {
 		t.Run(step.name, func(t *testing.T) {
@@ -195,12 +223,11 @@ func TestPodsRoundTrip(t *testing.T) {
 // no body and with an empty list.
 func TestPodsOneNode(t *testing.T) {
 	jobs := partsfleet.New(partsfleet.Config{Unbounded: true, Now: func() time.Time { return t0 }})
-	server := httptest.NewServer(Handler(func() Backend { return Backend{CPU: "8", Memory: "16Gi", Pods: "110"} }, jobs, pingstatus.Options{}))
+	server := httptest.NewServer(Handler(func() Backend { return Backend{CPU: "8", Memory: "16Gi", Pods: "110"} }, jobs, Options{}))
 	defer server.Close()
 	a, b := testPod("a", "", "64"), testPod("b", "anywhere", "1")
-	if code, body := call(t, server, http.MethodPost, podapi.CreatePath, []podapi.CreateRequest{{Pod: a}, {Pod: b}}); code != http.StatusOK {
-		t.Fatalf("create: %d: %s", code, body)
-	}
+	create(t, server, a)
+	create(t, server, b)
 	running := corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(t0)}}
 	want := []podapi.PodStatus{podStatus(b, "job-2", running), podStatus(a, "job-1", running)}
 	if diff := cmp.Diff(want, statusOf(t, server, b, a), sameInstant); diff != "" {
@@ -215,10 +242,11 @@ func TestPodsOneNode(t *testing.T) {
 }
 
 // TestPodsBadBody: a body that is not what the path takes is answered
-// 400 (413 when too large), with what was wanted, and changes nothing.
+// 400 (413 when too large), with what was wanted, and a create 504 in
+// plain text, as the Slurm plugin answers; none changes anything.
 func TestPodsBadBody(t *testing.T) {
 	jobs := partsfleet.New(partsfleet.Config{Unbounded: true})
-	handler := Handler(func() Backend { return Backend{CPU: "8", Memory: "16Gi", Pods: "110"} }, jobs, pingstatus.Options{})
+	handler := Handler(func() Backend { return Backend{CPU: "8", Memory: "16Gi", Pods: "110"} }, jobs, Options{})
 	noUID := testPod("", "cn001", "1")
 	tests := []struct {
 		name, method, path string
@@ -226,10 +254,13 @@ func TestPodsBadBody(t *testing.T) {
 		code               int
 		want               string // in the answer
 	}{
-		{"create, not JSON", http.MethodPost, podapi.CreatePath, "{", http.StatusBadRequest, "want a JSON list of pods to create: "},
-		{"create, an object", http.MethodPost, podapi.CreatePath, `{"pod": {}}`, http.StatusBadRequest, "want a JSON list of pods to create: "},
-		{"create, no body", http.MethodPost, podapi.CreatePath, nil, http.StatusBadRequest, "got no list"},
-		{"create, no UID", http.MethodPost, podapi.CreatePath, []podapi.CreateRequest{{Pod: testPod("a", "", "1")}, {Pod: noUID}}, http.StatusBadRequest, "[1].pod.metadata.uid: empty"},
+		{"create, not JSON", http.MethodPost, podapi.CreatePath, "{", http.StatusGatewayTimeout, "want one JSON object, a pod to create (podapi.CreateRequest): "},
+		{"create, a list", http.MethodPost, podapi.CreatePath, []podapi.CreateRequest{{Pod: testPod("a", "", "1")}}, http.StatusGatewayTimeout, "cannot unmarshal array"},
+		{"create, an empty list", http.MethodPost, podapi.CreatePath, "[]", http.StatusGatewayTimeout, "cannot unmarshal array"},
+		{"create, no body", http.MethodPost, podapi.CreatePath, nil, http.StatusGatewayTimeout, "unexpected end of JSON input"},
+		{"create, null", http.MethodPost, podapi.CreatePath, "null", http.StatusGatewayTimeout, "with its pod.metadata.uid: got none"},
+		{"create, no UID", http.MethodPost, podapi.CreatePath, podapi.CreateRequest{Pod: noUID}, http.StatusGatewayTimeout, "with its pod.metadata.uid: got none"},
+		{"create, too large", http.MethodPost, podapi.CreatePath, "{" + strings.Repeat(" ", maxRequestBytes) + "}", http.StatusRequestEntityTooLarge, "body over 33554432 bytes"},
 		{"status, not JSON", http.MethodGet, podapi.StatusPath, "pods", http.StatusBadRequest, "want no body, or a JSON list of pods: "},
 		{"status, an object", http.MethodGet, podapi.StatusPath, "{}", http.StatusBadRequest, "want no body, or a JSON list of pods: "},
 		{"status, too large", http.MethodGet, podapi.StatusPath, "[" + strings.Repeat(" ", maxRequestBytes) + "]", http.StatusRequestEntityTooLarge, "body over 33554432 bytes"},
@@ -245,9 +276,12 @@ func TestPodsBadBody(t *testing.T) {
 			if w.Code != tt.code || !strings.Contains(w.Body.String(), tt.want) {
 				t.Errorf("%d: %s; want %d with %q", w.Code, w.Body, tt.code, tt.want)
 			}
+			if tt.code == http.StatusGatewayTimeout && !strings.HasPrefix(w.Header().Get("Content-Type"), "text/plain") {
+				t.Errorf("Content-Type %q, want plain text", w.Header().Get("Content-Type"))
+			}
 		})
 	}
-	if _, ok := jobs.Job("a"); ok {
-		t.Error("a create refused for one pod without a UID created the others")
+	if n := jobs.Created(); n != 0 {
+		t.Errorf("%d jobs created by refused requests", n)
 	}
 }

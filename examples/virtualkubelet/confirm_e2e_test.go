@@ -215,7 +215,7 @@ func TestConfirmSharedBackend(t *testing.T) {
 			if err != nil || pod.Spec.NodeName == "" || made[name] {
 				continue
 			}
-			if _, err := c.Create(ctx, []podapi.CreateRequest{{Pod: *pod}}); err != nil {
+			if _, _, err := c.Create(ctx, podapi.CreateRequest{Pod: *pod}); err != nil {
 				return false, err.Error()
 			}
 			made[name] = true

@@ -153,9 +153,10 @@ func startedBeforeBound(ctx context.Context, t *testing.T, url string, names []s
 
 // confirmBackend is a plugin of parts for tests of the backend's
 // confirmation: its ping lists each part with its cpus (a part with none
-// is full, and tainted so), and its pod API keeps each job in the state
-// that its rule gives the pod on its node, recording every create and
-// delete as pod@node.
+// is full, and tainted so), and its pod API, interLink's, keeps each job
+// in the state that its rule gives the pod on its node, recording every
+// create and delete as pod@node; a second create of a pod is a second
+// job, as in interLink's Slurm plugin.
 type confirmBackend struct {
 	server *httptest.Server
 
@@ -229,20 +230,20 @@ func (b *confirmBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		_ = json.NewEncoder(w).Encode(out)
 	case strings.HasSuffix(r.URL.Path, podapi.CreatePath):
-		var reqs []podapi.CreateRequest
-		_ = json.Unmarshal(body, &reqs)
-		out := []podapi.Created{}
-		for _, req := range reqs {
-			p := req.Pod
-			uid := string(p.UID)
-			if _, ok := b.jobs[uid]; !ok {
-				b.jobs[uid] = jobStatus(p, b.rule(p.Name, p.Spec.NodeName))
-				b.node[uid] = p.Spec.NodeName
-				b.created = append(b.created, p.Name+"@"+p.Spec.NodeName)
-			}
-			out = append(out, podapi.Created{PodUID: uid, PodJID: "job-" + uid})
+		// One pod in, one job out, as interLink's plugins answer; a
+		// second create of a pod is a second job, as in interLink's
+		// Slurm plugin, recorded as such.
+		var req podapi.CreateRequest
+		if err := json.Unmarshal(body, &req); err != nil {
+			http.Error(w, err.Error(), http.StatusGatewayTimeout)
+			return
 		}
-		_ = json.NewEncoder(w).Encode(out)
+		p := req.Pod
+		uid := string(p.UID)
+		b.jobs[uid] = jobStatus(p, b.rule(p.Name, p.Spec.NodeName))
+		b.node[uid] = p.Spec.NodeName
+		b.created = append(b.created, p.Name+"@"+p.Spec.NodeName)
+		_ = json.NewEncoder(w).Encode(podapi.Created{PodUID: uid, PodJID: fmt.Sprint(len(b.created))})
 	case strings.HasSuffix(r.URL.Path, podapi.DeletePath):
 		var p corev1.Pod
 		_ = json.Unmarshal(body, &p)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"maps"
 	"net/http"
@@ -42,6 +43,7 @@ func (f *fakePlugin) reply(status int, body string, delay time.Duration) {
 
 func (f *fakePlugin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.hits.Add(1)
+	_, _ = io.Copy(io.Discard, r.Body) // the ping's []; then the server sees a client that goes
 	f.mu.Lock()
 	status, body, delay := f.status, f.body, f.delay
 	if f.failNext > 0 {

@@ -18,15 +18,17 @@
 //
 //  1. A pod's machine is the machine whose name is its node name's
 //     suffix after the last '-', or its whole node name when it has none:
-//     node "slurm-cn001" and node "cn001" are both on machine cn001.
+//     node "slurm-cn001" and node "cn001" are both on machine cn001. (In
+//     a Slurm fleet, its placement below instead.)
 //  2. A pod's cpus are the sum of its containers' cpu requests (the
 //     limit, for a container that has no request), rounded up to whole
 //     cpus ([JobOf]); init containers are not counted.
 //  3. A pod is created once, by its UID: a second [Fleet.Create] of the
-//     same UID returns the same job and changes nothing.
+//     same UID returns the same job and changes nothing. (In a Slurm
+//     fleet, its second job below instead.)
 //  4. A pod whose node names no machine, or which asks more cpus than a
 //     machine has, is refused at once: its job stays, [Refused], until it
-//     is deleted.
+//     is deleted. (In a Slurm fleet, its placement below says which are refused.)
 //  5. Each machine runs its pods first come, first served: a pod starts
 //     at once when its machine has the cpus free and no pod queues there
 //     before it, and queues otherwise ([Queued]). A queued pod does not
@@ -34,25 +36,73 @@
 //  6. [Fleet.Next] replies with the fleet as it is, and then moves it on,
 //     as if between pings: the native churn moves each machine (a native
 //     job starts, taking from 1 to all its free cpus, or one ends, giving
-//     back from 1 to all the native jobs use), then the queued pods of
-//     each machine start, in order, while they fit. So a reply says what
-//     was free at the ping, and a native job can take a machine before
-//     the next: the race of a shared backend. A fleet where no pod was
-//     ever created gives, for a seed, the fleet as New made it, then the
-//     replies it gave before it ran pods.
-//  7. A pod runs until it is deleted ([Fleet.Delete]); deleting it frees
-//     its cpus, and the pods queued on its machine start if they fit.
-//  8. [Fleet.Freeze] stops the native churn only: queued pods still start
-//     when a deletion frees room.
+//     back from 1 to all the native jobs use), then the queued pods
+//     start, in order, while they fit: on each machine, in name order,
+//     those queued on it, then those of the backend's own queue (a Slurm fleet's).
+//     So a reply says what was free at the ping, and a native job can
+//     take a machine before the next: the race of a shared backend. A
+//     fleet where no pod was ever created gives, for a seed, the fleet as
+//     New made it, then the replies it gave before it ran pods.
+//     [Fleet.NextSum] is the same reply as one sum, the fleet's free cpus
+//     and memory ([Fleet.Sum]), as interLink's Slurm plugin sends it:
+//     "0" when the fleet is full.
+//  7. A pod runs until it completes (a sleeping pod, below) or is deleted
+//     ([Fleet.Delete]); deleting it cancels it: a running pod frees its
+//     cpus, a queued one leaves its queue, and the queued pods start if
+//     they fit. The fleet then no longer finds the job by the pod's UID,
+//     and a delete of a pod that has no job (never created, or deleted
+//     already) is counted ([Fleet.UnknownDeletes]): interLink's Slurm
+//     plugin answers none. [Fleet.Cancel] cancels a job from outside, by
+//     its ID, as an operator's scancel: it ends [Cancelled] the same way,
+//     but its pod's UID still finds it.
+//  8. A pod whose first container only sleeps N seconds (its command
+//     then args are sleep N, or a shell's -c with the string "sleep N":
+//     [JobOf]) completes N seconds after it started ([Completed], exit
+//     code 0), and frees its cpus then. The fleet has no timer: each call
+//     (Next, Parts, Create, Job, Delete…) first completes, at the fleet's
+//     clock (Config.Now), every such pod whose time is over, earliest
+//     first, each at the instant it was over, and the queued pods that
+//     then fit start at that instant. Any other pod runs until deleted.
+//  9. In a Slurm fleet (Config.Slurm) the node name chooses nothing:
+//     Slurm places the job. A pod is pinned to a machine only by its
+//     annotation podapi.SlurmFlags, sbatch flags, with --nodelist=name,
+//     --nodelist name, -w name or -w=name, name a machine as the fleet
+//     names them (cn004; a node name such as vk-cn004 names none). A
+//     pinned pod queues on its machine, first come, first served, and is refused if
+//     no machine has that name ([RefusedNoPin]) or if it asks more cpus
+//     than a machine has, as sbatch refuses them. A pod pinned to no
+//     machine starts at once on the first machine, in name order, that
+//     has its cpus free, when none queues in the backend's own queue
+//     before it; otherwise it waits in that one queue, first come first
+//     served, and starts on the first machine, in name order, that has
+//     its cpus free once it is first; it is refused if it asks more cpus
+//     than a machine has.
+//  10. In a Slurm fleet a pod is not created once: a second
+//     [Fleet.Create] of the same UID creates a second job, as the Slurm
+//     plugin, whose table of jobs by UID is overwritten, does. The UID
+//     names the newest job from then on ([Fleet.Job], [Fleet.Delete]);
+//     the earlier one keeps running or queuing, holding its cpus, until
+//     it completes or is cancelled by its ID. [Fleet.Created] counts
+//     every job ever created, and [Fleet.Jobs] and [Fleet.JobsOf] list
+//     them, so that a test can say "one job a pod". Job IDs are numbers
+//     ("1", "2"), as Slurm's are, where another fleet's are job-1, job-2.
+//  11. [Fleet.Freeze] stops the native churn only: queued pods still
+//     start when a deletion, a cancel or a completion frees room.
 //
 // A [Config] with Unbounded set is a backend without machines to queue
 // on, the sample plugin's one node or its -parts file: every pod starts
-// at once, whatever its node name and cpus, and runs until deleted. It is
-// the same table of jobs, without the room.
+// at once, whatever its node name, its pin and its cpus, and runs until
+// it completes (a sleeping pod) or is deleted. It is the same table of jobs,
+// without the room; with Slurm set too, a second create is a second job.
 //
 // [JobStatus.PodStatus] is a job as interLink's plugin API reports it
 // (podapi.PodStatus): a queued job's containers are waiting (reason
-// "Queued"), a running job's are running since it started, and a refused
+// "Queued"), a running job's are running since it started, a refused
 // job's are terminated (reason "Refused", exit code 1) without having
-// started.
+// started, a completed job's are terminated (reason "Completed", exit
+// code 0) since it started, and a cancelled job's are terminated
+// (reason "Cancelled", exit code 15), started or not.
+// [JobStatus.SlurmContainerStatus] is a container as interLink's Slurm
+// plugin reports it from squeue: the same states without a reason or a
+// message (PD waiting, R running, CD terminated).
 package partsfleet

@@ -34,14 +34,21 @@ type Config struct {
 	// Seed seeds the random source: the same seed gives the same fleet and
 	// the same replies in the same order.
 	Seed uint64
-	// Now is the clock that says when a pod's job is created and starts;
-	// nil is time.Now. A test sets a fixed clock.
+	// Now is the clock that says when a pod's job is created and starts,
+	// and whether a job that sleeps has completed; nil is time.Now. A
+	// test sets a fixed clock.
 	Now func() time.Time
 	// Unbounded makes a backend without machines to queue pods on (the
 	// sample plugin's one node, or its -parts file): no machine is made,
-	// whatever Machines says, and every pod starts at once, its node name
-	// and cpus not checked.
+	// whatever Machines says, and every pod starts at once, its node name,
+	// its pin and its cpus not checked.
 	Unbounded bool
+	// Slurm makes the backend place and keep jobs as Slurm does under
+	// interLink's Slurm plugin (the sample plugin's -slurm): a pod's node
+	// name chooses nothing, the backend does, unless the pod's sbatch
+	// flags pin it to a machine; a second create of a pod is a second
+	// job; and job IDs are numbers (see the package's rules).
+	Slurm bool
 }
 
 // The bounds of a machine, so that its free memory (MemoryMi times its
@@ -68,8 +75,20 @@ type Fleet struct {
 	native []int // the cpus of each machine's native jobs
 	// queues holds each machine's queued jobs, first come first.
 	queues [][]*job
-	jobs   map[string]*job // every job, by its pod's UID
-	last   int             // the number of the last job created
+	// waiting is the backend's own queue (Slurm), of the jobs pinned to
+	// no machine, first come first.
+	waiting []*job
+	// jobs holds each pod's job by its UID, the one a status or a delete
+	// of the pod is about: its latest, and none once it is deleted.
+	jobs map[string]*job
+	// all holds every job ever created, first created first: its number
+	// less one is its index.
+	all []*job
+	// timed holds the running jobs that end by themselves (Sleeps),
+	// ordered by when each ends, first first.
+	timed []*job
+	// unknownDeletes counts the deletes of a pod that had no job.
+	unknownDeletes int
 	// frozen is set by Freeze: the churn has stopped for good.
 	frozen bool
 }
@@ -112,19 +131,36 @@ func New(c Config) *Fleet {
 // on by one reply, as if between pings: each machine independently with
 // the chance Churn starts a native job (which takes from 1 to all its
 // free cpus) or ends one (which gives back from 1 to all its native jobs
-// use); then the pods queued on each machine start, in order, while they
-// fit. After [Fleet.Freeze] the native jobs stay as they are.
+// use); then the queued pods start, in order, while they fit. After
+// [Fleet.Freeze] the native jobs stay as they are.
 func (f *Fleet) Next() []pingstatus.PartResponse {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.advance()
 	parts := f.parts()
+	f.moveOn()
+	return parts
+}
+
+// NextSum is [Fleet.Next] as one sum, as interLink's Slurm plugin
+// replies: the free cpus and memory of the whole fleet (see
+// [Fleet.Sum]), and then the fleet moves on by one reply.
+func (f *Fleet) NextSum() pingstatus.ResourcesResponse {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.advance()
+	sum := f.sum()
+	f.moveOn()
+	return sum
+}
+
+// moveOn moves the fleet on by one reply, with f.mu held: the native
+// jobs move, unless frozen, and then the queued jobs start if they fit.
+func (f *Fleet) moveOn() {
 	if !f.frozen {
 		f.churn() // after the reply: the native jobs move between pings
 	}
-	for i := range f.queues {
-		f.startQueued(i)
-	}
-	return parts
+	f.startQueued(f.now())
 }
 
 // churn is the native churn of Next, with f.mu held. A machine that its
@@ -155,15 +191,43 @@ func (f *Fleet) churn() {
 func (f *Fleet) Parts() []pingstatus.PartResponse {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.advance()
 	return f.parts()
+}
+
+// Sum returns the fleet now as one sum, without moving it on: its free
+// cpus, and its free memory in Mi, each summed over its machines (a
+// machine's free memory is the figure its part sends), as interLink's
+// Slurm plugin sends them (total less allocated, over every Slurm node):
+// "0" and "0Mi" when the fleet is full, a true zero.
+func (f *Fleet) Sum() pingstatus.ResourcesResponse {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.advance()
+	return f.sum()
+}
+
+// sum is Sum, with f.mu held.
+func (f *Fleet) sum() pingstatus.ResourcesResponse {
+	var cpus, memory int64
+	for _, free := range f.free {
+		cpus += int64(free)
+		memory += f.memory(free)
+	}
+	return pingstatus.ResourcesResponse{CPU: strconv.FormatInt(cpus, 10), Memory: strconv.FormatInt(memory, 10) + "Mi"}
+}
+
+// memory is the free memory, in Mi, of a machine with free cpus free.
+func (f *Fleet) memory(free int) int64 {
+	return f.config.MemoryMi * int64(free) / int64(f.config.CPUs)
 }
 
 // Freeze stops the native churn for good, as if Churn were 0 from then
 // on: no native job starts or ends any more, so that, while no pod is
-// created or deleted, every reply after it, of [Fleet.Next] or
+// created, deleted or ends, every reply after it, of [Fleet.Next] or
 // [Fleet.Parts], describes the fleet as it is, the same parts that the
 // last Next before Freeze returned. Pods still start when a deletion
-// frees room for them. A benchmark freezes
+// or a pod that ends frees room for them. A benchmark freezes
 // the fleet to see how soon the nodes catch up with it, and Parts after
 // Freeze is what they should then show. Freezing a frozen fleet changes
 // nothing.
@@ -185,7 +249,7 @@ func (f *Fleet) parts() []pingstatus.PartResponse {
 		}
 		parts[i].Resources = &pingstatus.ResourcesResponse{
 			CPU:    strconv.Itoa(free),
-			Memory: strconv.FormatInt(f.config.MemoryMi*int64(free)/int64(f.config.CPUs), 10) + "Mi",
+			Memory: strconv.FormatInt(f.memory(free), 10) + "Mi",
 		}
 	}
 	return parts

@@ -8,6 +8,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/pingnode/pingnode/examples/internal/podapi"
 )
 
 // Job is a pod to run as a job: what the fleet needs of it.
@@ -16,25 +18,45 @@ type Job struct {
 	UID string
 	// Namespace and Name are the pod's, said back in its status.
 	Namespace, Name string
-	// Node is the pod's node name, which names its machine.
+	// Node is the pod's node name, which names its machine (but in a
+	// Slurm fleet, where it chooses nothing).
 	Node string
+	// Flags are the sbatch flags of the pod's annotation
+	// podapi.SlurmFlags, which in a Slurm fleet may pin the job to a
+	// machine (--nodelist, -w).
+	Flags string
 	// CPUs is the whole cpus the job takes on its machine.
 	CPUs int
 	// Containers are the names of the pod's containers, each of which has
 	// a status.
 	Containers []string
+	// Sleeps reports whether the pod's first container runs sleep, for
+	// Sleep: its job then completes Sleep after it starts. Otherwise the
+	// job runs until it is deleted.
+	Sleeps bool
+	Sleep  time.Duration
 }
 
-// JobOf is the job of pod: its UID, namespace, name and node name, its
-// containers' names, and its cpus, the sum of its containers' cpu
-// requests (a limit for a container that has none), rounded up to whole
-// cpus. A sum over [MaxCPUs] is MaxCPUs+1, more than any machine has.
+// JobOf is the job of pod: its UID, namespace, name, node name and
+// sbatch flags, its containers' names, its cpus, the sum of its
+// containers' cpu requests (a limit for a container that has none),
+// rounded up to whole cpus, and how long it sleeps, if its first
+// container only sleeps. A sum over [MaxCPUs] is MaxCPUs+1, more than
+// any machine has.
+//
+// The first container sleeps N seconds, N a whole number, when its
+// command followed by its args is sleep N (["sleep", "60"], or the
+// command ["sleep"] with the args ["60"]; sleep may be a path, such as
+// /bin/sleep), or a shell's -c with the single string "sleep N"
+// (["/bin/sh", "-c", "sleep 60"], its last word in the args or not).
+// Anything else, as a shell script that does more, runs until deleted.
 func JobOf(pod *corev1.Pod) Job {
 	job := Job{
 		UID:        string(pod.UID),
 		Namespace:  pod.Namespace,
 		Name:       pod.Name,
 		Node:       pod.Spec.NodeName,
+		Flags:      pod.Annotations[podapi.SlurmFlags],
 		Containers: make([]string, len(pod.Spec.Containers)),
 	}
 	var sum resource.Quantity
@@ -53,18 +75,40 @@ func JobOf(pod *corev1.Pod) Job {
 	} else {
 		job.CPUs = int(sum.Value()) // Value rounds up
 	}
+	if len(pod.Spec.Containers) > 0 {
+		job.Sleep, job.Sleeps = sleepOf(pod.Spec.Containers[0])
+	}
 	return job
+}
+
+// sleepOf returns how long c sleeps, and reports whether it only sleeps
+// (see JobOf).
+func sleepOf(c corev1.Container) (time.Duration, bool) {
+	argv := append(slices.Clone(c.Command), c.Args...)
+	if len(argv) == 3 && argv[1] == "-c" {
+		argv = strings.Fields(argv[2])
+	}
+	if len(argv) != 2 || argv[0] != "sleep" && !strings.HasSuffix(argv[0], "/sleep") {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(argv[1], 10, 32) // digits only: no sign, unit or fraction
+	if err != nil {
+		return 0, false
+	}
+	return time.Duration(n) * time.Second, true
 }
 
 // State is where a job is.
 type State int
 
-// The states of a job. A job is queued or running on its machine, or
-// refused; it leaves the fleet only when it is deleted.
+// The states of a job. A job is queued or running on its machine; it
+// ends refused, completed or cancelled.
 const (
-	Queued  State = iota + 1 // waits on its machine for its cpus
-	Running                  // runs on its machine, until deleted
-	Refused                  // will never run: see JobStatus.Message
+	Queued    State = iota + 1 // waits on its machine, or in the backend's queue, for its cpus
+	Running                    // runs on its machine, until it completes or is cancelled
+	Refused                    // will never run: see JobStatus.Message
+	Completed                  // slept its time out, exit code 0 (Slurm's CD)
+	Cancelled                  // was deleted, or cancelled from outside ([Fleet.Cancel]), queued or running
 )
 
 // String is the state's name.
@@ -76,32 +120,48 @@ func (s State) String() string {
 		return "running"
 	case Refused:
 		return "refused"
+	case Completed:
+		return "completed"
+	case Cancelled:
+		return "cancelled"
 	}
 	return "State(" + strconv.Itoa(int(s)) + ")"
 }
+
+// ended reports whether a job in state s has ended: it holds no cpus
+// and waits in no queue.
+func (s State) ended() bool { return s != Queued && s != Running }
 
 // The messages of a refused job, one for each reason.
 const (
 	RefusedNoMachine = "no machine of the backend is the pod's node"
 	RefusedTooLarge  = "the pod asks more cpus than its machine has"
+	RefusedNoPin     = "the pod's sbatch flags pin it to no machine of the backend"
 )
 
 // JobStatus is a job as the fleet has it.
 type JobStatus struct {
 	Job
-	// ID is the job's, "job-" and its number: job-1 is the first job the
-	// fleet created.
+	// ID is the job's: "job-" and its number (job-1 is the first job the
+	// fleet created), or in a Slurm fleet its number alone, as Slurm's
+	// job IDs are.
 	ID    string
 	State State
 	// Machine is the name of the job's machine: "" when no machine is
-	// the pod's node, or in an unbounded fleet.
+	// the pod's node, for a job queued in a Slurm fleet's own queue, or
+	// in an unbounded fleet.
 	Machine string
-	// Created is when the fleet created the job (and refused it, for a
-	// refused job); Started, when it started running, zero until then.
-	Created, Started time.Time
-	// Message says why a refused job was refused: RefusedNoMachine or
-	// RefusedTooLarge; "" for another job.
+	// Created is when the fleet created the job; Started, when it started
+	// running, zero until then (and for a job that ended without
+	// starting); Finished, when it ended (refused, completed or
+	// cancelled), zero until then.
+	Created, Started, Finished time.Time
+	// Message says why a refused job was refused: RefusedNoMachine,
+	// RefusedTooLarge or RefusedNoPin; "" for another job.
 	Message string
+	// Deleted reports whether the job was deleted ([Fleet.Delete]): the
+	// fleet no longer finds it by its pod's UID.
+	Deleted bool
 }
 
 // job is a job of the fleet: its status, and the index of its machine,
@@ -111,93 +171,133 @@ type job struct {
 	machine int
 }
 
-// Create creates job, and returns its ID: the job starts on its machine
+// copyStatus is j's status, for a caller: its own copy.
+func (j *job) copyStatus() JobStatus {
+	s := j.status
+	s.Containers = slices.Clone(s.Containers)
+	return s
+}
+
+// Create creates job, and returns its ID: the job starts on a machine
 // at once if it can, and queues or is refused otherwise (see the
 // package's rules). A second Create of the same UID changes nothing and
-// returns the first job's ID.
+// returns the first job's ID; in a Slurm fleet it creates a second job,
+// which the UID names from then on, and the first runs on.
 func (f *Fleet) Create(j Job) string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if had, ok := f.jobs[j.UID]; ok {
+	f.advance()
+	if had, ok := f.jobs[j.UID]; ok && !f.config.Slurm {
 		return had.status.ID
 	}
-	f.last++
+	n := len(f.all) + 1
+	id := "job-" + strconv.Itoa(n)
+	if f.config.Slurm {
+		id = strconv.Itoa(n)
+	}
 	j.CPUs = max(j.CPUs, 0)
 	j.Containers = slices.Clone(j.Containers)
-	created := &job{status: JobStatus{Job: j, ID: "job-" + strconv.Itoa(f.last), Created: f.now()}, machine: -1}
+	created := &job{status: JobStatus{Job: j, ID: id, Created: f.now()}, machine: -1}
 	f.jobs[j.UID] = created
-	s := &created.status
-	i, ok := f.machineOf(j.Node)
-	switch {
-	case f.config.Unbounded:
-		s.State, s.Started = Running, s.Created
-	case !ok:
-		s.State, s.Message = Refused, RefusedNoMachine
-	case j.CPUs > f.config.CPUs:
-		s.State, s.Message, s.Machine = Refused, RefusedTooLarge, f.names[i]
-	default:
-		s.State, s.Machine, created.machine = Queued, f.names[i], i
-		f.queues[i] = append(f.queues[i], created)
-		f.startQueued(i)
-	}
-	return s.ID
+	f.all = append(f.all, created)
+	f.place(created)
+	return id
 }
 
 // Job returns the job of the pod whose UID is uid, and reports whether
-// the fleet has it.
+// the fleet has it: its latest, unless it was deleted.
 func (f *Fleet) Job(uid string) (JobStatus, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.advance()
 	j, ok := f.jobs[uid]
 	if !ok {
 		return JobStatus{}, false
 	}
-	s := j.status
-	s.Containers = slices.Clone(s.Containers)
-	return s, true
+	return j.copyStatus(), true
+}
+
+// Created returns how many jobs the fleet ever created: a pod created
+// twice in a Slurm fleet counts twice.
+func (f *Fleet) Created() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.all)
+}
+
+// Jobs returns every job the fleet ever created, first created first,
+// as each is now: the deleted ones too (Deleted), and in a Slurm fleet
+// the earlier jobs of a pod created again, which no UID names any more.
+func (f *Fleet) Jobs() []JobStatus {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.advance()
+	all := make([]JobStatus, len(f.all))
+	for i, j := range f.all {
+		all[i] = j.copyStatus()
+	}
+	return all
+}
+
+// JobsOf returns every job the fleet ever created for the pod whose UID
+// is uid, first created first, as [Fleet.Jobs] does.
+func (f *Fleet) JobsOf(uid string) []JobStatus {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.advance()
+	var of []JobStatus
+	for _, j := range f.all {
+		if j.status.UID == uid {
+			of = append(of, j.copyStatus())
+		}
+	}
+	return of
 }
 
 // Delete deletes the job of the pod whose UID is uid, and reports whether
-// the fleet had it. A running job gives its cpus back, and the jobs
-// queued on its machine start if they fit.
+// the fleet had it. A queued or running job is cancelled: it leaves its
+// queue, or gives its cpus back, and the queued jobs start if they fit.
+// The job is kept among [Fleet.Jobs], Deleted. A delete of a pod that has
+// no job (never created, or deleted already) is counted
+// ([Fleet.UnknownDeletes]).
 func (f *Fleet) Delete(uid string) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.advance()
 	j, ok := f.jobs[uid]
 	if !ok {
+		f.unknownDeletes++
 		return false
 	}
 	delete(f.jobs, uid)
-	i := j.machine
-	switch {
-	case i < 0:
-		return true
-	case j.status.State == Running:
-		f.free[i] += j.status.CPUs
-	case j.status.State == Queued:
-		f.queues[i] = slices.DeleteFunc(f.queues[i], func(q *job) bool { return q == j })
-	}
-	f.startQueued(i)
+	j.status.Deleted = true
+	f.cancel(j)
 	return true
 }
 
-// machineOf returns the index of the machine that node names: the one
-// whose name is node's suffix after its last '-', or node itself.
-func (f *Fleet) machineOf(node string) (int, bool) {
-	i, ok := f.byName[node[strings.LastIndexByte(node, '-')+1:]]
-	return i, ok
+// UnknownDeletes returns how many deletes were of a pod that had no job
+// (never created, or deleted already): each a delete that interLink's
+// Slurm plugin answers with nothing at all.
+func (f *Fleet) UnknownDeletes() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.unknownDeletes
 }
 
-// startQueued starts the jobs queued on machine i, first come first,
-// while the first fits in its free cpus, with f.mu held.
-func (f *Fleet) startQueued(i int) {
-	q := f.queues[i]
-	n := 0
-	for ; n < len(q) && q[n].status.CPUs <= f.free[i]; n++ {
-		f.free[i] -= q[n].status.CPUs
-		q[n].status.State, q[n].status.Started = Running, f.now()
+// Cancel cancels the job whose ID is id from outside, as an operator's
+// scancel would, and reports whether it was queued or running: it ends,
+// Cancelled, its cpus free and the queued jobs start if they fit. Unlike
+// [Fleet.Delete] the pod's UID still names the job, and a status says it
+// was cancelled. It cancels any job of the fleet, one that no UID names
+// any more too.
+func (f *Fleet) Cancel(id string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.advance()
+	n, err := strconv.Atoi(strings.TrimPrefix(id, "job-"))
+	if err != nil || n < 1 || n > len(f.all) || f.all[n-1].status.ID != id || f.all[n-1].status.State.ended() {
+		return false
 	}
-	if n > 0 {
-		f.queues[i] = slices.Delete(q, 0, n)
-	}
+	f.cancel(f.all[n-1])
+	return true
 }

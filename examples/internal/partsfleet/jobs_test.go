@@ -27,12 +27,23 @@ func (c *clock) Now() time.Time { return c.now }
 // fleetWith is a fleet of machines of 8 cpus, without churn, whose
 // native jobs use native[i] cpus of machine i, and the clock it reads.
 func fleetWith(native ...int) (*Fleet, *clock) {
-	c := &clock{now: t0}
-	f := New(Config{Machines: len(native), CPUs: 8, MemoryMi: 8000, Seed: 1, Now: c.Now})
+	return newFleet(Config{}, native...)
+}
+
+// slurmWith is fleetWith for a Slurm fleet.
+func slurmWith(native ...int) (*Fleet, *clock) {
+	return newFleet(Config{Slurm: true}, native...)
+}
+
+// newFleet is fleetWith with the other fields of c.
+func newFleet(c Config, native ...int) (*Fleet, *clock) {
+	clk := &clock{now: t0}
+	c.Machines, c.CPUs, c.MemoryMi, c.Seed, c.Now = len(native), 8, 8000, 1, clk.Now
+	f := New(c)
 	for i, n := range native {
 		f.native[i], f.free[i] = n, 8-n
 	}
-	return f, c
+	return f, clk
 }
 
 // pod is a job of cpus on node, with one container, named after its UID.

@@ -13,32 +13,50 @@ import (
 
 // TestPodStatus: each container of a job's pod is in the job's state, as
 // interLink reports it: waiting "Queued", running since the job started,
-// or terminated "Refused" with exit code 1, never started.
+// terminated "Refused" with exit code 1 never started, "Completed" with
+// exit code 0 since it started, or "Cancelled" with exit code 15, started
+// or not; and as the Slurm plugin reports it, the same without a reason
+// or a message.
 func TestPodStatus(t *testing.T) {
 	job := Job{UID: "u1", Namespace: "ns", Name: "p", Node: "cn001", CPUs: 2, Containers: []string{"main", "side"}}
-	started := t0.Add(time.Minute)
-	each := func(ready bool, state corev1.ContainerState) []corev1.ContainerStatus {
-		return []corev1.ContainerStatus{{Name: "main", Ready: ready, State: state}, {Name: "side", Ready: ready, State: state}}
+	started, finished := t0.Add(time.Minute), t0.Add(3*time.Minute)
+	terminated := func(code int32, reason, message string, started, finished time.Time) corev1.ContainerState {
+		return corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
+			ExitCode: code, Reason: reason, Message: message, StartedAt: metav1.NewTime(started), FinishedAt: metav1.NewTime(finished),
+		}}
 	}
+	running := corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(started)}}
 	tests := []struct {
 		name   string
 		status JobStatus
-		want   []corev1.ContainerStatus
+		ready  bool
+		want   corev1.ContainerState // each container's
+		slurm  corev1.ContainerState // each container's, as the Slurm plugin says it
 	}{
-		{"queued", JobStatus{Job: job, ID: "job-3", State: Queued, Machine: "cn001", Created: t0},
-			each(false, corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "Queued"}})},
-		{"running", JobStatus{Job: job, ID: "job-3", State: Running, Machine: "cn001", Created: t0, Started: started},
-			each(true, corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(started)}})},
-		{"refused", JobStatus{Job: job, ID: "job-3", State: Refused, Machine: "cn001", Created: t0, Message: RefusedTooLarge},
-			each(false, corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
-				Reason: "Refused", ExitCode: 1, Message: RefusedTooLarge, FinishedAt: metav1.NewTime(t0),
-			}})},
+		{"queued", JobStatus{Job: job, ID: "job-3", State: Queued, Machine: "cn001", Created: t0}, false,
+			corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "Queued"}},
+			corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{}}},
+		{"running", JobStatus{Job: job, ID: "job-3", State: Running, Machine: "cn001", Created: t0, Started: started}, true,
+			running, running},
+		{"refused", JobStatus{Job: job, ID: "job-3", State: Refused, Machine: "cn001", Created: t0, Finished: t0, Message: RefusedTooLarge}, false,
+			terminated(1, "Refused", RefusedTooLarge, time.Time{}, t0), terminated(1, "", "", time.Time{}, t0)},
+		{"completed", JobStatus{Job: job, ID: "job-3", State: Completed, Machine: "cn001", Created: t0, Started: started, Finished: finished}, false,
+			terminated(0, "Completed", "", started, finished), terminated(0, "", "", started, finished)},
+		{"cancelled queued", JobStatus{Job: job, ID: "job-3", State: Cancelled, Machine: "cn001", Created: t0, Finished: finished}, false,
+			terminated(15, "Cancelled", "", time.Time{}, finished), terminated(15, "", "", time.Time{}, finished)},
+		{"cancelled running", JobStatus{Job: job, ID: "job-3", State: Cancelled, Machine: "cn001", Created: t0, Started: started, Finished: finished}, false,
+			terminated(15, "Cancelled", "", started, finished), terminated(15, "", "", started, finished)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			want := podapi.PodStatus{Name: "p", UID: "u1", Namespace: "ns", JobID: "job-3", Containers: tt.want}
+			each := []corev1.ContainerStatus{{Name: "main", Ready: tt.ready, State: tt.want}, {Name: "side", Ready: tt.ready, State: tt.want}}
+			want := podapi.PodStatus{Name: "p", UID: "u1", Namespace: "ns", JobID: "job-3", Containers: each}
 			if diff := cmp.Diff(want, tt.status.PodStatus()); diff != "" {
 				t.Errorf("PodStatus (-want +got):\n%s", diff)
+			}
+			wantSlurm := corev1.ContainerStatus{Name: "other", Ready: tt.ready, State: tt.slurm}
+			if diff := cmp.Diff(wantSlurm, tt.status.SlurmContainerStatus("other")); diff != "" {
+				t.Errorf("SlurmContainerStatus (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -22,6 +22,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pingnode/pingnode/examples/internal/podapi"
 	"github.com/pingnode/pingnode/nodeapply"
 	"github.com/pingnode/pingnode/nodeapply/failure"
 	"github.com/pingnode/pingnode/pingstatus"
@@ -164,7 +165,10 @@ func (c *Client) current() (*http.Client, string) {
 	return c.client, token
 }
 
-// Ping asks the plugin once. The result's At is when the ping began;
+// Ping asks the plugin once, as interLink's API does: GET with the body
+// [podapi.PingBody] (an empty list of pods) as JSON, which interLink's
+// Slurm plugin needs (it answers a ping without a body 500). The
+// result's At is when the ping began;
 // Body holds at most one byte more than the body limit
 // ([Config.MaxBodyBytes]). A reply other than HTTP 200, a timeout or a
 // transport error is a failure, named by [failure.Of], except that
@@ -172,7 +176,7 @@ func (c *Client) current() (*http.Client, string) {
 // The reply's body, the URL and the token are never part of a failure.
 func (c *Client) Ping(ctx context.Context) nodeapply.Ping {
 	ping := nodeapply.Ping{At: c.now()}
-	body, code, words, err := c.exchange(ctx, http.MethodGet, c.request, nil, c.maxBody)
+	body, code, words, err := c.exchange(ctx, http.MethodGet, c.request, []byte(podapi.PingBody), c.maxBody)
 	if err != nil || code != http.StatusOK {
 		ping.Failure = words
 		return ping

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/pingnode/pingnode/examples/internal/podapi"
 	"github.com/pingnode/pingnode/internal/testpki"
 	"github.com/pingnode/pingnode/pingstatus"
 )
@@ -24,11 +25,21 @@ func TestPing(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
 	mux := http.NewServeMux()
-	mux.HandleFunc("/ok", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, reply) })
+	mux.HandleFunc("/ok", func(w http.ResponseWriter, r *http.Request) {
+		// The ping as interLink's API sends it: a JSON empty list of
+		// pods, which interLink's Slurm plugin needs.
+		body, _ := io.ReadAll(r.Body)
+		if string(body) != podapi.PingBody || r.Header.Get("Content-Type") != "application/json" || r.Method != http.MethodGet {
+			http.Error(w, "unexpected end of JSON input", http.StatusInternalServerError)
+			return
+		}
+		_, _ = io.WriteString(w, reply)
+	})
 	mux.HandleFunc("/500", func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "<html>stack trace at 0xdeadbeef</html>", http.StatusInternalServerError)
 	})
 	mux.HandleFunc("/hang", func(_ http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body) // then the server sees the client go
 		select {
 		case <-release:
 		case <-r.Context().Done():
@@ -93,7 +104,10 @@ func TestPing(t *testing.T) {
 // TestCallerDeadline: a timeout that is not the client's own is a plain
 // "timeout", not the client's timeout.
 func TestCallerDeadline(t *testing.T) {
-	server := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
+	server := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body) // then the server sees the client go
+		<-r.Context().Done()
+	}))
 	defer server.Close()
 	c := newClient(t, Config{URL: server.URL, Timeout: time.Hour})
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)

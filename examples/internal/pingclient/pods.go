@@ -46,61 +46,58 @@ func (e *CallError) Error() string { return e.Method + " " + e.Path + ": " + e.w
 // answer other than 200.
 func (e *CallError) Unwrap() error { return e.err }
 
-// Create asks the plugin to create pods: POST, to the sibling "create" of
-// the ping's path, a JSON list of reqs. The plugin must answer 200 with a
-// JSON list of [podapi.Created], one for each pod it created. Create is
-// safe to repeat, after a failure or an answer that was lost: a backend
-// creates a pod once by its UID, and answers a second create as the
-// first. No reqs is nothing to create: Create returns nil without a
-// request. A failure is a [*CallError].
-func (c *Client) Create(ctx context.Context, reqs []podapi.CreateRequest) ([]podapi.Created, error) {
-	if len(reqs) == 0 {
-		return nil, nil
+// Create asks the plugin to create the job of one pod: POST, to the
+// sibling "create" of the ping's path, req as one JSON object, as
+// interLink sends it. The plugin must answer 200 with one
+// [podapi.Created]; an older plugin's list of them is read too, and list
+// reports that it was one ([podapi.DecodeCreated]). Create is not safe to
+// repeat: interLink's Slurm plugin makes a second job for a second create
+// of the same pod, so a caller whose create failed asks the plugin's
+// status before it creates again. A failure is a [*CallError].
+func (c *Client) Create(ctx context.Context, req podapi.CreateRequest) (created podapi.Created, list bool, err error) {
+	var answer json.RawMessage
+	if err := c.call(ctx, http.MethodPost, podapi.CreatePath, req, &answer, maxAnswer); err != nil {
+		return podapi.Created{}, false, err
 	}
-	var created []podapi.Created
-	if err := c.call(ctx, http.MethodPost, podapi.CreatePath, reqs, &created, maxAnswer); err != nil {
-		return nil, err
+	created, list, err = podapi.DecodeCreated(answer, req.Pod.UID)
+	if err != nil {
+		return podapi.Created{}, list, &CallError{Method: http.MethodPost, Path: podapi.CreatePath, Code: http.StatusOK, words: "cannot read the answer: " + err.Error(), err: err}
 	}
-	return created, nil
+	return created, list, nil
 }
 
 // Status asks the plugin what its backend says of pods: GET, to the
-// sibling "status" of the ping's path, a JSON list of the pods, each
-// trimmed to what the plugin reads (its name, namespace and UID, and the
-// node it is bound to), to keep the request small. The plugin must answer
-// 200 with a JSON list of [podapi.PodStatus], one for each pod its
-// backend has; a pod it does not have is left out. No pods (nil entries
-// are skipped) is nothing to ask: Status returns nil without a request,
-// since an empty list would be a ping. A failure is a [*CallError].
+// sibling "status" of the ping's path, a JSON list of the whole pods, as
+// interLink sends them (a plugin answers one status for each container
+// of the pod it was sent, and none for a pod sent without them). The
+// plugin must answer 200 with a JSON list of [podapi.PodStatus]; a pod
+// its backend has no job of is left out, or answered with containers of
+// an empty state. No pods (nil entries are skipped) is nothing to ask:
+// Status returns nil without a request, since an empty list is the
+// ping. A failure is a [*CallError].
 func (c *Client) Status(ctx context.Context, pods []*corev1.Pod) ([]podapi.PodStatus, error) {
-	trimmed := make([]corev1.Pod, 0, len(pods))
+	asked := make([]*corev1.Pod, 0, len(pods))
 	for _, pod := range pods {
 		if pod != nil {
-			trimmed = append(trimmed, trimPod(pod))
+			asked = append(asked, pod)
 		}
 	}
-	if len(trimmed) == 0 {
+	if len(asked) == 0 {
 		return nil, nil
 	}
 	var statuses []podapi.PodStatus
-	if err := c.call(ctx, http.MethodGet, podapi.StatusPath, trimmed, &statuses, maxStatusAnswer); err != nil {
+	if err := c.call(ctx, http.MethodGet, podapi.StatusPath, asked, &statuses, maxStatusAnswer); err != nil {
 		return nil, err
 	}
 	return statuses, nil
 }
 
-// trimPod returns what the plugin reads of a pod for its status.
-func trimPod(pod *corev1.Pod) corev1.Pod {
-	var t corev1.Pod
-	t.Name, t.Namespace, t.UID = pod.Name, pod.Namespace, pod.UID
-	t.Spec.NodeName = pod.Spec.NodeName
-	return t
-}
-
-// Delete asks the plugin to delete a pod: POST, to the sibling "delete"
-// of the ping's path, the pod as JSON. The plugin must answer 200,
-// whether or not its backend had the pod; Delete is safe to repeat. A
-// failure is a [*CallError]; a nil pod is an error without a request.
+// Delete asks the plugin to delete the job of a pod: POST, to the sibling
+// "delete" of the ping's path, the pod as JSON. The plugin must answer
+// 200. Ask it only for a pod whose job the caller knows to exist, once:
+// interLink's Slurm plugin gives no answer at all to the delete of a pod
+// it does not know. A failure is a [*CallError]; a nil pod is an error
+// without a request.
 func (c *Client) Delete(ctx context.Context, pod *corev1.Pod) error {
 	if pod == nil {
 		return errors.New("delete: no pod")

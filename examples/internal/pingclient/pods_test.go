@@ -9,7 +9,9 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -20,7 +22,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/pingnode/pingnode/examples/internal/podapi"
 )
@@ -58,43 +59,59 @@ func (p *podPlugin) requests() []podRequest {
 	return append([]podRequest(nil), p.got...)
 }
 
-var (
-	testPod = corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: "job-1", Namespace: "team-a", UID: "uid-1", Labels: map[string]string{"app": "job"}},
-		Spec:       corev1.PodSpec{NodeName: "vk-node", Containers: []corev1.Container{{Name: "main", Image: "busybox", Command: []string{"sleep", "60"}}}},
-		Status:     corev1.PodStatus{Phase: corev1.PodPending},
+// fixture returns a fixture of interLink's wire (../podapi/testdata),
+// which podapi's tests hold to its types key for key.
+func fixture(name string) []byte {
+	data, err := os.ReadFile(filepath.Join("..", "podapi", "testdata", name))
+	if err != nil {
+		panic(err)
 	}
-	// trimmedPod is what Status sends of testPod.
-	trimmedPod  = corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "job-1", Namespace: "team-a", UID: "uid-1"}, Spec: corev1.PodSpec{NodeName: "vk-node"}}
-	testCreate  = []podapi.CreateRequest{{Pod: testPod, ConfigMaps: []corev1.ConfigMap{{ObjectMeta: metav1.ObjectMeta{Name: "conf"}, Data: map[string]string{"k": "v"}}}, JobScriptURL: "http://scripts/job.sh"}}
-	createdJSON = `[{"PodUID":"uid-1","PodJID":"job-42"}]`
-	testCreated = []podapi.Created{{PodUID: "uid-1", PodJID: "job-42"}}
-	statusJSON  = `[{"name":"job-1","UID":"uid-1","namespace":"team-a","JID":"job-42","containers":[{"name":"main","ready":true,"restartCount":0,"image":"busybox","imageID":"","state":{"waiting":{"reason":"Queued"}}}],"initContainers":null}]`
-	testStatus  = []podapi.PodStatus{{Name: "job-1", UID: "uid-1", Namespace: "team-a", JobID: "job-42", Containers: []corev1.ContainerStatus{
-		{Name: "main", Ready: true, Image: "busybox", State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "Queued"}}},
-	}}}
-	podAnswers = map[string]string{"create": createdJSON, "status": statusJSON, "delete": ""}
+	return data
+}
+
+// decoded returns data decoded into a new T.
+func decoded[T any](data []byte) T {
+	var v T
+	if err := json.Unmarshal(data, &v); err != nil {
+		panic(err)
+	}
+	return v
+}
+
+var (
+	// testPod is the fixtures' pod, as the provider has it.
+	testPod    = decoded[corev1.Pod](fixture("delete.request.json"))
+	testCreate = podapi.CreateRequest{Pod: testPod}
+	podAnswers = map[string]string{"create": string(fixture("create.answer.json")), "status": string(fixture("status.answer.json")), "delete": ""}
 )
 
-// podCalls are the calls of the pod API, with the request each makes and
-// the answer it decodes.
+// podCalls are the calls of the pod API, with the fixture of the request
+// each must send and the answer it decodes from the fixture of the
+// plugin's answer.
 var podCalls = []struct {
 	name         string
 	method, path string
-	sent         any // the request's body, decoded
+	sent         any // the request's body, decoded from its fixture
 	call         func(context.Context, *Client) (any, error)
 	want         any
 }{
-	{"create", http.MethodPost, "/create", testCreate, func(ctx context.Context, c *Client) (any, error) { return c.Create(ctx, testCreate) }, testCreated},
-	{"status", http.MethodGet, "/status", []corev1.Pod{trimmedPod}, func(ctx context.Context, c *Client) (any, error) {
+	{"create", http.MethodPost, "/create", decoded[podapi.CreateRequest](fixture("create.request.json")), func(ctx context.Context, c *Client) (any, error) {
+		created, list, err := c.Create(ctx, testCreate)
+		if list {
+			return nil, errors.New("an object answer read as a list")
+		}
+		return created, err
+	}, decoded[podapi.Created](fixture("create.answer.json"))},
+	{"status", http.MethodGet, "/status", decoded[[]corev1.Pod](fixture("status.request.json")), func(ctx context.Context, c *Client) (any, error) {
 		return c.Status(ctx, []*corev1.Pod{nil, &testPod})
-	}, testStatus},
-	{"delete", http.MethodPost, "/delete", testPod, func(ctx context.Context, c *Client) (any, error) { return nil, c.Delete(ctx, &testPod) }, nil},
+	}, decoded[[]podapi.PodStatus](fixture("status.answer.json"))},
+	{"delete", http.MethodPost, "/delete", decoded[corev1.Pod](fixture("delete.request.json")), func(ctx context.Context, c *Client) (any, error) { return nil, c.Delete(ctx, &testPod) }, nil},
 }
 
-// TestPodCalls: each call asks the sibling of the ping's path, for a
-// plugin at the root or under a prefix, over HTTP or a Unix socket, with
-// the token when there is one, and decodes the answer.
+// TestPodCalls: each call sends the bytes of interLink's wire (its
+// fixture) to the sibling of the ping's path, for a plugin at the root or
+// under a prefix, over HTTP or a Unix socket, with the token when there
+// is one, and decodes the answer of interLink's wire.
 func TestPodCalls(t *testing.T) {
 	const token = "s3cret-token-0123456789"
 	paths := files(t, map[string][]byte{"token": []byte(token + "\n")})
@@ -177,6 +194,10 @@ func TestPodCallFailures(t *testing.T) {
 		{"delete, HTTP 500", 2, failing, long, "POST /delete: HTTP 500 Internal Server Error", 500},
 		{"create, not JSON", 0, func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "<html>"+secret+"</html>") },
 			long, "POST /create: cannot decode the answer: invalid character '<' looking for beginning of value", 200},
+		{"create, another pod's job", 0, func(w http.ResponseWriter, _ *http.Request) {
+			_, _ = io.WriteString(w, `{"PodUID":"other","PodJID":"7"}`)
+		},
+			long, "POST /create: cannot read the answer: the job of another pod, other", 200},
 		{"status, too large", 1, func(w http.ResponseWriter, _ *http.Request) {
 			_, _ = io.WriteString(w, "["+strings.Repeat(" ", maxStatusAnswer))
 		}, long, "GET /status: answer larger than 8 MiB", 200},
@@ -216,6 +237,20 @@ func TestPodCallFailures(t *testing.T) {
 				t.Errorf("%d connections for 2 calls answered 500, want 1", n)
 			}
 		})
+	}
+}
+
+// TestCreateListAnswer: an older plugin's answer to a create, a list of
+// jobs, is read, and Create says it was a list.
+func TestCreateListAnswer(t *testing.T) {
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write(fixture("create.answer-list.json"))
+	}))
+	defer server.Close()
+	c := newClient(t, Config{URL: server.URL + "/status", Timeout: 10 * time.Second})
+	created, list, err := c.Create(context.Background(), testCreate)
+	if want := decoded[podapi.Created](fixture("create.answer.json")); err != nil || !list || created != want {
+		t.Errorf("Create = %+v, %v, %v; want %+v, a list, no error", created, list, err, want)
 	}
 }
 

@@ -39,26 +39,32 @@ func (k *Keeper) write(ctx context.Context, decisions []confirm.Decision) {
 	}
 }
 
-// remove removes each job; one that fails is removed at the next step.
+// remove removes each job, once: it remembers the removal, so that the
+// job reads as gone until the pod's next job, whatever an answer from
+// the plugin's cache says (rule confirm-gone). One that fails is removed
+// at the next step.
 func (k *Keeper) remove(ctx context.Context, jobs []confirm.Job) {
 	for _, j := range jobs {
 		if err := k.cfg.Plugin.Delete(ctx, stub(j.Pod, j.Namespace, j.Name)); err != nil {
 			k.failed("delete", err)
 			continue
 		}
-		if k.placed[j.Pod].node == j.Node {
-			delete(k.placed, j.Pod)
-		}
+		rec := k.placed[j.Pod]
+		rec.namespace, rec.name, rec.node, rec.removed = j.Namespace, j.Name, j.Node, true
+		k.placed[j.Pod] = rec
 		k.add(func(c *Count) { c.Removed++ })
 		k.cfg.Log.Info("a pod's job removed from the backend", "pod", j.Namespace+"/"+j.Name, "node", j.Node, "state", j.State.String())
 	}
 }
 
-// start creates each job on the backend, the pod with spec.nodeName set
-// to the node its allocation names, and remembers that node.
+// start creates the job of each pod on the backend, one create a pod as
+// interLink sends it, the pod with spec.nodeName set to the node its
+// allocation names, and remembers that node, the job's ID and when. A
+// create that fails is not sent again blindly: the job it may have made
+// is remembered as made now, so that the next steps ask the backend
+// first, and the pod is started again only once the backend's answers,
+// newer than the create, show no job of it.
 func (k *Keeper) start(ctx context.Context, starts []confirm.Start, asked map[types.UID]*corev1.Pod) {
-	var reqs []podapi.CreateRequest
-	var started []confirm.Start
 	for _, s := range starts {
 		p := asked[s.Pod]
 		if p == nil || p.Spec.Containers == nil {
@@ -69,20 +75,22 @@ func (k *Keeper) start(ctx context.Context, starts []confirm.Start, asked map[ty
 		}
 		pod := p.DeepCopy()
 		pod.Spec.NodeName = s.Node
-		reqs = append(reqs, podapi.CreateRequest{Pod: *pod})
-		started = append(started, s)
-	}
-	if len(reqs) == 0 {
-		return
-	}
-	if _, err := k.cfg.Plugin.Create(ctx, reqs); err != nil {
-		k.failed("create", err)
-		return
-	}
-	for _, s := range started {
-		k.placed[s.Pod] = job{namespace: s.Namespace, name: s.Name, node: s.Node}
+		k.placed[s.Pod] = job{namespace: s.Namespace, name: s.Name, node: s.Node, created: k.cfg.Now()}
+		created, list, err := k.cfg.Plugin.Create(ctx, podapi.CreateRequest{Pod: *pod})
+		if err != nil {
+			k.failed("create", err)
+			continue
+		}
+		delete(k.said, "create")
+		if list && k.said["create answer"] == "" {
+			k.said["create answer"] = "list"
+			k.cfg.Log.Warn("the plugin answers a create with a list of jobs, as older plugins did; interLink's plugins answer one object", "pod", s.Namespace+"/"+s.Name)
+		}
+		rec := k.placed[s.Pod]
+		rec.id = created.PodJID
+		k.placed[s.Pod] = rec
 		k.add(func(c *Count) { c.Started++ })
-		k.cfg.Log.Info("a pod's job started on the backend, the pod waiting for it", "pod", s.Namespace+"/"+s.Name, "node", s.Node)
+		k.cfg.Log.Info("a pod's job started on the backend, the pod waiting for it", "pod", s.Namespace+"/"+s.Name, "node", s.Node, "job", created.PodJID)
 	}
 }
 

@@ -20,7 +20,7 @@ import (
 
 // Plugin is the plugin's API for pods, as pingclient.Client calls it.
 type Plugin interface {
-	Create(ctx context.Context, reqs []podapi.CreateRequest) ([]podapi.Created, error)
+	Create(ctx context.Context, req podapi.CreateRequest) (created podapi.Created, list bool, err error)
 	Status(ctx context.Context, pods []*corev1.Pod) ([]podapi.PodStatus, error)
 	Delete(ctx context.Context, pod *corev1.Pod) error
 }
@@ -46,6 +46,12 @@ type Config struct {
 	FieldManager string
 	// Deadline is confirm.Options.Deadline.
 	Deadline time.Duration
+	// StatusAge is how old the plugin's answer to a status may be: a job
+	// it created less than StatusAge ago reads as queued unless the
+	// answer says it started, for the answer may be from before the
+	// create. interLink's Slurm plugin keeps its answers 10 s
+	// (DefaultStatusAge, when zero or less).
+	StatusAge time.Duration
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
 	Log *slog.Logger
@@ -66,10 +72,18 @@ type Keeper struct {
 	count     Count
 }
 
-// job is a job it started, or found on a node of its: its pod, and the
-// node it is for.
+// DefaultStatusAge is [Config.StatusAge] when it is not set: the age of
+// the answers of interLink's Slurm plugin, which keeps one for 10 s.
+const DefaultStatusAge = 10 * time.Second
+
+// job is a job it started, or found on a node of its: its pod, the node
+// it is for, its ID and when it was made, as the create answered, and
+// whether it removed it.
 type job struct {
 	namespace, name, node string
+	id                    string
+	created               time.Time
+	removed               bool
 }
 
 // Count is what a keeper did, for tests and logs.
@@ -81,6 +95,9 @@ type Count struct {
 func New(cfg Config) *Keeper {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.StatusAge <= 0 {
+		cfg.StatusAge = DefaultStatusAge
 	}
 	return &Keeper{
 		cfg: cfg, kick: make(chan struct{}, 1),
@@ -136,41 +153,76 @@ func (k *Keeper) Step(ctx context.Context) {
 	if len(asked) == 0 {
 		return
 	}
-	pods := make([]*corev1.Pod, 0, len(asked))
+	var pods []*corev1.Pod // the whole pods, as interLink sends them
 	for _, p := range asked {
-		pods = append(pods, p)
+		if p.Spec.Containers != nil && !k.placed[p.UID].removed {
+			pods = append(pods, p)
+		}
 	}
-	k.add(func(c *Count) { c.Asked += len(pods) })
-	statuses, err := k.cfg.Plugin.Status(ctx, pods)
-	if err != nil {
-		k.failed("status", err)
-		return // nothing is decided without the backend's word
+	var statuses []podapi.PodStatus
+	if len(pods) > 0 {
+		k.add(func(c *Count) { c.Asked += len(pods) })
+		var err error
+		if statuses, err = k.cfg.Plugin.Status(ctx, pods); err != nil {
+			k.failed("status", err)
+			return // nothing is decided without the backend's word
+		}
+		k.said["status"] = ""
 	}
-	k.said["status"] = ""
-	k.forget(asked, statuses)
-	jobs := make([]confirm.Job, 0, len(statuses))
+	now := k.cfg.Now()
+	jobs := k.read(asked, statuses, now)
 	bound := map[types.UID]string{}
-	for _, s := range statuses {
-		uid := types.UID(s.UID)
-		p := asked[uid]
-		if p == nil {
-			continue // not asked about
-		}
-		placed := k.placed[uid]
-		jobs = append(jobs, confirm.Job{Pod: uid, Namespace: p.Namespace, Name: p.Name, Node: placed.node, State: confirm.StateOf(s.Containers)})
-		if placed.node != "" && k.boundTo(uid, placed.node) {
-			bound[uid] = placed.node
+	for uid, j := range k.placed {
+		if j.node != "" && !j.removed && k.boundTo(uid, j.node) {
+			bound[uid] = j.node
 		}
 	}
-	res := confirm.Step(allocations, jobs, bound, k.cfg.Now(), confirm.Options{Deadline: k.cfg.Deadline})
+	res := confirm.Step(allocations, jobs, bound, now, confirm.Options{Deadline: k.cfg.Deadline})
 	k.write(ctx, res.Decisions)
 	k.remove(ctx, res.Remove)
 	k.start(ctx, res.Start, asked)
+	k.forget(allocations, jobs)
 }
 
-// asked returns the pods to ask the backend about, by UID: the pods of
-// allocations, those it knows a job of, and those that ask for
-// confirmation and are not bound yet.
+// read returns the jobs of the pods asked about, as the backend's
+// statuses and what it remembers say: a job it removed is gone (the
+// plugin's answer may be older than the removal); one it made less than
+// StatusAge ago is queued unless the answer says it started (the answer
+// may be older than the job); the job of a pod not asked about (deleted)
+// that it made and did not remove is queued on its node, for the step to
+// remove it; a pod the backend leaves out has no job.
+func (k *Keeper) read(asked map[types.UID]*corev1.Pod, statuses []podapi.PodStatus, now time.Time) []confirm.Job {
+	state := make(map[types.UID]confirm.State, len(statuses))
+	for _, s := range statuses {
+		if asked[types.UID(s.UID)] != nil {
+			state[types.UID(s.UID)] = confirm.StateOf(s.Containers)
+		}
+	}
+	var jobs []confirm.Job
+	for uid, p := range asked {
+		rec, known := k.placed[uid]
+		s, answered := state[uid]
+		switch {
+		case known && rec.removed:
+			s = confirm.JobGone
+		case known && now.Sub(rec.created) < k.cfg.StatusAge && s != confirm.JobStarted:
+			s = confirm.JobQueued
+		case known && p.Spec.Containers == nil: // a pod no cache has: deleted
+			s = confirm.JobQueued
+		case !answered:
+			continue
+		}
+		jobs = append(jobs, confirm.Job{Pod: uid, Namespace: p.Namespace, Name: p.Name, Node: rec.node, State: s})
+	}
+	return jobs
+}
+
+// asked returns the pods to ask the backend about, by UID: the pods
+// that ask for confirmation and are not bound yet, those of allocations,
+// and those it knows a job of; each whole, as its cache has it, or a
+// stub (its UID, namespace and name) when no cache has it: the pod of an
+// allocation the informer has not listed yet, which is not asked about
+// at this step, or a deleted pod, whose job is removed.
 func (k *Keeper) asked(allocations []confirm.Allocation) map[types.UID]*corev1.Pod {
 	asked := map[types.UID]*corev1.Pod{}
 	waiting, _ := k.cfg.Waiting.List(labels.Everything()) // a cache lister never fails
@@ -182,16 +234,32 @@ func (k *Keeper) asked(allocations []confirm.Allocation) map[types.UID]*corev1.P
 	for _, a := range allocations {
 		for _, p := range a.Pods {
 			if asked[p.UID] == nil {
-				asked[p.UID] = stub(p.UID, a.Claim.Namespace, p.Name)
+				asked[p.UID] = k.whole(p.UID, a.Claim.Namespace, p.Name, a.Node)
 			}
 		}
 	}
 	for uid, j := range k.placed {
 		if asked[uid] == nil {
-			asked[uid] = stub(uid, j.namespace, j.name)
+			asked[uid] = k.whole(uid, j.namespace, j.name, j.node)
 		}
 	}
 	return asked
+}
+
+// whole returns the pod of uid as a cache has it, waiting or bound to
+// node, or a stub.
+func (k *Keeper) whole(uid types.UID, namespace, name, node string) *corev1.Pod {
+	if p, _ := k.cfg.Waiting.Pods(namespace).Get(name); p != nil && p.UID == uid {
+		return p
+	}
+	if node != "" {
+		for _, p := range k.cfg.Bound(node) {
+			if p.UID == uid {
+				return p
+			}
+		}
+	}
+	return stub(uid, namespace, name)
 }
 
 // stub is what the backend reads of a pod it is asked about or told to
@@ -242,14 +310,27 @@ func (k *Keeper) seed(nodes []*corev1.Node) {
 	}
 }
 
-// forget drops what it knows of a job the backend no longer has.
-func (k *Keeper) forget(asked map[types.UID]*corev1.Pod, statuses []podapi.PodStatus) {
-	has := make(map[types.UID]bool, len(statuses))
-	for _, s := range statuses {
-		has[types.UID(s.UID)] = true
+// forget drops what it knows of a job whose pod nothing asks about any
+// more (not waiting, in no allocation, not bound to the job's node) and
+// that it removed, or the backend no longer has: no answer will
+// concern it again.
+func (k *Keeper) forget(allocations []confirm.Allocation, jobs []confirm.Job) {
+	wanted := map[types.UID]bool{}
+	waiting, _ := k.cfg.Waiting.List(labels.Everything())
+	for _, p := range waiting {
+		wanted[p.UID] = wanted[p.UID] || Asks(p, k.cfg.Resource)
 	}
-	for uid := range k.placed {
-		if asked[uid] != nil && !has[uid] {
+	for _, a := range allocations {
+		for _, p := range a.Pods {
+			wanted[p.UID] = true
+		}
+	}
+	has := map[types.UID]bool{}
+	for _, j := range jobs {
+		has[j.Pod] = has[j.Pod] || j.State != confirm.JobGone
+	}
+	for uid, j := range k.placed {
+		if !wanted[uid] && (j.removed || !has[uid]) && !k.boundTo(uid, j.node) {
 			delete(k.placed, uid)
 		}
 	}

@@ -1,9 +1,10 @@
 package jobs
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"strings"
 	"sync"
@@ -28,48 +29,82 @@ import (
 )
 
 // plugin is a backend that answers each status with the jobs it has,
-// in the state state gives, and records its calls.
+// in the state state gives, and records its calls. With slurm it
+// answers as interLink's Slurm plugin does: every pod asked about, one
+// status a container of the pod sent, a pod without a job with empty
+// states; with cached set, every status with the answer before.
 type plugin struct {
 	mu      sync.Mutex
-	state   string                 // of every job: "queued" or "running"
-	jobs    map[types.UID]string   // pod to node
+	state   string               // of every job: "queued", "running" or "refused"
+	jobs    map[types.UID]string // pod to node
+	slurm   bool
+	cached  bool
+	last    []podapi.PodStatus
+	lost    bool // the next create makes the job, and its answer is lost
+	list    bool // a create is answered with a list, as older plugins did
+	made    map[types.UID]int
+	unknown int                    // deletes of a pod without a job
 	calls   []string               // status, create pod@node, delete pod
 	created []podapi.CreateRequest // what it was asked to create
 }
 
-func (p *plugin) Create(_ context.Context, reqs []podapi.CreateRequest) ([]podapi.Created, error) {
+func newPlugin() *plugin { return &plugin{jobs: map[types.UID]string{}, made: map[types.UID]int{}} }
+
+func (p *plugin) Create(_ context.Context, r podapi.CreateRequest) (podapi.Created, bool, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for _, r := range reqs {
-		p.jobs[r.Pod.UID] = r.Pod.Spec.NodeName
-		p.calls = append(p.calls, "create "+r.Pod.Name+"@"+r.Pod.Spec.NodeName)
-		p.created = append(p.created, r)
+	p.jobs[r.Pod.UID] = r.Pod.Spec.NodeName
+	p.made[r.Pod.UID]++
+	p.calls = append(p.calls, "create "+r.Pod.Name+"@"+r.Pod.Spec.NodeName)
+	p.created = append(p.created, r)
+	if p.lost {
+		p.lost = false
+		return podapi.Created{}, false, errors.New("POST /create: timeout after 10s")
 	}
-	return nil, nil
+	return podapi.Created{PodUID: string(r.Pod.UID), PodJID: fmt.Sprint(len(p.created))}, p.list, nil
 }
 
 func (p *plugin) Status(_ context.Context, pods []*corev1.Pod) ([]podapi.PodStatus, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.calls = append(p.calls, fmt.Sprintf("status of %d", len(pods)))
+	if p.cached && p.last != nil {
+		return p.last, nil
+	}
 	var out []podapi.PodStatus
 	for _, pod := range pods {
+		var state corev1.ContainerState
 		if _, ok := p.jobs[pod.UID]; ok {
-			c := corev1.ContainerStatus{Name: "job", State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "Queued"}}}
-			if p.state == "running" {
-				c.State = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.Now()}}
+			switch p.state {
+			case "queued":
+				state.Waiting = &corev1.ContainerStateWaiting{}
+			case "running":
+				state.Running = &corev1.ContainerStateRunning{StartedAt: metav1.Now()}
+			case "refused":
+				state.Terminated = &corev1.ContainerStateTerminated{ExitCode: 15}
 			}
-			out = append(out, podapi.PodStatus{Name: pod.Name, UID: string(pod.UID), Namespace: pod.Namespace, Containers: []corev1.ContainerStatus{c}})
+		} else if !p.slurm {
+			continue
 		}
+		s := podapi.PodStatus{Name: pod.Name, UID: string(pod.UID), Namespace: pod.Namespace}
+		for _, c := range pod.Spec.Containers {
+			s.Containers = append(s.Containers, corev1.ContainerStatus{Name: c.Name, State: state})
+		}
+		out = append(out, s)
 	}
+	p.last = out
 	return out, nil
 }
 
 func (p *plugin) Delete(_ context.Context, pod *corev1.Pod) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	delete(p.jobs, pod.UID)
 	p.calls = append(p.calls, "delete "+pod.Name)
+	if _, ok := p.jobs[pod.UID]; !ok {
+		p.unknown++ // interLink's Slurm plugin panics: no answer
+		return errors.New("POST /delete: EOF")
+	}
+	delete(p.jobs, pod.UID)
 	return nil
 }
 
@@ -84,6 +119,8 @@ func (p *plugin) took() []string {
 // setup is a keeper of nodes vk-0 to vk-(n-1), its waiting pods and its
 // claims, on a fake clientset whose claim status patches are recorded.
 type setup struct {
+	now     time.Time
+	log     bytes.Buffer
 	keeper  *Keeper
 	plugin  *plugin
 	client  *fake.Clientset
@@ -94,7 +131,8 @@ type setup struct {
 
 func newSetup(n int) *setup {
 	s := &setup{
-		plugin:  &plugin{jobs: map[types.UID]string{}},
+		now:     time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC),
+		plugin:  newPlugin(),
 		client:  fake.NewSimpleClientset(),
 		waiting: cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}),
 		claims:  map[string][]*resourcev1.ResourceClaim{},
@@ -119,10 +157,30 @@ func newSetup(n int) *setup {
 		Bound:   func(string) []*corev1.Pod { return nil },
 		Nodes:   func() []*corev1.Node { return nodes },
 		Driver:  confirm.DefaultDriver, Resource: confirm.DefaultResource, FieldManager: "test",
-		Now: func() time.Time { return time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC) },
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Now: func() time.Time { return s.now },
+		Log: slog.New(slog.NewTextHandler(&s.log, nil)),
 	})
 	return s
+}
+
+// move gives the claim of pod a share of node's device instead, allocated
+// now: the scheduler's next try after a refusal.
+func (s *setup) move(pod, node string) {
+	for pool, claims := range s.claims {
+		for i, c := range claims {
+			if c.Name != pod+"-claim" {
+				continue
+			}
+			c = c.DeepCopy()
+			s.claims[pool] = append(claims[:i:i], claims[i+1:]...)
+			r := &c.Status.Allocation.Devices.Results[0]
+			r.Pool, r.ShareID = node, ptr.To(types.UID("share-"+pod+"-"+node))
+			c.Status.Allocation.NodeSelector.NodeSelectorTerms[0].MatchFields[0].Values = []string{node}
+			c.Status.Allocation.AllocationTimestamp = ptr.To(metav1.NewTime(s.now))
+			s.claims[node] = append(s.claims[node], c)
+			return
+		}
+	}
 }
 
 // wait adds a pod that asks, and its claim given a share of vk-0's
@@ -198,6 +256,120 @@ func TestJobMadeThenConfirmed(t *testing.T) {
 	}
 	if c := s.keeper.Counts(); c.Confirmed != 1 || c.Started != 1 || c.Failures != 0 {
 		t.Errorf("counts %+v", c)
+	}
+}
+
+// TestRefusedPodRunsElsewhere: a pod refused on one node runs on the
+// next, against a backend that answers as interLink's Slurm plugin does,
+// from a cache older than each change: its refused job is removed once,
+// read as gone though the cache still says refused, so the pod's job is
+// made on its new node at once, and that new job is not taken for the
+// refused one while the cache is older than it. One job a node, no
+// delete of a pod the backend does not know.
+func TestRefusedPodRunsElsewhere(t *testing.T) {
+	s := newSetup(2)
+	s.plugin.slurm, s.plugin.state = true, "queued"
+	s.wait("a")
+	s.keeper.Step(t.Context())
+	if diff := cmp.Diff([]string{"status of 1", "create a@vk-0"}, s.plugin.took()); diff != "" {
+		t.Errorf("first step's calls (-want +got):\n%s", diff)
+	}
+	s.plugin.state = "refused"
+	s.now = s.now.Add(DefaultStatusAge) // an answer newer than the job
+	s.keeper.Step(t.Context())
+	if diff := cmp.Diff([]string{"status of 1", "delete a"}, s.plugin.took()); diff != "" {
+		t.Errorf("the refusal's calls (-want +got):\n%s", diff)
+	}
+	s.move("a", "vk-1")
+	s.plugin.cached, s.plugin.state = true, "queued" // the cache still says refused
+	s.keeper.Step(t.Context())
+	if diff := cmp.Diff([]string{"create a@vk-1"}, s.plugin.took()); diff != "" { // a pod whose job it removed has none to ask about
+		t.Errorf("the step after the refusal (-want +got):\n%s", diff)
+	}
+	s.now = s.now.Add(5 * time.Second) // the cache is older than the new job
+	s.keeper.Step(t.Context())
+	if diff := cmp.Diff([]string{"status of 1"}, s.plugin.took()); diff != "" {
+		t.Errorf("a step with the answer from before the new job (-want +got):\n%s", diff)
+	}
+	s.plugin.cached, s.plugin.state = false, "running"
+	s.now = s.now.Add(6 * time.Second)
+	s.keeper.Step(t.Context())
+	if diff := cmp.Diff([]string{"a-claim: refused", "a-claim: runs"}, s.patches); diff != "" {
+		t.Errorf("claims written (-want +got):\n%s", diff)
+	}
+	if s.plugin.made["uid-a"] != 2 || s.plugin.unknown != 0 {
+		t.Errorf("%d jobs made of a (want 2: one a node), %d deletes of a pod the backend did not know (want 0)", s.plugin.made["uid-a"], s.plugin.unknown)
+	}
+	if c := s.keeper.Counts(); c.Removed != 1 || c.Started != 2 || c.Refused != 1 || c.Confirmed != 1 {
+		t.Errorf("counts %+v", c)
+	}
+}
+
+// TestLostCreateNotResent: a create whose answer is lost made its job;
+// the next steps ask the backend first, and while its answers may be
+// older than the create (a cache that says it has no job) the job is
+// taken as made; once they are newer, the job is there, and is adopted:
+// one job.
+func TestLostCreateNotResent(t *testing.T) {
+	s := newSetup(1)
+	s.plugin.slurm, s.plugin.state, s.plugin.lost = true, "queued", true
+	s.wait("a")
+	s.keeper.Step(t.Context()) // answers that a has no job, then makes it and loses the answer
+	s.plugin.cached = true
+	for range 3 {
+		s.now = s.now.Add(3 * time.Second)
+		s.keeper.Step(t.Context())
+	}
+	s.plugin.cached = false
+	s.now = s.now.Add(3 * time.Second)
+	s.keeper.Step(t.Context())
+	want := []string{"status of 1", "create a@vk-0", "status of 1", "status of 1", "status of 1", "status of 1"}
+	if diff := cmp.Diff(want, s.plugin.took()); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+	if s.plugin.made["uid-a"] != 1 || len(s.plugin.jobs) != 1 {
+		t.Errorf("%d jobs made of a, %d on the backend; want 1 and 1", s.plugin.made["uid-a"], len(s.plugin.jobs))
+	}
+}
+
+// TestListAnswerSaidOnce: a plugin that answers creates with a list, as
+// older plugins did, is read, and said so once.
+func TestListAnswerSaidOnce(t *testing.T) {
+	s := newSetup(1)
+	s.plugin.list, s.plugin.state = true, "queued"
+	s.wait("a")
+	s.wait("b")
+	s.keeper.Step(t.Context())
+	s.keeper.Step(t.Context())
+	if c := s.keeper.Counts(); c.Started != 2 || c.Failures != 0 {
+		t.Errorf("counts %+v, want 2 jobs started, no failure", c)
+	}
+	if n := strings.Count(s.log.String(), "answers a create with a list"); n != 1 {
+		t.Errorf("said %d times that the plugin answers a list, want once:\n%s", n, s.log.String())
+	}
+}
+
+// TestDeletedPodsJobRemovedOnce: the job of a waiting pod that is
+// deleted is removed once, and not again while the plugin's cache still
+// lists it.
+func TestDeletedPodsJobRemovedOnce(t *testing.T) {
+	s := newSetup(1)
+	s.plugin.slurm, s.plugin.state = true, "queued"
+	s.wait("a")
+	s.keeper.Step(t.Context())
+	_ = s.waiting.Delete(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "hpc", Name: "a"}})
+	s.claims["vk-0"] = nil
+	s.plugin.cached = true
+	for range 3 {
+		s.now = s.now.Add(20 * time.Second)
+		s.keeper.Step(t.Context())
+	}
+	want := []string{"status of 1", "create a@vk-0", "delete a"}
+	if diff := cmp.Diff(want, s.plugin.took()); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+	if len(s.plugin.jobs) != 0 || s.plugin.unknown != 0 {
+		t.Errorf("%d jobs left on the backend, %d deletes of a pod it did not know; want none", len(s.plugin.jobs), s.plugin.unknown)
 	}
 }
 
