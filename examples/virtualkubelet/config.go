@@ -115,11 +115,11 @@ type Config struct {
 	// Empty, the default: no device is published, and a reply's devices
 	// are ignored, said once in the log.
 	DRADriver string
-	// Confirm holds each pod that asks for the backend's confirmation
-	// before it binds until the backend runs it, for at most
-	// ConfirmDeadline (zero: confirm.DefaultDeadline); see confirm.go.
+	// Confirm, ConfirmDeadline (zero: confirm.DefaultDeadline) and
+	// PartPin ("annotation=flag"): the backend's confirmation (confirm.go).
 	Confirm         bool
 	ConfirmDeadline time.Duration
+	PartPin         string
 	// claims is the cache of ResourceClaims that the nodes of a process
 	// share (runProviders); nil, the provider keeps its own.
 	claims *caches.Claims
@@ -216,8 +216,9 @@ func (c *Config) check() error {
 		return settingError("Grace", c.Grace, "want zero or more")
 	case c.NotReadyAfter < 0 || c.NotReadyAfter > 0 && c.Unreachable != nodeapply.UnreachableNoSchedule:
 		return settingError("NotReadyAfter", c.NotReadyAfter, "want zero or more, with the unreachable policy NoSchedule")
-	case c.ConfirmDeadline < 0 || c.ConfirmDeadline >= schedulerBindingTimeout: // confirm.go
-		return settingError("ConfirmDeadline", c.ConfirmDeadline, "want zero (the default) or more, and less than the scheduler's binding timeout, %v", schedulerBindingTimeout)
+	}
+	if err := c.confirmProblem(); err != nil { // confirm.go
+		return err
 	}
 	if problems := validation.IsQualifiedName(string(c.ConnectivityCondition)); c.ConnectivityCondition != "" && len(problems) > 0 {
 		return settingError("ConnectivityCondition", c.ConnectivityCondition, "want a condition type: %s", strings.Join(problems, "; "))

@@ -3,15 +3,18 @@ package main
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes"
 	corev1listers "k8s.io/client-go/listers/core/v1"
 
+	"github.com/pingnode/pingnode/examples/internal/podapi"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/caches"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/jobs"
 	"github.com/pingnode/pingnode/nodeapply"
@@ -75,12 +78,14 @@ func (s *supervisor) startJobs(ctx context.Context) (stop func(), err error) {
 		stops = append(stops, stopWaiting)
 	}
 	ensureClass(ctx, s.client, s.log)
+	pinAnnotation, pinFlag := pinOf(s.cfg.PartPin)
 	k := jobs.New(jobs.Config{
 		Client: s.client, Plugin: s.pinger,
 		Claims: claims.InPool, Waiting: waiting,
 		Bound: s.boundTo, Nodes: s.servedNodes,
 		Driver: confirm.DefaultDriver, Resource: confirm.DefaultResource,
 		FieldManager: FieldManager, Deadline: s.cfg.ConfirmDeadline, Log: s.log,
+		Part: s.partOfNode, PinAnnotation: pinAnnotation, PinFlag: pinFlag,
 	})
 	running, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
@@ -128,6 +133,44 @@ func (s *supervisor) servedNodes() []*corev1.Node {
 	}
 	nodes, _ := s.owned.Node.List(labels.SelectorFromSet(labels.Set{OwnerLabel: s.cfg.Parts.Owner})) // a cache lister never fails
 	return nodes
+}
+
+// DefaultPartPin is -part-pin's default: interLink's Slurm plugin copies
+// the pod's annotation slurm-job.vk.io/flags, verbatim, into the sbatch
+// flags of its job, and --nodelist pins the job to a machine.
+const DefaultPartPin = podapi.SlurmFlags + "=--nodelist="
+
+// pinOf returns the annotation and the flag of a PartPin, "annotation=flag".
+func pinOf(pin string) (annotation, flag string) {
+	annotation, flag, _ = strings.Cut(pin, "=")
+	return annotation, flag
+}
+
+// confirmProblem returns what is wrong with the settings of the backend's
+// confirmation: a deadline of the scheduler's binding timeout or more,
+// and a pin that is not an annotation key, "=" and a flag.
+func (c Config) confirmProblem() error {
+	if c.ConfirmDeadline < 0 || c.ConfirmDeadline >= schedulerBindingTimeout {
+		return settingError("ConfirmDeadline", c.ConfirmDeadline, "want zero (the default) or more, and less than the scheduler's binding timeout, %v", schedulerBindingTimeout)
+	}
+	if annotation, flag := pinOf(c.PartPin); c.PartPin != "" && (len(validation.IsQualifiedName(annotation)) > 0 || flag == "") {
+		return settingError("PartPin", c.PartPin, "want an annotation key, = and the flag that names a part, like %s, or nothing", DefaultPartPin)
+	}
+	return nil
+}
+
+// partOfNode returns the part of the node name, one of the supervisor's:
+// "" for a node of its own.
+func (s *supervisor) partOfNode(name string) string {
+	if s.one != nil {
+		return ""
+	}
+	node, err := s.owned.Node.Get(name)
+	if err != nil {
+		return ""
+	}
+	part, _ := s.cfg.Parts.partOf(node)
+	return part
 }
 
 // boundTo returns the pods bound to the node name, one of the

@@ -15,6 +15,7 @@ import (
 
 	"github.com/pingnode/pingnode/examples/internal/pingclient"
 	"github.com/pingnode/pingnode/examples/internal/podapi"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/jobs"
 	"github.com/pingnode/pingnode/nodeapply/dra/confirm"
 )
 
@@ -365,6 +366,18 @@ func TestConfirmFence(t *testing.T) {
 	if err := class("another-class")(ctx); err != nil {
 		t.Errorf("RBAC alone: the provider creates another class: %v, want it created", err)
 	}
+	createTestPod(t, partPod("confirm-fence-pod", own, nil, "1"))
+	patchPod := func(patch string) func(context.Context) error {
+		return func(ctx context.Context) error {
+			_, err := id.client.CoreV1().Pods(metav1.NamespaceDefault).Patch(ctx, "confirm-fence-pod", types.MergePatchType, []byte(patch),
+				metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}})
+			return err
+		}
+	}
+	record := patchPod(`{"metadata":{"annotations":{"` + jobs.RecordAnnotation + `":"{\"node\":\"` + own + `\"}"}}}`)
+	if err := patchPod(`{"metadata":{"labels":{"stolen":"yes"}}}`)(ctx); err != nil {
+		t.Errorf("RBAC alone: the provider labels a pod: %v, want it labelled", err)
+	}
 	installPolicy(ctx, t, id.access.Policy())
 	const refusal = "may write only ResourceSlices of its drivers " + driver + ", " + confirm.DefaultDriver + " on its own nodes"
 	eventually(t, "the policy is in force", func(ctx context.Context) (bool, string) {
@@ -382,6 +395,10 @@ func TestConfirmFence(t *testing.T) {
 		{"create a confirmation slice on another node", slice(confirm.DefaultDriver, other), refusal},
 		{"create a slice of a third driver on its node", slice(third, own), refusal},
 		{"create another class", class("another-class"), "may create only the DeviceClass " + confirm.DefaultClass},
+		{"record a job on a pod", record, ""},
+		{"label a pod", patchPod(`{"metadata":{"labels":{"stolen":"yes"}}}`), "change on a pod nothing but its annotation " + jobs.RecordAnnotation},
+		{"annotate a pod otherwise", patchPod(`{"metadata":{"annotations":{"JobID":"7"}}}`), "change on a pod nothing but its annotation " + jobs.RecordAnnotation},
+		{"change a pod's spec", patchPod(`{"spec":{"activeDeadlineSeconds":5}}`), "change on a pod nothing but its annotation " + jobs.RecordAnnotation},
 	} {
 		err := c.do(ctx)
 		switch {

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/election"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/jobs"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/rights"
 	"github.com/pingnode/pingnode/nodeapply/dra/confirm"
 )
@@ -36,7 +37,7 @@ func accessFor(namespace, name string, configs []Config, e *election.Election) r
 			a.DRADriver = c.DRADriver
 		}
 		if c.Confirm {
-			a.Confirm = &rights.Confirm{Driver: confirm.DefaultDriver, Class: confirm.DefaultClass}
+			a.Confirm = &rights.Confirm{Driver: confirm.DefaultDriver, Class: confirm.DefaultClass, Record: jobs.RecordAnnotation}
 		}
 		for _, ns := range c.LabelNamespaces {
 			if !slices.Contains(a.LabelNamespaces, ns) {

@@ -50,9 +50,11 @@
 //  4. writes each confirmation and refusal to its claim ([Decision.Patch]),
 //     once.
 //
-// Once the pod binds, the provider's ordinary create of the pod on the
-// backend finds the job already there: a backend creates a pod once by
-// its UID.
+// A backend need not create a pod once by its UID (interLink's Slurm
+// plugin makes a second job for a second create), so a provider records
+// each job it makes where it finds it again (the reference provider: an
+// annotation of the pod), and the pod, once bound, runs as the job made
+// while it waited, never created again.
 //
 // # The confirm contract
 //

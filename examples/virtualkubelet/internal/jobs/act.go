@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -50,8 +51,13 @@ func (k *Keeper) remove(ctx context.Context, jobs []confirm.Job) {
 			continue
 		}
 		rec := k.placed[j.Pod]
-		rec.namespace, rec.name, rec.node, rec.removed = j.Namespace, j.Name, j.Node, true
+		rec.namespace, rec.name, rec.Node, rec.Removed = j.Namespace, j.Name, j.Node, true
 		k.placed[j.Pod] = rec
+		if p := k.whole(j.Pod, j.Namespace, j.Name, j.Node); p.Spec.Containers != nil { // a pod deleted keeps no record
+			if err := k.record(ctx, j.Pod, j.Namespace, j.Name, rec.Record); err != nil {
+				k.failed("record", err)
+			}
+		}
 		k.add(func(c *Count) { c.Removed++ })
 		k.cfg.Log.Info("a pod's job removed from the backend", "pod", j.Namespace+"/"+j.Name, "node", j.Node, "state", j.State.String())
 	}
@@ -59,11 +65,12 @@ func (k *Keeper) remove(ctx context.Context, jobs []confirm.Job) {
 
 // start creates the job of each pod on the backend, one create a pod as
 // interLink sends it, the pod with spec.nodeName set to the node its
-// allocation names, and remembers that node, the job's ID and when. A
-// create that fails is not sent again blindly: the job it may have made
-// is remembered as made now, so that the next steps ask the backend
-// first, and the pod is started again only once the backend's answers,
-// newer than the create, show no job of it.
+// allocation names. It records the job on the pod first (its node and
+// when), and makes it only once the record is written, so that a keeper
+// that restarts finds it. A create that fails is not sent again blindly:
+// the job it may have made is recorded as made, so that the next steps
+// ask the backend first, and the pod is started again only once the
+// backend's answers, newer than the create, show no job of it.
 func (k *Keeper) start(ctx context.Context, starts []confirm.Start, asked map[types.UID]*corev1.Pod) {
 	for _, s := range starts {
 		p := asked[s.Pod]
@@ -75,7 +82,14 @@ func (k *Keeper) start(ctx context.Context, starts []confirm.Start, asked map[ty
 		}
 		pod := p.DeepCopy()
 		pod.Spec.NodeName = s.Node
-		k.placed[s.Pod] = job{namespace: s.Namespace, name: s.Name, node: s.Node, created: k.cfg.Now()}
+		k.pin(pod, s.Node)
+		rec := job{namespace: s.Namespace, name: s.Name, Record: Record{Node: s.Node, Made: k.cfg.Now()}}
+		if err := k.record(ctx, s.Pod, s.Namespace, s.Name, rec.Record); err != nil {
+			k.failed("record", err)
+			continue
+		}
+		delete(k.said, "record")
+		k.placed[s.Pod] = rec
 		created, list, err := k.cfg.Plugin.Create(ctx, podapi.CreateRequest{Pod: *pod})
 		if err != nil {
 			k.failed("create", err)
@@ -86,12 +100,27 @@ func (k *Keeper) start(ctx context.Context, starts []confirm.Start, asked map[ty
 			k.said["create answer"] = "list"
 			k.cfg.Log.Warn("the plugin answers a create with a list of jobs, as older plugins did; interLink's plugins answer one object", "pod", s.Namespace+"/"+s.Name)
 		}
-		rec := k.placed[s.Pod]
 		rec.id = created.PodJID
 		k.placed[s.Pod] = rec
 		k.add(func(c *Count) { c.Started++ })
 		k.cfg.Log.Info("a pod's job started on the backend, the pod waiting for it", "pod", s.Namespace+"/"+s.Name, "node", s.Node, "job", created.PodJID)
 	}
+}
+
+// pin pins pod, about to be sent to the plugin for node, to node's
+// part, if it is a part's and a pin is set ([Config.PinAnnotation]).
+func (k *Keeper) pin(pod *corev1.Pod, node string) {
+	if k.cfg.PinAnnotation == "" || k.cfg.Part == nil {
+		return
+	}
+	part := k.cfg.Part(node)
+	if part == "" {
+		return
+	}
+	if pod.Annotations == nil {
+		pod.Annotations = map[string]string{}
+	}
+	pod.Annotations[k.cfg.PinAnnotation] = strings.TrimSpace(pod.Annotations[k.cfg.PinAnnotation] + " " + k.cfg.PinFlag + part)
 }
 
 // publish publishes the confirmation device of each node that has none

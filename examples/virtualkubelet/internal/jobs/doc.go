@@ -17,24 +17,49 @@
 //
 //  1. It reads the allocations of the confirmation devices of its nodes
 //     from the claims' cache (by the index of claims by pool).
-//  2. It asks the plugin (interLink's GET /status, with the pods) about
-//     the pods that may have a job: the pods of those allocations, the
-//     pods it started a job for, and the pods that ask for confirmation
-//     and are not bound yet. With none, it asks nothing: a step with no
-//     pod waiting costs no request.
+//  2. It asks the plugin (interLink's GET /status, with the whole pods,
+//     as interLink sends them) about the pods that may have a job: the
+//     pods of those allocations, the pods it made a job of, and the pods
+//     that ask for confirmation and are not bound yet. With none, it
+//     asks nothing: a step with no pod waiting costs no request.
 //  3. confirm.Step says of each pending allocation confirm, refuse or
 //     wait, which jobs to start and which to remove.
 //  4. It writes each outcome to its claim (a server-side apply of the
 //     claim's status, one write an allocation an outcome), removes the
-//     jobs (POST /delete) and starts the others (POST /create, the pod
-//     with spec.nodeName set to the node its allocation names).
+//     jobs (POST /delete) and starts the others (POST /create, one pod a
+//     create, with spec.nodeName set to the node its allocation names).
 //
-// What a step must remember is on the claims and on the backend, and in
-// the node of each job it started, which it keeps in memory: a job is
-// created for a node, and the backend's status does not say which. A
-// provider that restarts knows the node of the jobs of the pods bound to
-// its nodes (theirs), but not of the jobs of pods still waiting: such a
-// job is on no node it knows, so it is removed and started again, never
-// confirmed. The job of a pod deleted while no provider ran is not found
-// again: interLink's API lists no jobs but those asked about.
+// # Each job made once, and removed once
+//
+// interLink's Slurm plugin makes a second job for a second create of the
+// same pod, answers the delete of a pod it does not know with no answer
+// at all, and answers a status from a cache up to 10 s old. So:
+//
+//   - Before it asks the plugin to make a job, the keeper records it on
+//     the pod ([RecordAnnotation]: the node, and when), one pod write a
+//     job; a record it cannot write makes no job. A keeper that restarts,
+//     or a standby that takes over, reads the records from its cache of
+//     pods: a job the backend has, queued, is adopted on the node it was
+//     made for, and keeps its place in the backend's queue.
+//   - A create whose answer is lost is not sent again: the job is
+//     recorded as made, and an answer younger than [Config.StatusAge]
+//     (10 s) that does not show it is taken as older than the job. The
+//     pod is started again only once an answer newer than the create
+//     shows no job of it.
+//   - A job it removed is recorded so (one pod write a removal), and reads
+//     as gone (confirm.JobGone) until the pod's next job, whatever a
+//     cached answer still says: it is removed once, and a delete is sent
+//     only for a job the backend listed or the keeper made.
+//   - A refused or removed job never holds its pod: the pod, allocated
+//     again, gets its next job at once (nodeapply/dra/confirm, rule
+//     confirm-gone).
+//
+// The job of a part's node is pinned to its part in the plugin's words
+// ([Config.PinAnnotation]): interLink's Slurm plugin chooses the machine
+// itself (spec.nodeName means nothing to it) unless the pod's annotation
+// slurm-job.vk.io/flags holds --nodelist=<machine>, which the pod sent
+// to the plugin carries, after the flags the pod has.
+//
+// A job of a pod deleted while no provider ran is not found again:
+// interLink's API lists no jobs but those asked about.
 package jobs

@@ -46,6 +46,16 @@ type Config struct {
 	FieldManager string
 	// Deadline is confirm.Options.Deadline.
 	Deadline time.Duration
+	// PinAnnotation and PinFlag pin the job of a part's node to its part,
+	// in the plugin's words: the pod sent to the plugin carries PinFlag
+	// and the part's name appended to its annotation PinAnnotation, after
+	// the flags it had. interLink's Slurm plugin pins by sbatch flags:
+	// slurm-job.vk.io/flags and --nodelist=. An empty PinAnnotation pins
+	// nothing.
+	PinAnnotation, PinFlag string
+	// Part returns the part of a node of the provider's; "" for a node of
+	// its own, whose job is not pinned. Nil: no node is a part's.
+	Part func(node string) string
 	// StatusAge is how old the plugin's answer to a status may be: a job
 	// it created less than StatusAge ago reads as queued unless the
 	// answer says it started, for the answer may be from before the
@@ -76,14 +86,13 @@ type Keeper struct {
 // the answers of interLink's Slurm plugin, which keeps one for 10 s.
 const DefaultStatusAge = 10 * time.Second
 
-// job is a job it started, or found on a node of its: its pod, the node
-// it is for, its ID and when it was made, as the create answered, and
-// whether it removed it.
+// job is a job it made, or found on a node of its: its pod, its record
+// (the node it is for, when it was made, whether it removed it) and its
+// ID, as the create answered.
 type job struct {
-	namespace, name, node string
-	id                    string
-	created               time.Time
-	removed               bool
+	namespace, name string
+	Record
+	id string
 }
 
 // Count is what a keeper did, for tests and logs.
@@ -155,7 +164,7 @@ func (k *Keeper) Step(ctx context.Context) {
 	}
 	var pods []*corev1.Pod // the whole pods, as interLink sends them
 	for _, p := range asked {
-		if p.Spec.Containers != nil && !k.placed[p.UID].removed {
+		if p.Spec.Containers != nil && !k.placed[p.UID].Removed {
 			pods = append(pods, p)
 		}
 	}
@@ -173,8 +182,8 @@ func (k *Keeper) Step(ctx context.Context) {
 	jobs := k.read(asked, statuses, now)
 	bound := map[types.UID]string{}
 	for uid, j := range k.placed {
-		if j.node != "" && !j.removed && k.boundTo(uid, j.node) {
-			bound[uid] = j.node
+		if j.Node != "" && !j.Removed && k.boundTo(uid, j.Node) {
+			bound[uid] = j.Node
 		}
 	}
 	res := confirm.Step(allocations, jobs, bound, now, confirm.Options{Deadline: k.cfg.Deadline})
@@ -182,39 +191,6 @@ func (k *Keeper) Step(ctx context.Context) {
 	k.remove(ctx, res.Remove)
 	k.start(ctx, res.Start, asked)
 	k.forget(allocations, jobs)
-}
-
-// read returns the jobs of the pods asked about, as the backend's
-// statuses and what it remembers say: a job it removed is gone (the
-// plugin's answer may be older than the removal); one it made less than
-// StatusAge ago is queued unless the answer says it started (the answer
-// may be older than the job); the job of a pod not asked about (deleted)
-// that it made and did not remove is queued on its node, for the step to
-// remove it; a pod the backend leaves out has no job.
-func (k *Keeper) read(asked map[types.UID]*corev1.Pod, statuses []podapi.PodStatus, now time.Time) []confirm.Job {
-	state := make(map[types.UID]confirm.State, len(statuses))
-	for _, s := range statuses {
-		if asked[types.UID(s.UID)] != nil {
-			state[types.UID(s.UID)] = confirm.StateOf(s.Containers)
-		}
-	}
-	var jobs []confirm.Job
-	for uid, p := range asked {
-		rec, known := k.placed[uid]
-		s, answered := state[uid]
-		switch {
-		case known && rec.removed:
-			s = confirm.JobGone
-		case known && now.Sub(rec.created) < k.cfg.StatusAge && s != confirm.JobStarted:
-			s = confirm.JobQueued
-		case known && p.Spec.Containers == nil: // a pod no cache has: deleted
-			s = confirm.JobQueued
-		case !answered:
-			continue
-		}
-		jobs = append(jobs, confirm.Job{Pod: uid, Namespace: p.Namespace, Name: p.Name, Node: rec.node, State: s})
-	}
-	return jobs
 }
 
 // asked returns the pods to ask the backend about, by UID: the pods
@@ -240,7 +216,14 @@ func (k *Keeper) asked(allocations []confirm.Allocation) map[types.UID]*corev1.P
 	}
 	for uid, j := range k.placed {
 		if asked[uid] == nil {
-			asked[uid] = k.whole(uid, j.namespace, j.name, j.node)
+			asked[uid] = k.whole(uid, j.namespace, j.name, j.Node)
+		}
+	}
+	for uid, p := range asked {
+		if _, known := k.placed[uid]; !known {
+			if r, ok := RecordOf(p); ok { // a job made before a restart or a takeover
+				k.placed[uid] = job{namespace: p.Namespace, name: p.Name, Record: r}
+			}
 		}
 	}
 	return asked
@@ -304,34 +287,8 @@ func (k *Keeper) seed(nodes []*corev1.Node) {
 	for _, n := range nodes {
 		for _, p := range k.cfg.Bound(n.Name) {
 			if Asks(p, k.cfg.Resource) {
-				k.placed[p.UID] = job{namespace: p.Namespace, name: p.Name, node: n.Name}
+				k.placed[p.UID] = job{namespace: p.Namespace, name: p.Name, Record: Record{Node: n.Name}}
 			}
-		}
-	}
-}
-
-// forget drops what it knows of a job whose pod nothing asks about any
-// more (not waiting, in no allocation, not bound to the job's node) and
-// that it removed, or the backend no longer has: no answer will
-// concern it again.
-func (k *Keeper) forget(allocations []confirm.Allocation, jobs []confirm.Job) {
-	wanted := map[types.UID]bool{}
-	waiting, _ := k.cfg.Waiting.List(labels.Everything())
-	for _, p := range waiting {
-		wanted[p.UID] = wanted[p.UID] || Asks(p, k.cfg.Resource)
-	}
-	for _, a := range allocations {
-		for _, p := range a.Pods {
-			wanted[p.UID] = true
-		}
-	}
-	has := map[types.UID]bool{}
-	for _, j := range jobs {
-		has[j.Pod] = has[j.Pod] || j.State != confirm.JobGone
-	}
-	for uid, j := range k.placed {
-		if !wanted[uid] && (j.removed || !has[uid]) && !k.boundTo(uid, j.node) {
-			delete(k.placed, uid)
 		}
 	}
 }

@@ -193,6 +193,7 @@ func (s *setup) wait(name string) {
 		}}}},
 	}
 	_ = s.waiting.Add(pod)
+	_ = s.client.Tracker().Add(pod)
 	s.claims["vk-0"] = append(s.claims["vk-0"], &resourcev1.ResourceClaim{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "hpc", Name: name + "-claim", UID: types.UID("claim-" + name)},
 		Status: resourcev1.ResourceClaimStatus{
@@ -370,6 +371,107 @@ func TestDeletedPodsJobRemovedOnce(t *testing.T) {
 	}
 	if len(s.plugin.jobs) != 0 || s.plugin.unknown != 0 {
 		t.Errorf("%d jobs left on the backend, %d deletes of a pod it did not know; want none", len(s.plugin.jobs), s.plugin.unknown)
+	}
+}
+
+// TestPartJobPinned: the job of a part's node is pinned to its part in
+// the plugin's words, appended to the flags the pod carries; the job of
+// a node of its own is not; the pod itself keeps its flags.
+func TestPartJobPinned(t *testing.T) {
+	s := newSetup(2)
+	s.keeper.cfg.PinAnnotation, s.keeper.cfg.PinFlag = podapi.SlurmFlags, "--nodelist="
+	s.keeper.cfg.Part = func(node string) string {
+		if node == "vk-1" {
+			return "cn001"
+		}
+		return "" // vk-0: a node of its own
+	}
+	s.plugin.state = "queued"
+	s.wait("a")
+	s.wait("b")
+	s.move("b", "vk-1")
+	for _, name := range []string{"a", "b"} {
+		pod, _, _ := s.waiting.GetByKey("hpc/" + name)
+		pod.(*corev1.Pod).Annotations = map[string]string{podapi.SlurmFlags: "--time=10"}
+	}
+	s.keeper.Step(t.Context())
+	got := map[string]string{}
+	for _, r := range s.plugin.created {
+		got[r.Pod.Name] = r.Pod.Annotations[podapi.SlurmFlags]
+	}
+	want := map[string]string{"a": "--time=10", "b": "--time=10 --nodelist=cn001"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the flags of the pods sent (-want +got):\n%s", diff)
+	}
+	if pod, _, _ := s.waiting.GetByKey("hpc/b"); pod.(*corev1.Pod).Annotations[podapi.SlurmFlags] != "--time=10" {
+		t.Errorf("the pod's own flags changed: %v", pod.(*corev1.Pod).Annotations)
+	}
+}
+
+// restart is a keeper that starts again: a new one, with the pods' cache
+// as the informer has it once the pods' writes have reached it.
+func (s *setup) restart(t *testing.T) {
+	t.Helper()
+	pods, err := s.client.CoreV1().Pods("").List(t.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range pods.Items {
+		if err := s.waiting.Update(&pods.Items[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.keeper = New(s.keeper.cfg)
+}
+
+// TestRestartAdoptsJob: a keeper that restarts reads the record of the
+// job it made on the pod, and adopts the job the backend has, queued,
+// where it would remove it and make it again: one job, which keeps its
+// place in the backend's queue, and the pod confirmed once it runs.
+func TestRestartAdoptsJob(t *testing.T) {
+	s := newSetup(1)
+	s.plugin.slurm, s.plugin.state = true, "queued"
+	s.wait("a")
+	s.keeper.Step(t.Context())
+	s.restart(t)
+	s.now = s.now.Add(DefaultStatusAge)
+	s.keeper.Step(t.Context())
+	s.plugin.state = "running"
+	s.keeper.Step(t.Context())
+	want := []string{"status of 1", "create a@vk-0", "status of 1", "status of 1"}
+	if diff := cmp.Diff(want, s.plugin.took()); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"a-claim: runs"}, s.patches); diff != "" {
+		t.Errorf("claims written (-want +got):\n%s", diff)
+	}
+	if s.plugin.made["uid-a"] != 1 {
+		t.Errorf("%d jobs made of a, want 1", s.plugin.made["uid-a"])
+	}
+}
+
+// TestRestartRemovesOnce: a keeper that restarts after it removed a job
+// reads on the pod that it did, and neither removes it again, while the
+// plugin's cache still lists it, nor waits for it: the pod, allocated
+// again, gets its next job at once.
+func TestRestartRemovesOnce(t *testing.T) {
+	s := newSetup(2)
+	s.plugin.slurm, s.plugin.state = true, "queued"
+	s.wait("a")
+	s.keeper.Step(t.Context())
+	s.plugin.state = "refused"
+	s.now = s.now.Add(DefaultStatusAge)
+	s.keeper.Step(t.Context()) // refused, and its job removed
+	s.plugin.cached = true     // the cache still says refused
+	s.move("a", "vk-1")
+	s.restart(t)
+	s.keeper.Step(t.Context())
+	want := []string{"status of 1", "create a@vk-0", "status of 1", "delete a", "create a@vk-1"}
+	if diff := cmp.Diff(want, s.plugin.took()); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+	if s.plugin.unknown != 0 {
+		t.Errorf("%d deletes of a pod the backend did not know, want none", s.plugin.unknown)
 	}
 }
 

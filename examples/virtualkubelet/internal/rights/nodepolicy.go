@@ -78,8 +78,14 @@ func (a Access) Policy() []runtime.Object {
 	if a.DRADriver != "" || a.Confirm != nil {
 		rules = append(rules, namedRule(resourcev1.GroupName, "resourceslices", admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete))
 	}
+	podsExpression := "request.resource.resource != 'pods' || " + podFence(a.ours)
+	podsMessage := "the pingnode provider " + a.Namespace + "/" + a.ServiceAccount + " may delete only pods bound to its own nodes that are being deleted"
 	if a.Confirm != nil {
 		rules = append(rules, namedRule(resourcev1.GroupName, "deviceclasses", admissionregistrationv1.Create))
+		rules[4].Operations = append(rules[4].Operations, admissionregistrationv1.Update)
+		podsExpression = "request.resource.resource != 'pods' || (request.operation == 'DELETE' && " + podFence(a.ours) + ") || " +
+			"(request.operation == 'UPDATE' && " + recordFence(a.Confirm.Record) + ")"
+		podsMessage += ", and change on a pod nothing but its annotation " + a.Confirm.Record
 	}
 	if a.DRADriver != "" {
 		events += " || (object.involvedObject.kind == 'Pod' && object.reason in " + celList(a.PodEventReasons) +
@@ -104,11 +110,7 @@ func (a Access) Policy() []runtime.Object {
 				},
 				{Expression: "request.resource.resource != 'leases' || " + leases, Message: leaseMessage, Reason: &forbidden},
 				{Expression: "request.resource.resource != 'events' || " + events, Message: eventMessage, Reason: &forbidden},
-				{
-					Expression: "request.resource.resource != 'pods' || " + podFence(a.ours),
-					Message:    "the pingnode provider " + a.Namespace + "/" + a.ServiceAccount + " may delete only pods bound to its own nodes that are being deleted",
-					Reason:     &forbidden,
-				},
+				{Expression: podsExpression, Message: podsMessage, Reason: &forbidden},
 				{
 					Expression: "request.resource.resource != 'nodes' || " + a.notDeleted() + labelFence,
 					Message: "the pingnode provider " + a.Namespace + "/" + a.ServiceAccount + " may change its nodes' labels only in " +
@@ -131,6 +133,12 @@ func (a Access) Policy() []runtime.Object {
 			Message:    "the pingnode provider " + a.Namespace + "/" + a.ServiceAccount + " may create only the DeviceClass " + c.Class,
 			Reason:     &forbidden,
 		})
+	}
+	if a.Confirm != nil {
+		policy.Spec.Variables = append(policy.Spec.Variables,
+			admissionregistrationv1.Variable{Name: "annotations", Expression: "has(object.metadata.annotations) ? object.metadata.annotations : {}"},
+			admissionregistrationv1.Variable{Name: "oldAnnotations", Expression: "oldObject != null && has(oldObject.metadata.annotations) ? oldObject.metadata.annotations : {}"},
+		)
 	}
 	policy.Spec.Validations = append(policy.Spec.Validations, a.partValidations()...)
 	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
@@ -187,6 +195,18 @@ func (a Access) sliceDrivers() []string {
 // nodes (node: [Access.ours]) and is being deleted already.
 func podFence(node func(string) string) string {
 	return "(has(oldObject.spec.nodeName) && " + node("oldObject.spec.nodeName") + " && has(oldObject.metadata.deletionTimestamp))"
+}
+
+// recordFence is the CEL expression, over the variables of
+// [Access.labelVariables] and the annotations', that holds when a pod
+// updated changed only in its annotation record: its spec, labels,
+// finalizers and other annotations are as they were.
+func recordFence(record string) string {
+	r := celString(record)
+	return "(object.spec == oldObject.spec && variables.labels == variables.oldLabels" +
+		" && has(object.metadata.finalizers) == has(oldObject.metadata.finalizers) && (!has(object.metadata.finalizers) || object.metadata.finalizers == oldObject.metadata.finalizers)" +
+		" && variables.annotations.all(k, k == " + r + " || (k in variables.oldAnnotations && variables.oldAnnotations[k] == variables.annotations[k]))" +
+		" && variables.oldAnnotations.all(k, k == " + r + " || k in variables.annotations))"
 }
 
 // labelFence is the CEL expression, over the variables of
