@@ -206,6 +206,7 @@ func Handler(current func() Backend, jobs *partsfleet.Fleet, o Options) http.Han
 	cache := &statusCache{ttl: o.StatusCache, now: o.Now}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST "+podapi.CreatePath, func(w http.ResponseWriter, r *http.Request) { serveCreate(w, r, jobs) })
+	mux.HandleFunc("GET "+AccountingPath, func(w http.ResponseWriter, _ *http.Request) { serveAccounting(w, jobs) })
 	mux.HandleFunc("POST "+podapi.DeletePath, func(w http.ResponseWriter, r *http.Request) {
 		if o.Slurm {
 			serveSlurmDelete(w, r, jobs)

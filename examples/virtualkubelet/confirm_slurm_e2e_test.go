@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/pingnode/pingnode/examples/internal/partsfleet"
+)
+
+// TestConfirmSlurm: -confirm, every other setting at its default but the
+// ping's pace, against the sample plugin as interLink's Slurm plugin
+// (-slurm): one sum in its ping, Slurm choosing the machine (spec.nodeName
+// means nothing to it), a second create of a pod a second job, a status
+// cache of 10 s, no answer to the delete of a pod it does not know; a
+// shared backend of 6 machines of 2 cpus whose native jobs take and free
+// cpus between pings. 8 pods ask for confirmation, 1 cpu each, and sleep
+// 30 s. Every pod binds, and none while its job is queued (the backend's
+// own account, read at every poll); the backend made one job a pod, and
+// was sent no delete of a pod it did not know; once the pods are deleted,
+// no job of theirs is left queued or running.
+func TestConfirmSlurm(t *testing.T) {
+	needsControlPlane(t)
+	url := samplePlugin(t, "-slurm", "-parts-generate", "6", "-parts-cpus", "2", "-parts-churn", "0.3", "-parts-seed", "9")
+	cfg := configOfArgs(t, "-confirm", "-plugin", url, "-node", "vk-slurm", "-interval", "1s", "-timeout", "500ms")
+	name := cfg.Static.Name
+	pods := make([]string, 8)
+	for i := range pods {
+		pods[i] = fmt.Sprintf("slurm-asks-%d", i)
+	}
+	forgetConfirmation(t, []string{name}, pods)
+	runConfig(t, cfg)
+	eventually(t, "the node is Ready", func(ctx context.Context) (bool, string) {
+		return conditionIs(stored(ctx, t, name), corev1.NodeReady, corev1.ConditionTrue)
+	})
+	schedulable(t, name)
+	confirmationDevices(t, name)
+
+	uids := map[string]string{} // pod name by UID
+	for _, n := range pods {
+		pod := askingPod(n, "", "1")
+		pod.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": name}
+		pod.Spec.Containers[0].Command = []string{"sleep", "30"}
+		createTestPod(t, pod)
+		stored, err := client.CoreV1().Pods(metav1.NamespaceDefault).Get(t.Context(), n, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		uids[string(stored.UID)] = n
+	}
+	within(t, 4*time.Minute, "every pod bound, each once its job ran", func(ctx context.Context) (bool, string) {
+		latest := latestJobs(ctx, t, url)
+		bound := 0
+		for uid, n := range uids {
+			pod, err := client.CoreV1().Pods(metav1.NamespaceDefault).Get(ctx, n, metav1.GetOptions{})
+			if err != nil || pod.Spec.NodeName == "" {
+				continue
+			}
+			bound++
+			if j, ok := latest[uid]; !ok || j.State != partsfleet.Running && j.State != partsfleet.Completed {
+				t.Fatalf("%s is bound to %s, and its job is %+v", n, pod.Spec.NodeName, j)
+			}
+		}
+		return bound == len(pods), fmt.Sprintf("%d of %d bound", bound, len(pods))
+	})
+	acct := accounting(t.Context(), t, url)
+	made := map[string]int{}
+	for _, j := range acct.Jobs {
+		if _, ours := uids[j.UID]; ours {
+			made[uids[j.UID]]++
+		}
+	}
+	for _, n := range pods {
+		if made[n] != 1 {
+			t.Errorf("the backend made %d jobs of %s, want 1", made[n], n)
+		}
+	}
+	if acct.UnknownDeletes != 0 {
+		t.Errorf("%d deletes of a pod the backend did not know, want none", acct.UnknownDeletes)
+	}
+
+	for _, n := range pods {
+		deletePod(t, n)
+	}
+	eventually(t, "no job of the pods left queued or running", func(ctx context.Context) (bool, string) {
+		var live []string
+		for _, j := range accounting(ctx, t, url).Jobs {
+			if _, ours := uids[j.UID]; ours && (j.State == partsfleet.Queued || j.State == partsfleet.Running) {
+				live = append(live, j.Name+" "+j.State.String())
+			}
+		}
+		return len(live) == 0, strings.Join(live, ", ")
+	})
+	if n := accounting(t.Context(), t, url).UnknownDeletes; n != 0 {
+		t.Errorf("%d deletes of a pod the backend did not know, want none", n)
+	}
+}
+
+// backendAccount is the sample plugin's account of its jobs (GET /jobs
+// beside the ping's path).
+type backendAccount struct {
+	Jobs           []partsfleet.JobStatus `json:"jobs"`
+	UnknownDeletes int                    `json:"unknownDeletes"`
+}
+
+// accounting reads the sample plugin's account of its jobs.
+func accounting(ctx context.Context, t *testing.T, url string) backendAccount {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(url, "/status")+"/jobs", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("the backend's account: %v", err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	var a backendAccount
+	if err := json.NewDecoder(resp.Body).Decode(&a); err != nil {
+		t.Fatalf("the backend's account: %v", err)
+	}
+	return a
+}
+
+// latestJobs returns the latest job the backend made of each pod, by its
+// UID.
+func latestJobs(ctx context.Context, t *testing.T, url string) map[string]partsfleet.JobStatus {
+	t.Helper()
+	latest := map[string]partsfleet.JobStatus{}
+	for _, j := range accounting(ctx, t, url).Jobs {
+		latest[j.UID] = j
+	}
+	return latest
+}
