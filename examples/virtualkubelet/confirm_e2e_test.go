@@ -184,17 +184,21 @@ func TestConfirmSharedBackend(t *testing.T) {
 	})
 	confirmationDevices(t, nodes...)
 
+	uids := map[string]string{}
 	for _, name := range asking {
 		createTestPod(t, askingPod(name, owner, "1"))
+		uids[string(storedPod(t, name).UID)] = name
 	}
+	bind := newBindTimes()
 	within(t, 4*time.Minute, "every pod that asks is bound, each once its job ran", func(ctx context.Context) (bool, string) {
 		bound, problems := startedBeforeBound(ctx, t, url, asking)
 		if len(problems) > 0 {
 			t.Fatalf("%s", strings.Join(problems, "; "))
 		}
+		_, _ = bind.poll(ctx, t, url, uids)
 		return len(bound) == len(asking), fmt.Sprintf("%d of %d bound", len(bound), len(asking))
 	})
-	t.Logf("with confirmation: %d pods bound, none while its job was queued; the claims: %+v", len(asking), s.jobs.Counts())
+	t.Logf("with confirmation: %d pods bound, none while its job was queued; the claims: %+v; job start to bind: %v", len(asking), s.jobs.Counts(), bind.latencies(t.Context(), t, url, uids))
 	for _, name := range asking {
 		deletePod(t, name)
 	}

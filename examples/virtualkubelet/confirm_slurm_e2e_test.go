@@ -5,14 +5,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/pingnode/pingnode/examples/internal/partsfleet"
+	"github.com/pingnode/pingnode/nodeapply/dra/confirm"
 )
 
 // TestConfirmSlurm: -confirm, every other setting at its default but the
@@ -49,27 +52,13 @@ func TestConfirmSlurm(t *testing.T) {
 		pod.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": name}
 		pod.Spec.Containers[0].Command = []string{"sleep", "30"}
 		createTestPod(t, pod)
-		stored, err := client.CoreV1().Pods(metav1.NamespaceDefault).Get(t.Context(), n, metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		uids[string(stored.UID)] = n
+		uids[string(storedPod(t, n).UID)] = n
 	}
+	bind := newBindTimes()
 	within(t, 4*time.Minute, "every pod bound, each once its job ran", func(ctx context.Context) (bool, string) {
-		latest := latestJobs(ctx, t, url)
-		bound := 0
-		for uid, n := range uids {
-			pod, err := client.CoreV1().Pods(metav1.NamespaceDefault).Get(ctx, n, metav1.GetOptions{})
-			if err != nil || pod.Spec.NodeName == "" {
-				continue
-			}
-			bound++
-			if j, ok := latest[uid]; !ok || j.State != partsfleet.Running && j.State != partsfleet.Completed {
-				t.Fatalf("%s is bound to %s, and its job is %+v", n, pod.Spec.NodeName, j)
-			}
-		}
-		return bound == len(pods), fmt.Sprintf("%d of %d bound", bound, len(pods))
+		return bind.poll(ctx, t, url, uids)
 	})
+	t.Logf("job start to bind, with the plugin's status cache of 10 s: %v", bind.latencies(t.Context(), t, url, uids))
 	acct := accounting(t.Context(), t, url)
 	made := map[string]int{}
 	for _, j := range acct.Jobs {
@@ -101,6 +90,100 @@ func TestConfirmSlurm(t *testing.T) {
 	if n := accounting(t.Context(), t, url).UnknownDeletes; n != 0 {
 		t.Errorf("%d deletes of a pod the backend did not know, want none", n)
 	}
+}
+
+// bindTimes is when a test first saw each pod's confirmation written to
+// its claim, and the pod bound, by pod name.
+type bindTimes struct {
+	confirmed, bound map[string]time.Time
+}
+
+func newBindTimes() *bindTimes {
+	return &bindTimes{confirmed: map[string]time.Time{}, bound: map[string]time.Time{}}
+}
+
+// poll reads the pods of uids (pod name by UID), their claims and the
+// backend's account, notes when each pod's confirmation is first seen
+// and when the pod is first seen bound, fails the test when a bound pod's
+// latest job has not started, and reports whether all are bound.
+func (b *bindTimes) poll(ctx context.Context, t *testing.T, url string, uids map[string]string) (bool, string) {
+	t.Helper()
+	now := time.Now()
+	claims, err := client.ResourceV1().ResourceClaims(metav1.NamespaceDefault).List(ctx, metav1.ListOptions{})
+	if err == nil {
+		for _, c := range claims.Items {
+			for _, o := range c.OwnerReferences {
+				if _, seen := b.confirmed[o.Name]; o.Kind == "Pod" && !seen && confirmedClaim(&c) {
+					b.confirmed[o.Name] = now
+				}
+			}
+		}
+	}
+	latest := latestJobs(ctx, t, url)
+	for uid, n := range uids {
+		pod, err := client.CoreV1().Pods(metav1.NamespaceDefault).Get(ctx, n, metav1.GetOptions{})
+		if err != nil || pod.Spec.NodeName == "" {
+			continue
+		}
+		if _, seen := b.bound[n]; !seen {
+			b.bound[n] = now
+		}
+		if j, ok := latest[uid]; !ok || j.State != partsfleet.Running && j.State != partsfleet.Completed {
+			t.Fatalf("%s is bound to %s, and its job is %+v", n, pod.Spec.NodeName, j)
+		}
+	}
+	return len(b.bound) == len(uids), fmt.Sprintf("%d of %d bound", len(b.bound), len(uids))
+}
+
+// confirmedClaim reports whether a device's entry of the claim's status
+// has the condition confirm.ConditionRuns True.
+func confirmedClaim(c *resourcev1.ResourceClaim) bool {
+	for _, d := range c.Status.Devices {
+		for _, cond := range d.Conditions {
+			if cond.Type == confirm.ConditionRuns && cond.Status == metav1.ConditionTrue {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// latencies says, over the pods of uids, the median and the longest time
+// from their job's start on the backend to their confirmation (the
+// provider's part), from the confirmation to their bind (the scheduler's
+// part: it reads a pod's binding conditions every 5 s), and in all, as
+// seen by poll (every 50 ms).
+func (b *bindTimes) latencies(ctx context.Context, t *testing.T, url string, uids map[string]string) string {
+	t.Helper()
+	latest := latestJobs(ctx, t, url)
+	var toConfirm, toBind, all []time.Duration
+	for uid, n := range uids {
+		started := latest[uid].Started
+		confirmed, okc := b.confirmed[n]
+		bound, okb := b.bound[n]
+		if started.IsZero() || !okc || !okb {
+			continue
+		}
+		toConfirm, toBind, all = append(toConfirm, confirmed.Sub(started)), append(toBind, bound.Sub(confirmed)), append(all, bound.Sub(started))
+	}
+	spread := func(d []time.Duration) string {
+		if len(d) == 0 {
+			return "none measured"
+		}
+		slices.Sort(d)
+		return fmt.Sprintf("median %v, max %v", d[len(d)/2].Round(10*time.Millisecond), d[len(d)-1].Round(10*time.Millisecond))
+	}
+	return fmt.Sprintf("over %d pods: job start to confirmation %s; confirmation to bind %s; job start to bind %s", len(all), spread(toConfirm), spread(toBind), spread(all))
+}
+
+// storedPod returns the pod name as the API server has it.
+func storedPod(t *testing.T, name string) *corev1.Pod {
+	t.Helper()
+	pod, err := client.CoreV1().Pods(metav1.NamespaceDefault).Get(t.Context(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pod
 }
 
 // backendAccount is the sample plugin's account of its jobs (GET /jobs

@@ -13,7 +13,12 @@
 //
 // A [Keeper] takes a step after each answered ping of its plugin, apart
 // from the ping loop (a step is never run twice at once, and a ping
-// during a step asks for one more after it):
+// during a step asks for one more after it), and while a pod waits for
+// its job to start, one of its own every [Config.Pace] (a second), so
+// that a pod binds about a second after its job starts, where it would
+// wait for the next ping (5 s by default); a plugin that answers its
+// status from a cache (interLink's Slurm plugin: 10 s) adds up to the
+// cache's age:
 //
 //  1. It reads the allocations of the confirmation devices of its nodes
 //     from the claims' cache (by the index of claims by pool).

@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -56,6 +57,10 @@ type Config struct {
 	// Part returns the part of a node of the provider's; "" for a node of
 	// its own, whose job is not pinned. Nil: no node is a part's.
 	Part func(node string) string
+	// Pace is how often it takes a step of its own while a pod waits for
+	// its job to start, between the kicks of the pings; DefaultPace when
+	// zero or less.
+	Pace time.Duration
 	// StatusAge is how old the plugin's answer to a status may be: a job
 	// it created less than StatusAge ago reads as queued unless the
 	// answer says it started, for the answer may be from before the
@@ -81,6 +86,11 @@ type Keeper struct {
 	mu        sync.Mutex           // guards count
 	count     Count
 }
+
+// DefaultPace is [Config.Pace] when it is not set: a pod binds within a
+// second or so of its job's start, for one status request a second while
+// pods wait, and none while none does.
+const DefaultPace = time.Second
 
 // DefaultStatusAge is [Config.StatusAge] when it is not set: the age of
 // the answers of interLink's Slurm plugin, which keeps one for 10 s.
@@ -108,6 +118,9 @@ func New(cfg Config) *Keeper {
 	if cfg.StatusAge <= 0 {
 		cfg.StatusAge = DefaultStatusAge
 	}
+	if cfg.Pace <= 0 {
+		cfg.Pace = DefaultPace
+	}
 	return &Keeper{
 		cfg: cfg, kick: make(chan struct{}, 1),
 		placed: map[types.UID]job{}, published: map[string]types.UID{}, said: map[string]string{},
@@ -123,14 +136,22 @@ func (k *Keeper) Kick() {
 	}
 }
 
-// Run takes a step at each kick until ctx ends.
+// Run takes a step at each kick until ctx ends, and, while a pod waits
+// for its job to start, one every [Config.Pace] between kicks: so that a
+// pod binds soon after its job starts, not at the next ping.
 func (k *Keeper) Run(ctx context.Context) {
+	pace := time.NewTimer(k.cfg.Pace)
+	pace.Stop()
+	defer pace.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-k.kick:
-			k.Step(ctx)
+		case <-pace.C:
+		}
+		if k.Step(ctx) {
+			pace.Reset(k.cfg.Pace)
 		}
 	}
 }
@@ -148,8 +169,10 @@ func (k *Keeper) add(f func(*Count)) {
 	k.mu.Unlock()
 }
 
-// Step takes one step (see the package documentation).
-func (k *Keeper) Step(ctx context.Context) {
+// Step takes one step (see the package documentation), and reports
+// whether a pod waits for its job to start: a decision to wait, or a job
+// started.
+func (k *Keeper) Step(ctx context.Context) (waiting bool) {
 	k.add(func(c *Count) { c.Steps++ })
 	nodes := k.cfg.Nodes()
 	k.publish(ctx, nodes)
@@ -160,7 +183,7 @@ func (k *Keeper) Step(ctx context.Context) {
 	}
 	asked := k.asked(allocations)
 	if len(asked) == 0 {
-		return
+		return false
 	}
 	var pods []*corev1.Pod // the whole pods, as interLink sends them
 	for _, p := range asked {
@@ -174,7 +197,7 @@ func (k *Keeper) Step(ctx context.Context) {
 		var err error
 		if statuses, err = k.cfg.Plugin.Status(ctx, pods); err != nil {
 			k.failed("status", err)
-			return // nothing is decided without the backend's word
+			return false // nothing is decided without the backend's word; the next ping asks again
 		}
 		k.said["status"] = ""
 	}
@@ -191,6 +214,7 @@ func (k *Keeper) Step(ctx context.Context) {
 	k.remove(ctx, res.Remove)
 	k.start(ctx, res.Start, asked)
 	k.forget(allocations, jobs)
+	return len(res.Start) > 0 || slices.ContainsFunc(res.Decisions, func(d confirm.Decision) bool { return d.Verdict == confirm.Wait })
 }
 
 // asked returns the pods to ask the backend about, by UID: the pods
