@@ -116,21 +116,30 @@ func TestPartsFlags(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var stderr bytes.Buffer
-			c, err := parseFlags(tt.args, &stderr)
-			if tt.stderr == nil && (err != nil || stderr.Len() > 0) {
-				t.Fatalf("error %v; said:\n%s", err, stderr.String())
-			}
-			for _, want := range tt.stderr {
-				if !strings.Contains(stderr.String(), want) {
-					t.Errorf("no %q in:\n%s", want, stderr.String())
-				}
-			}
-			if err == nil && cmp.Diff(tt.fleet, c.fleet) != "" {
+			c, ok := parsed(t, tt.args, tt.stderr)
+			if ok && cmp.Diff(tt.fleet, c.fleet) != "" {
 				t.Errorf("fleet (-want +got):\n%s", cmp.Diff(tt.fleet, c.fleet))
 			}
 		})
 	}
+}
+
+// parsed parses args as the plugin's flags, fails the test unless what
+// they say holds each of stderr (none: accepted, with nothing said), and
+// returns the configuration and whether it was accepted.
+func parsed(t *testing.T, args, stderr []string) (config, bool) {
+	t.Helper()
+	var said bytes.Buffer
+	c, err := parseFlags(args, &said)
+	if stderr == nil && (err != nil || said.Len() > 0) {
+		t.Fatalf("error %v; said:\n%s", err, said.String())
+	}
+	for _, want := range stderr {
+		if !strings.Contains(said.String(), want) {
+			t.Errorf("no %q in:\n%s", want, said.String())
+		}
+	}
+	return c, err == nil
 }
 
 // TestFleetServedConcurrently: the handler serves a fleet to concurrent

@@ -395,17 +395,8 @@ func TestSlurmFlags(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var stderr bytes.Buffer
-			c, err := parseFlags(tt.args, &stderr)
-			if tt.stderr == nil && (err != nil || stderr.Len() > 0) {
-				t.Fatalf("error %v; said:\n%s", err, stderr.String())
-			}
-			for _, want := range tt.stderr {
-				if !strings.Contains(stderr.String(), want) {
-					t.Errorf("no %q in:\n%s", want, stderr.String())
-				}
-			}
-			if err != nil {
+			c, ok := parsed(t, tt.args, tt.stderr)
+			if !ok {
 				return
 			}
 			if c.statusCache != tt.cache || (c.fleet != nil && c.fleet.Slurm) != tt.fleet {

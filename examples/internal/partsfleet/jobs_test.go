@@ -74,13 +74,7 @@ func states(f *Fleet, uids ...string) map[string]string {
 // running job is deleted or native jobs end; a pod is created once; and
 // a pod without a machine, or larger than one, is refused until deleted.
 func TestJobs(t *testing.T) {
-	tests := []struct {
-		name   string
-		native []int
-		do     func(f *Fleet)
-		want   map[string]string
-		free   []int // each machine's free cpus after
-	}{
+	runFleetCases(t, fleetWith, []fleetCase{
 		{"starts when its machine has room", []int{4, 0}, func(f *Fleet) {
 			f.Create(pod("a", "cn001", 4))
 			f.Create(pod("b", "slurm-cn002", 3))
@@ -145,10 +139,26 @@ func TestJobs(t *testing.T) {
 				panic("Delete reports a job never created")
 			}
 		}, map[string]string{"a": "absent"}, []int{5}},
-	}
+	})
+}
+
+// fleetCase is a case of a fleet's jobs: what is done to a fleet whose
+// machines run native jobs of those cpus, then the state of each pod's
+// job and each machine's free cpus.
+type fleetCase struct {
+	name   string
+	native []int
+	do     func(f *Fleet)
+	want   map[string]string
+	free   []int // each machine's free cpus after
+}
+
+// runFleetCases runs each case on a fleet that build makes.
+func runFleetCases(t *testing.T, build func(native ...int) (*Fleet, *clock), tests []fleetCase) {
+	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f, _ := fleetWith(tt.native...)
+			f, _ := build(tt.native...)
 			tt.do(f)
 			var uids []string
 			for uid := range tt.want {

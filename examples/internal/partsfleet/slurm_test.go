@@ -23,13 +23,7 @@ func pinned(uid, flags string, cpus int) Job {
 // machine, where it queues as in another fleet, and a pin to no machine,
 // or more cpus than a machine has, is refused (a Slurm fleet's placement, first come first served).
 func TestSlurmJobs(t *testing.T) {
-	tests := []struct {
-		name   string
-		native []int
-		do     func(f *Fleet)
-		want   map[string]string
-		free   []int // each machine's free cpus after
-	}{
+	runFleetCases(t, slurmWith, []fleetCase{
 		{"the node name chooses nothing", []int{8, 0}, func(f *Fleet) {
 			f.Create(pod("a", "cn001", 4))
 			f.Create(pod("b", "vk-cn001", 2))
@@ -84,23 +78,7 @@ func TestSlurmJobs(t *testing.T) {
 			f.Create(pod("a", "", 4))
 			f.Create(pod("a", "", 4))
 		}, map[string]string{"a": "running cn001"}, []int{0}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			f, _ := slurmWith(tt.native...)
-			tt.do(f)
-			var uids []string
-			for uid := range tt.want {
-				uids = append(uids, uid)
-			}
-			if diff := cmp.Diff(tt.want, states(f, uids...)); diff != "" {
-				t.Errorf("jobs (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(tt.free, f.free); diff != "" {
-				t.Errorf("free cpus (-want +got):\n%s", diff)
-			}
-		})
-	}
+	})
 }
 
 // TestSlurmCreatedTwice: a second create of a pod is a second job, with
