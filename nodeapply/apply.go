@@ -150,6 +150,7 @@ func (a *applier) apply() {
 	a.taints()
 	a.unreachableTaint()
 	a.partGoneTaint()
+	a.backendFullTaint()
 	a.labels()
 }
 

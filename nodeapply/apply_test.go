@@ -89,6 +89,9 @@ var goldenCases = []struct {
 	{"real-docker-null", "node-with-plugin-taints.json", "docker-null.json", nodeapply.Options{}},
 	{"real-kubernetes-array", "node-with-plugin-taints.json", "kubernetes-pods.json", nodeapply.Options{}},
 	{"real-htcondor", "node-with-plugin-taints.json", "htcondor.json", nodeapply.Options{}},
+	// interLink's Slurm plugin when its cluster is full: no new pod, the
+	// capacity kept (rule backend-full).
+	{"real-slurm-full", "node-with-plugin-taints.json", "slurm-full.json", nodeapply.Options{}},
 }
 
 // gpuLabels are the options of a provider that lets its plugin label

@@ -273,7 +273,7 @@ func runSequence(t *testing.T, tc sequenceCase, dir string, taints bool) {
 			ping.Body = readReply(t, s.reply)
 		}
 		if s.reply != "" || s.failure == "" && !s.unlisted {
-			patch, _ := pingstatus.Parse(ping.Body, pingstatus.Options{})
+			patch, _ := pingstatus.Parse(ping.Body, tc.opts.Reply)
 			ping.Reply = &patch
 		}
 		before := node.DeepCopy()

@@ -30,7 +30,7 @@
 //     the input. When nothing changed, Apply returns the input node itself
 //     and an empty list of changes; it then makes no copy, and a reply
 //     without taints and labels costs no allocation. Each concern of the
-//     node (its resources, its conditions, the taints, pingnode's two
+//     node (its resources, its conditions, the taints, pingnode's three
 //     taints, the labels, the ping-response annotation, the repair) is one
 //     function that both decides whether the node changes and writes the
 //     change: it reads the node as the concerns before it left it, and
@@ -54,8 +54,9 @@
 //     equal value is no change, and the node keeps its spelling ("512Gi"
 //     stays, though the plugin said "549755813888").
 //   - omitted-kept: What the patch does not name is left as it is: resources
-//     it omits, all taints when it carries no taints list, and all labels
-//     when it carries no labels (rule label-ownership).
+//     it omits, all taints when it carries no taints list (but pingnode's
+//     own, which their rules put and remove), and all labels when it
+//     carries no labels (rule label-ownership).
 //   - taint-ownership: The plugin owns only the taints it set. Apply records
 //     them in the node's ownership annotation ([DefaultOwnershipAnnotation],
 //     or [Options.OwnershipAnnotation]; key:Effect entries, comma-separated),
@@ -75,12 +76,12 @@
 //     [Options.Reply]). A listed taint equal to one of those in key and
 //     effect is already satisfied and does not become the plugin's; if its
 //     value differs, the other one stays and a warning says so. pingnode's
-//     own two, the unreachable taint and the part-gone taint, are never the
-//     plugin's: Apply alone puts and removes them, by rules unreachable-taint
-//     and part-gone.
+//     own three, the unreachable taint, the part-gone taint and the
+//     backend-full taint, are never the plugin's: Apply alone puts and
+//     removes them, by rules unreachable-taint, part-gone and backend-full.
 //   - taint-replace-all: With [Options.ReplaceAllTaints] the rule is
-//     interLink 0.6.2's instead: every taint but the protected ones is
-//     replaced by the plugin's list.
+//     interLink 0.6.2's instead: every taint but the protected ones and
+//     pingnode's own is replaced by the plugin's list.
 //   - change-list: The changes list one entry per changed path, sorted by
 //     path, with old and new values (a changed condition has one per changed
 //     field, like "status.conditions[Ready].status", and a taint whose time
@@ -147,7 +148,7 @@
 //     without a time leaves it. Like everything else, it is read from the
 //     node, so a provider that restarts carries on.
 //   - failure-keeps: A failed ping changes nothing else: resources, the other
-//     taints (the part-gone taint among them), the labels and the ownership
+//     taints (the part-gone and backend-full taints among them), the labels and the ownership
 //     annotations stay, and its Reply, if any, is ignored with a warning (and
 //     so is Held). So is [Ping.Unlisted], with a warning of its own: a failed
 //     ping says nothing of the parts (rule part-gone).
@@ -246,6 +247,25 @@
 //     taint-reserved), in a reply and in a hand-built patch. Like the
 //     unreachable taint, it is read from the node, so a provider that
 //     restarts carries on.
+//   - backend-full: The backend-full taint, [BackendFullTaintKey] with the
+//     effect NoSchedule, is pingnode's own: no plugin may set its key
+//     (pingstatus refuses it, rule taint-reserved), and Apply adds,
+//     changes and removes only that key with that effect. A reply that
+//     says the backend has no free cpu or memory now
+//     ([pingstatus.NodePatch.Full]: a zero among figures of what it has
+//     available, rule resource-full) puts it on the node, at the end,
+//     once, its value the resources the backend has none of, joined with
+//     "." ("cpu", "memory", "cpu.memory"): no new pod lands, and running
+//     pods stay. The zero is not written, so the node keeps its capacity,
+//     and nothing is drained. A reply with news of cpu or memory, a figure
+//     of either, and no such word removes it; a ping with no news of them
+//     (a legacy reply, one without resources, a failed or Unlisted ping)
+//     leaves it as it is. A taint of that key and effect whose value the
+//     reply changes keeps its place and the time it was added; a new one
+//     has no time added. Like the unreachable taint, it is read from the
+//     node, so a provider that restarts carries on: the taint stands
+//     exactly while the last news of cpu and memory was that the backend
+//     had none of one of them free.
 //
 // One consequence of rule taint-ownership: an administrator who removes the plugin's
 // taint and sets one with the same key and effect before the next ping
@@ -253,8 +273,9 @@
 // An administrator's own taints should use keys the plugin does not.
 //
 // Apply sets no TimeAdded on the plugin's new taints, nor on the
-// unreachable taint (it has no clock; the conditions say since when); a
-// provider that wants one sets it on the patch's taints. The part-gone
+// unreachable taint (it has no clock; the conditions say since when), nor
+// on the backend-full taint; a provider that wants one sets it on the
+// patch's taints. The part-gone
 // taint is the one Apply adds with a TimeAdded, the ping's time: it is
 // when the part left, from which rule part-gone counts the part's grace.
 package nodeapply

@@ -33,10 +33,11 @@ func partGones(node *corev1.Node) []corev1.Taint {
 	return out
 }
 
-// withoutPingnode returns taints without pingnode's own (the unreachable
-// and the part-gone taint), in order; nil when none is left.
+// withoutPingnode returns taints without pingnode's own (the
+// unreachable, the part-gone and the backend-full taint), in order; nil
+// when none is left.
 func withoutPingnode(taints []corev1.Taint) []corev1.Taint {
-	out := slices.DeleteFunc(withoutFence(taints), isPartGone)
+	out := slices.DeleteFunc(withoutFence(taints), func(t corev1.Taint) bool { return isPartGone(t) || isBackendFull(t) })
 	if len(out) == 0 {
 		return nil
 	}

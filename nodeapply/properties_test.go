@@ -61,6 +61,12 @@ func validPatch(t *rapid.T) *pingstatus.NodePatch {
 			p.Resources[gen.ExtendedResourceName().Draw(t, "accelerator")] = resource.MustParse(gen.WholeQuantity(0).Draw(t, "available"))
 		}
 	}
+	if rapid.IntRange(0, 3).Draw(t, "full") == 0 { // the backend has none of these free now (rule resource-full)
+		p.Full = rapid.SampledFrom([][]corev1.ResourceName{{corev1.ResourceCPU}, {corev1.ResourceMemory}, {corev1.ResourceCPU, corev1.ResourceMemory}}).Draw(t, "full resources")
+		for _, name := range p.Full {
+			delete(p.Resources, name)
+		}
+	}
 	if rapid.Bool().Draw(t, "taints") {
 		p.ReplaceTaints = true
 		p.Taints = gen.UniqueTaints(5).Draw(t, "plugin taints")
@@ -159,6 +165,9 @@ func TestPropertyInputNeverModified(t *testing.T) {
 func deepCopyPatch(p *pingstatus.NodePatch) *pingstatus.NodePatch {
 	c := *p
 	c.Resources = p.Resources.DeepCopy()
+	if p.Full != nil {
+		c.Full = append([]corev1.ResourceName{}, p.Full...)
+	}
 	if p.Taints != nil {
 		c.Taints = make([]corev1.Taint, len(p.Taints))
 		for i := range p.Taints {
@@ -225,8 +234,13 @@ func TestPropertyOmittedFieldsNeverChange(t *testing.T) {
 				}
 			}
 		}
+		// The backend-full taint is rule backend-full's, which news of cpu
+		// or memory decides, taints list or not.
+		if judged, _ := opts.Reply.Check(patch); !hasNewsOfRoom(judged) && !reflect.DeepEqual(backendFulls(node), backendFulls(res.Node)) {
+			t.Fatalf("the backend-full taint changed without news of cpu or memory: %v -> %v", backendFulls(node), backendFulls(res.Node))
+		}
 		if !patch.ReplaceTaints {
-			if !reflect.DeepEqual(node.Spec.Taints, res.Node.Spec.Taints) {
+			if !reflect.DeepEqual(withoutBackendFull(node.Spec.Taints), withoutBackendFull(res.Node.Spec.Taints)) {
 				t.Fatalf("taints changed without a taints list: %v -> %v", node.Spec.Taints, res.Node.Spec.Taints)
 			}
 			if node.Annotations[nodeapply.DefaultOwnershipAnnotation] != res.Node.Annotations[nodeapply.DefaultOwnershipAnnotation] {

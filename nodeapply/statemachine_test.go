@@ -1,6 +1,7 @@
 package nodeapply_test
 
 import (
+	"reflect"
 	"slices"
 	"testing"
 
@@ -24,6 +25,9 @@ type cluster struct {
 	// sent with a refused value.
 	wanted, everWanted []corev1.Taint
 	kept               []string
+	// full is the value of the backend-full taint the last news of cpu
+	// and memory asks for, "" for none (rule backend-full).
+	full string
 }
 
 func (c *cluster) init(t *rapid.T) {
@@ -47,6 +51,9 @@ func (c *cluster) Ping(t *rapid.T) {
 		patch.Taints = dropProtected(patch.Taints, c.opts.Reply.ProtectedKeys)
 	}
 	res := nodeapply.Apply(c.node, nodeapply.Ping{Reply: patch}, c.opts)
+	if judged, _ := c.opts.Reply.Check(patch); hasNewsOfRoom(judged) {
+		c.full = fullValue(judged.Full)
+	}
 	if again := nodeapply.Apply(res.Node, nodeapply.Ping{Reply: patch}, c.opts); len(again.Changes) != 0 {
 		t.Fatalf("a repeated ping changes %v", again.Changes)
 	}
@@ -102,6 +109,9 @@ func (c *cluster) AdminRemovesTaint(t *rapid.T) {
 	id := kuberules.IDOf(&c.node.Spec.Taints[i])
 	c.node.Spec.Taints = append(c.node.Spec.Taints[:i], c.node.Spec.Taints[i+1:]...)
 	delete(c.admin, id)
+	if isBackendFull(corev1.Taint{Key: id.Key, Effect: id.Effect}) { // until the next news of cpu or memory
+		c.full = ""
+	}
 }
 
 // ProviderRestarts: the provider forgets everything and reads the node back.
@@ -121,9 +131,18 @@ func (c *cluster) Check(t *rapid.T) {
 			t.Fatalf("administrator's taint %s=%s is gone: %v", id, value, c.node.Spec.Taints)
 		}
 	}
+	// The backend-full taint stands with the value the last news of cpu
+	// and memory asks for, or is gone.
+	var want []corev1.Taint
+	if c.full != "" {
+		want = []corev1.Taint{{Key: nodeapply.BackendFullTaintKey, Value: c.full, Effect: corev1.TaintEffectNoSchedule}}
+	}
+	if got := backendFulls(c.node); !reflect.DeepEqual(want, got) {
+		t.Fatalf("backend-full taints %v, want %v", got, want)
+	}
 	// Every other taint is one the plugin asked for at some point.
 	for _, taint := range c.node.Spec.Taints {
-		if _, ok := c.admin[kuberules.IDOf(&taint)]; ok {
+		if _, ok := c.admin[kuberules.IDOf(&taint)]; ok || isBackendFull(taint) {
 			continue
 		}
 		if !containsTaint(c.everWanted, taint) {

@@ -128,7 +128,8 @@ func (a *applier) previouslyOwned(node *corev1.Node, warn warnFunc) ownership {
 }
 
 // ownership says which taints are the plugin's: all but the protected
-// ones, or those listed but the protected and reserved ones.
+// ones and pingnode's own, or those listed but the protected and reserved
+// ones (pingnode's own among them).
 type ownership struct {
 	all       bool
 	protected []string
@@ -136,7 +137,7 @@ type ownership struct {
 }
 
 func (o *ownership) owns(t *corev1.Taint) bool {
-	if kuberules.IsProtectedKey(t.Key, o.protected) {
+	if kuberules.IsProtectedKey(t.Key, o.protected) || kuberules.IsPingnodeKey(t.Key) {
 		return false
 	}
 	return o.all || o.listed[kuberules.IDOf(t)] && !kuberules.IsReservedKey(t.Key)

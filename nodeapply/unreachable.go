@@ -95,7 +95,7 @@ func countOwn(node *corev1.Node, is func(*corev1.Taint) bool) (n, last int) {
 
 // putOwn replaces on out the taints that is tells, one of pingnode's own,
 // by taint at the end when present, or by none; other taints keep their
-// place. The unreachable taint and the part-gone taint go so.
+// place. The unreachable, part-gone and backend-full taints go so.
 func putOwn(out *corev1.Node, is func(*corev1.Taint) bool, present bool, taint corev1.Taint) {
 	kept := make([]corev1.Taint, 0, len(out.Spec.Taints)+1)
 	for _, t := range out.Spec.Taints {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/pingnode/pingnode/internal/kuberules"
 	"github.com/pingnode/pingnode/internal/text"
@@ -50,11 +51,12 @@ const patchPath = "patch"
 // provider that builds patches by hand calls it once, to see its
 // warnings, and hands on the result.
 //
-// A patch is read as the reply it stands for: its resources by their
-// names (cpu, memory, pods, ephemeral-storage, hugepages-<size> and
-// extended resources, rules quantity-valid to accelerator-name and
-// resource-hugepages), its basis, its taints and labels when it replaces
-// them (ReplaceTaints, ReplaceLabels), with the keys it keeps, its
+// A patch is read as the reply it stands for: its basis first, then by
+// it its resources by their names (cpu, memory, pods, ephemeral-storage,
+// hugepages-<size> and extended resources, rules quantity-valid to
+// accelerator-name and resource-hugepages) and those the backend has
+// none of free (Full, rule resource-full), its taints and labels when it
+// replaces them (ReplaceTaints, ReplaceLabels), with the keys it keeps, its
 // devices (device-name to device-not-counted), its parts (part-entries to
 // part-no-sum), each by the limits of o, and by rule patch-fields. A
 // patch's TimeAdded of a taint is kept. The warnings name the patch's
@@ -85,7 +87,7 @@ func (o Options) Check(p *NodePatch) (*NodePatch, []Warning) {
 // reply's patch, the zero patch, or one that only replaces lists with
 // empty ones): what Check would give for it is p as it is.
 func (p *NodePatch) holdsNothing() bool {
-	return len(p.Resources) == 0 && p.Basis == "" && len(p.KeptTaintKeys)+len(p.KeptLabelKeys)+len(p.KeptDeviceGroups) == 0 &&
+	return len(p.Resources) == 0 && len(p.Full) == 0 && p.Basis == "" && len(p.KeptTaintKeys)+len(p.KeptLabelKeys)+len(p.KeptDeviceGroups) == 0 &&
 		(p.Taints == nil || p.ReplaceTaints && len(p.Taints) == 0) && (p.Labels == nil || p.ReplaceLabels && len(p.Labels) == 0) &&
 		(p.Devices == nil || p.ReplaceDevices && len(p.Devices) == 0) && (p.Parts == nil || p.ReplaceParts && len(p.Parts) == 0)
 }
@@ -101,10 +103,11 @@ func (p *parser) withoutReplace(path string, s Subject, replace string) {
 // or a part's, into out.
 func (p *parser) patchNode(in, out *NodePatch) {
 	p.listsDevices = in.ReplaceDevices && len(in.Devices)+len(in.KeptDeviceGroups) > 0
-	out.Resources = p.patchResources(in.Resources)
 	if in.Basis != "" {
 		out.Basis = p.judgeBasis("basis", string(in.Basis))
 	}
+	p.free = out.Basis != BasisTotal
+	out.Resources, out.Full = p.patchResources(in.Resources, in.Full)
 	switch {
 	case in.ReplaceTaints:
 		out.ReplaceTaints, out.Taints, out.KeptTaintKeys = p.patchTaints(in.Taints, in.KeptTaintKeys)
@@ -132,13 +135,16 @@ func (p *parser) patchNode(in, out *NodePatch) {
 // patchResources judges a patch's resources by their names: cpu, memory,
 // pods and ephemeral-storage, a reply's fields; hugepages-<size>, a
 // reply's hugepages; any other an extended resource, a reply's
-// accelerator.
-func (p *parser) patchResources(in corev1.ResourceList) corev1.ResourceList {
-	if len(in) == 0 {
-		return nil
+// accelerator. It returns the figures to write, and the resources the
+// backend has none of free now: those the figures say so of, and those
+// the patch's Full says so of ([parser.patchFull]).
+func (p *parser) patchResources(in corev1.ResourceList, given []corev1.ResourceName) (corev1.ResourceList, []corev1.ResourceName) {
+	if len(in)+len(given) == 0 {
+		return nil, nil
 	}
 	out := make(corev1.ResourceList, len(in))
-	for _, name := range slices.Sorted(maps.Keys(in)) {
+	var full []corev1.ResourceName
+	for _, name := range slices.Sorted(maps.Keys(in)) { // cpu before memory, as Full lists them
 		q := in[name]
 		path := labelPath("resources", string(name))
 		size, hugepages := strings.CutPrefix(string(name), corev1.ResourceHugePagesPrefix)
@@ -151,15 +157,55 @@ func (p *parser) patchResources(in corev1.ResourceList) corev1.ResourceList {
 		case !p.extendedName(path, name):
 			continue
 		}
-		if !p.judgeQuantity(path, name, q, q.String()) || !isStandard(name) && !hugepages && !p.counted(path, name, q) {
-			continue
+		switch p.judgeQuantity(path, name, q, q.String()) {
+		case backendFull:
+			full = append(full, name)
+		case acceptedQuantity:
+			if isStandard(name) || hugepages || p.counted(path, name, q) {
+				out[name] = q
+			}
 		}
-		out[name] = q
 	}
+	full = p.patchFull(given, out, full)
 	if len(out) == 0 {
+		out = nil
+	}
+	return out, full
+}
+
+// patchFull judges a patch's Full, given, beside its judged figures, out,
+// and full, the resources those said the backend has none of free now
+// (rule resource-full). An entry is what a zero among free figures says
+// in a reply, and the patch Parse gave for one holds it as it is: it
+// passes, once, unless it is no cpu or memory, or the resource has a
+// figure in out, which counts, or the basis is "total", whose zeros say
+// no such thing, each dropped with a warning; with AllowZero it is
+// written as a figure of zero, as a reply's zero is. It returns full and
+// the entries that pass, sorted, each once; nil for none.
+func (p *parser) patchFull(given []corev1.ResourceName, out corev1.ResourceList, full []corev1.ResourceName) []corev1.ResourceName {
+	for i, name := range given {
+		path := indexPath("full", i)
+		_, figure := out[name]
+		switch {
+		case name != corev1.ResourceCPU && name != corev1.ResourceMemory:
+			p.warn(ruleResourceFull, SubjectResource, Refused, path, "%s is not cpu or memory, the resources a backend is full of; dropped", text.Quote(string(name), quoteBytes))
+		case slices.Contains(full, name): // said already: once is enough
+		case figure:
+			p.warn(ruleResourceFull, SubjectResource, Refused, path, "%s has a figure in resources, which counts; dropped", name)
+		case !p.free:
+			p.warn(ruleResourceFull, SubjectResource, Refused, path, "%s: the basis is \"total\", whose zero says no backend is full (rule resource-nonzero); dropped", name)
+		case p.opts.AllowZero:
+			p.warn(ruleResourceFull, SubjectResource, Repaired, path, "%s: with AllowZero a zero is a figure; 0 written", name)
+			out[name] = resource.Quantity{Format: resource.DecimalSI}
+		default:
+			full = append(full, name)
+		}
+	}
+	if len(full) == 0 {
 		return nil
 	}
-	return out
+	slices.Sort(full)
+	return full
 }
 
 // patchTaints judges a patch's taints, and the keys it keeps: the taint
@@ -222,7 +268,7 @@ func (p *parser) keptKeys(list string, s Subject, rule string, given []string, m
 // part's fields by the rules of a node's, and the patch's own taints and
 // labels, every part's.
 func (p *parser) patchParts(in, out *NodePatch) {
-	if len(in.Resources) > 0 || in.Basis != "" {
+	if len(in.Resources) > 0 || len(in.Full) > 0 || in.Basis != "" {
 		p.besideParts(resourcesField)
 	}
 	if in.ReplaceDevices || len(in.Devices)+len(in.KeptDeviceGroups) > 0 {

@@ -294,7 +294,8 @@ func TestPropertyCheckDevicesAgreesWithParse(t *testing.T) {
 func TestPropertyCheckJudgesOnce(t *testing.T) {
 	rules := declaredRules(t)
 	rapid.Check(t, func(t *rapid.T) {
-		opts := pingstatus.Options{LabelNamespaces: gen.LabelNamespaces, ProtectedKeys: []string{"vendor.io/maintenance"}, MaxTaints: rapid.SampledFrom([]int{0, 2}).Draw(t, "maxTaints")}
+		opts := pingstatus.Options{LabelNamespaces: gen.LabelNamespaces, ProtectedKeys: []string{"vendor.io/maintenance"}, MaxTaints: rapid.SampledFrom([]int{0, 2}).Draw(t, "maxTaints"),
+			AllowZero: rapid.IntRange(0, 3).Draw(t, "allowZero") == 0}
 		hand := gen.HandBuiltPatch().Draw(t, "patch")
 		before, _ := json.Marshal(hand)
 		judged, warnings := opts.Check(hand)

@@ -79,7 +79,9 @@
 // field, so a reply with it works with every provider. The basis holds
 // for the devices' counts too: by default a count is the devices free
 // now; with "total", all that the backend gives the node, those its pods
-// hold included.
+// hold included. A cpu or memory of "0" among figures of what is
+// available says the backend is full now, as interLink's Slurm plugin
+// says it (rule resource-full); a total of zero says no such thing.
 //
 // A backend of many machines may list them as its parts instead, each
 // a node of its own that the scheduler can fit a pod on, for a provider
@@ -169,14 +171,31 @@
 //   - quantity-valid: Quantities must parse and must not be negative (the
 //     API server would reject the node, and with it every later status
 //     update), nor exceed what a scheduler counts in an int64.
-//   - resource-nonzero: cpu, memory, pods and ephemeralStorage of zero are
-//     refused unless [Options.AllowZero]: a plugin that reports no cpu
-//     silently drains the node, and one that reports no scratch space
-//     keeps every pod that asks for it off the node; the tool for "take
-//     no pods" is a taint. ephemeralStorage is Kubernetes'
+//   - resource-nonzero: pods and ephemeralStorage of zero are refused
+//     unless [Options.AllowZero], and so are cpu and memory of zero whose
+//     basis is "total" (a zero among figures of what the backend has
+//     available is rule resource-full's). Written, a total of zero (a
+//     figure the plugin does not track, or a mistake) or no room for pods
+//     silently drains the node (interLink issue #558), and no scratch
+//     space keeps every pod that asks for it off the node; the tool for
+//     "take no pods" is a taint. ephemeralStorage is Kubernetes'
 //     ephemeral-storage, the scratch space the scheduler counts for pods
 //     that request it (Slurm's TmpDisk, an HTCondor slot's Disk): a node
 //     without it takes no such pod.
+//   - resource-full: A zero cpu or memory among figures of what the
+//     backend has available now (resources.basis "available", or none,
+//     wherever it stands in "resources") says the backend is full: a true
+//     zero, as interLink's Slurm plugin sends when its cluster has no
+//     room. The figure is not written, so the node keeps its capacity and
+//     nothing is drained, and the patch records the resource in
+//     [NodePatch.Full] (cpu before memory), with a warning; nodeapply then
+//     takes no new pod on the node until a reply gives more (its rule
+//     backend-full). With [Options.AllowZero] the zero is written as a
+//     figure, and nothing is full. A part's figures are judged so, each
+//     part on its own. In a patch built by hand, an entry of Full passes
+//     as it is, once, unless it is no cpu or memory, or the resource has
+//     a figure, which counts, or the basis is "total"; with AllowZero it
+//     is written as a figure of zero.
 //   - resource-whole: pods and accelerators must be whole numbers.
 //   - resource-basis: resources.basis must be "available" or "total";
 //     anything else is read as "total", so that nothing is added to
@@ -200,10 +219,11 @@
 //     (node.kubernetes.io/*, node.cloudprovider.kubernetes.io/*,
 //     node-role.kubernetes.io/*), pingnode's own (the taints nodeapply
 //     puts on a node whose plugin does not answer,
-//     pingnode.io/plugin-unreachable, and on a part's node whose part the
-//     reply no longer lists, pingnode.io/part-gone) and the provider's
-//     protected keys ([DefaultProtectedKey] and [Options.ProtectedKeys])
-//     are dropped.
+//     pingnode.io/plugin-unreachable, on a part's node whose part the
+//     reply no longer lists, pingnode.io/part-gone, and on a node whose
+//     backend has no free cpu or memory now, pingnode.io/backend-full)
+//     and the provider's protected keys ([DefaultProtectedKey] and
+//     [Options.ProtectedKeys]) are dropped.
 //   - list-limit: Over [Options.MaxAccelerators], [Options.MaxTaints] or
 //     [Options.MaxLabels] entries, the whole list is ignored.
 //   - label-valid: labels' keys must be qualified names and their values

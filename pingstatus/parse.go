@@ -64,6 +64,11 @@ type parser struct {
 	// devices, so that its accelerators may not count them again (rule
 	// device-not-counted).
 	listsDevices bool
+	// free says that the figures being judged, the reply's or the
+	// part's, are what the backend has available now (their basis is
+	// "available", or not given), so that a zero cpu or memory says the
+	// backend is full (rule resource-full).
+	free bool
 	// at is the path of the part being read ("nodes[3]"), or of the
 	// patch being checked ("patch"), which every warning's path then
 	// starts with, or "".
@@ -164,7 +169,7 @@ func (p *parser) node(t *tree, f [maxLevelFields]int, patch *NodePatch) {
 	devices := f[devicesField]
 	p.listsDevices = t.kind(devices) == arrayKind && t.len(devices) > 0 && t.count(devices) <= p.opts.maxDevices()
 	if r := f[resourcesField]; t.present(r) && p.expect(t, r, SubjectResource, Refused, fieldPath(replyLevel, resourcesField), objectKinds, "resources left unchanged") {
-		patch.Resources, patch.Basis = p.resources(t, r)
+		patch.Resources, patch.Basis, patch.Full = p.resources(t, r)
 	}
 	if taints := f[taintsField]; t.present(taints) {
 		patch.ReplaceTaints, patch.Taints, patch.KeptTaintKeys = p.taints(t, taints)

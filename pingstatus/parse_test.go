@@ -285,7 +285,7 @@ func TestCostGuards(t *testing.T) {
 	}, {
 		name:     "zero with a huge exponent is zero",
 		body:     `{"resources":{"cpu":"0e4294967296","pods":"0.0e-4294967296"}}`,
-		warnings: []string{"resources.cpu: zero cpu refused (it would drain the node; a plugin that wants no pods sets a taint); cpu left unchanged", "resources.pods: zero pods refused (it would drain the node; a plugin that wants no pods sets a taint); pods left unchanged"},
+		warnings: []string{"resources.cpu: the backend has no free cpu now: cpu left as it was, the node takes no new pod (taint pingnode.io/backend-full) until a reply gives more", "resources.pods: zero pods refused (it would drain the node; a plugin that wants no pods sets a taint); pods left unchanged"},
 	}, {
 		name:      "exponents within the bound go to the quantity parser",
 		body:      `{"resources":{"cpu":"1e-100","memory":"0.001e100"}}`,

@@ -52,6 +52,14 @@ type NodePatch struct {
 	// Resources holds the accepted quantities: cpu, memory, pods and
 	// extended resources. A resource that is absent is no news.
 	Resources corev1.ResourceList `json:"resources,omitempty"`
+	// Full are the resources the backend has none of free now, of cpu
+	// and memory, sorted (cpu before memory); nil when none. A reply says
+	// so with a zero cpu or memory among figures of what the backend has
+	// available (rule resource-full): the figure is not written, so the
+	// node keeps its capacity, and nodeapply keeps new pods off the node
+	// until a reply gives more. It is not a field of the reply: Parse
+	// derives it, and [Options.Check] takes it from a hand-built patch.
+	Full []corev1.ResourceName `json:"full,omitempty"`
 	// ReplaceTaints reports whether the reply carried a taints list. When
 	// true, Taints (possibly empty) is the plugin's whole list; when false,
 	// the node's taints are left alone.
@@ -180,5 +188,5 @@ const (
 
 // IsEmpty reports whether p asks for no change at all.
 func (p *NodePatch) IsEmpty() bool {
-	return len(p.Resources) == 0 && !p.ReplaceTaints && !p.ReplaceLabels && !p.ReplaceDevices && !p.ReplaceParts
+	return len(p.Resources) == 0 && len(p.Full) == 0 && !p.ReplaceTaints && !p.ReplaceLabels && !p.ReplaceDevices && !p.ReplaceParts
 }

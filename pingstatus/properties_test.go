@@ -249,6 +249,9 @@ func checkPatch(p pingstatus.NodePatch, opts pingstatus.Options) error {
 			return fmt.Errorf("%s = %s is too large", name, q.String())
 		}
 	}
+	if err := checkFull(p, opts); err != nil {
+		return err
+	}
 	if !p.ReplaceTaints && p.Taints != nil {
 		return fmt.Errorf("taints %v without ReplaceTaints", p.Taints)
 	}
@@ -272,6 +275,36 @@ func checkPatch(p pingstatus.NodePatch, opts pingstatus.Options) error {
 		return err
 	}
 	return checkDevices(p, opts)
+}
+
+// checkFull returns an error if the Full of p, or of one of its parts,
+// breaks rule resource-full as the package comment says it: cpu and
+// memory only, cpu first, each once, none with a figure, none beside a
+// basis of "total" nor with AllowZero.
+func checkFull(p pingstatus.NodePatch, opts pingstatus.Options) error {
+	for _, part := range p.Parts {
+		if err := checkFull(part.Patch, opts); err != nil {
+			return fmt.Errorf("part %s: %w", part.Name, err)
+		}
+	}
+	if len(p.Full) == 0 {
+		return nil
+	}
+	switch {
+	case opts.AllowZero:
+		return fmt.Errorf("full %v with AllowZero", p.Full)
+	case p.Basis == pingstatus.BasisTotal:
+		return fmt.Errorf("full %v with the basis %q", p.Full, p.Basis)
+	case !slices.Equal(p.Full, []corev1.ResourceName{corev1.ResourceCPU}) && !slices.Equal(p.Full, []corev1.ResourceName{corev1.ResourceMemory}) &&
+		!slices.Equal(p.Full, []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory}):
+		return fmt.Errorf("full %v is not cpu, memory, or cpu then memory", p.Full)
+	}
+	for _, name := range p.Full {
+		if q, ok := p.Resources[name]; ok {
+			return fmt.Errorf("%s is full, and has the figure %s", name, q.String())
+		}
+	}
+	return nil
 }
 
 // checkLabels returns an error if a label of p breaks a rule of the

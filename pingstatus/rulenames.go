@@ -10,6 +10,7 @@ const (
 	ruleValueType         = "value-type"
 	ruleQuantityValid     = "quantity-valid"
 	ruleResourceNonzero   = "resource-nonzero"
+	ruleResourceFull      = "resource-full"
 	ruleResourceWhole     = "resource-whole"
 	ruleResourceBasis     = "resource-basis"
 	ruleAcceleratorName   = "accelerator-name"

@@ -57,34 +57,52 @@ func (p *parser) judgeBasis(path, s string) Basis {
 }
 
 // resources reads and judges the resources object r: cpu, memory, pods,
-// ephemeralStorage, accelerators and hugepages, and the basis.
-func (p *parser) resources(t *tree, r int) (corev1.ResourceList, Basis) {
+// ephemeralStorage, accelerators and hugepages, and the basis, which is
+// read first, wherever it stands, since the figures are judged by it
+// (rule resource-full). It returns the figures to write, the basis, and
+// the resources the backend has none of free now.
+func (p *parser) resources(t *tree, r int) (corev1.ResourceList, Basis, []corev1.ResourceName) {
 	f := t.fields(r, resourcesLevel)
+	basis := p.basis(t, f[basisField])
+	p.free = basis != BasisTotal
 	list := make(corev1.ResourceList, 4)
-	p.standard(list, t, f[cpuField], cpuField, corev1.ResourceCPU)
-	p.standard(list, t, f[memoryField], memoryField, corev1.ResourceMemory)
-	p.standard(list, t, f[podsField], podsField, corev1.ResourcePods)
-	p.standard(list, t, f[ephemeralStorageField], ephemeralStorageField, corev1.ResourceEphemeralStorage)
+	var full []corev1.ResourceName
+	p.standard(list, &full, t, f[cpuField], cpuField, corev1.ResourceCPU)
+	p.standard(list, &full, t, f[memoryField], memoryField, corev1.ResourceMemory)
+	p.standard(list, &full, t, f[podsField], podsField, corev1.ResourcePods)
+	p.standard(list, &full, t, f[ephemeralStorageField], ephemeralStorageField, corev1.ResourceEphemeralStorage)
 	pages := p.hugepageSizes(t, f[hugepagesField])
 	p.acceleratorList(list, t, f[acceleratorsField])
 	p.hugepages(list, t, pages)
-	basis := p.basis(t, f[basisField])
 	if len(list) == 0 {
-		return nil, basis
+		return nil, basis, full
 	}
-	return list, basis
+	return list, basis, full
 }
 
 // standard reads the field k of resources, the value q, for the resource
-// name, and judges it.
-func (p *parser) standard(list corev1.ResourceList, t *tree, q int, k int, name corev1.ResourceName) {
+// name, and judges it: a figure goes into list, and a resource the
+// backend has none of free now into full.
+func (p *parser) standard(list corev1.ResourceList, full *[]corev1.ResourceName, t *tree, q int, k int, name corev1.ResourceName) {
 	path := fieldPath(resourcesLevel, k)
 	if !t.present(q) || !p.expect(t, q, SubjectResource, Refused, path, quantityKinds, string(name)+" left unchanged") {
 		return
 	}
 	spelled := t.quantityText(q)
-	if v, ok := p.quantity(path, name, spelled); ok && p.judgeQuantity(path, name, v, spelled) {
+	if v, ok := p.quantity(path, name, spelled); ok {
+		p.take(list, full, path, name, v, spelled)
+	}
+}
+
+// take judges v, spelled so, as the quantity of the resource name at
+// path, and puts it where the verdict says: the figure into list, or,
+// for a backend full now, the resource into full.
+func (p *parser) take(list corev1.ResourceList, full *[]corev1.ResourceName, path string, name corev1.ResourceName, v resource.Quantity, spelled string) {
+	switch p.judgeQuantity(path, name, v, spelled) {
+	case acceptedQuantity:
 		list[name] = v
+	case backendFull:
+		*full = append(*full, name)
 	}
 }
 
@@ -98,13 +116,30 @@ func isStandard(name corev1.ResourceName) bool {
 	return false
 }
 
+// A verdict is what [parser.judgeQuantity] makes of a quantity.
+type verdict int
+
+const (
+	// refusedQuantity: a warning says why, and the resource is left
+	// unchanged.
+	refusedQuantity verdict = iota
+	// acceptedQuantity: the figure is written.
+	acceptedQuantity
+	// backendFull: a zero cpu or memory among figures of what the backend
+	// has available, the backend full now (rule resource-full). The figure
+	// is not written, a warning says so, and the patch records the
+	// resource in Full.
+	backendFull
+)
+
 // judgeQuantity judges v, spelled so, as the quantity of the resource
 // name at path: not negative nor too large (rule quantity-valid), whole
 // for a resource that counts whole (rule resource-whole), and not zero
-// for cpu, memory, pods and ephemeral-storage unless AllowZero (rule
-// resource-nonzero). On refusal it warns, and the resource is left
-// unchanged.
-func (p *parser) judgeQuantity(path string, name corev1.ResourceName, v resource.Quantity, spelled string) bool {
+// for cpu, memory, pods and ephemeral-storage unless AllowZero: a zero
+// cpu or memory among free figures (p.free) says the backend is full now
+// (rule resource-full), and any other such zero is refused (rule
+// resource-nonzero). It warns of all but an accepted figure.
+func (p *parser) judgeQuantity(path string, name corev1.ResourceName, v resource.Quantity, spelled string) verdict {
 	rule, problem := ruleQuantityValid, kuberules.QuantityProblem(name, v)
 	switch {
 	case problem != "" && v.Sign() >= 0:
@@ -113,18 +148,24 @@ func (p *parser) judgeQuantity(path string, name corev1.ResourceName, v resource
 		problem = spelled + " " + problem
 	case kuberules.TooLarge(name, v):
 		problem = spelled + " is too large: " + kuberules.LimitText(name)
-	case v.IsZero() && !p.opts.AllowZero && isStandard(name):
+	case !v.IsZero() || p.opts.AllowZero || !isStandard(name):
+		return acceptedQuantity
+	case p.free && (name == corev1.ResourceCPU || name == corev1.ResourceMemory):
+		p.warn(ruleResourceFull, SubjectResource, Refused, path, "the backend has no free %s now: %s left as it was, the node takes no new pod (taint %s) until a reply gives more", name, name, kuberules.BackendFullTaintKey)
+		return backendFull
+	default:
 		what := "it would drain the node"
-		if name == corev1.ResourceEphemeralStorage {
+		switch name {
+		case corev1.ResourceCPU, corev1.ResourceMemory:
+			what = "a total of zero would drain the node"
+		case corev1.ResourceEphemeralStorage:
 			what = "it would keep every pod that asks for scratch space off the node"
 		}
 		p.warn(ruleResourceNonzero, SubjectResource, Refused, path, "zero %s refused (%s; a plugin that wants no pods sets a taint); %s left unchanged", name, what, name)
-		return false
-	default:
-		return true
+		return refusedQuantity
 	}
 	p.warn(rule, SubjectResource, Refused, path, "%s; %s left unchanged", problem, name)
-	return false
+	return refusedQuantity
 }
 
 // A keyedEntry is an entry of an object whose keys are its entries' own:
@@ -182,7 +223,7 @@ func (p *parser) hugepages(list corev1.ResourceList, t *tree, pages []keyedEntry
 			continue
 		}
 		spelled := t.quantityText(e.value)
-		if v, ok := p.quantity(path, name, spelled); ok && p.judgeQuantity(path, name, v, spelled) {
+		if v, ok := p.quantity(path, name, spelled); ok && p.judgeQuantity(path, name, v, spelled) == acceptedQuantity {
 			list[name] = v
 		}
 	}
@@ -309,7 +350,7 @@ func (p *parser) acceleratorList(list corev1.ResourceList, t *tree, accs int) {
 		}
 		spelled := t.quantityText(available)
 		v, ok := p.quantity(availablePath, name, spelled)
-		if !ok || !p.judgeQuantity(availablePath, name, v, spelled) || !p.counted(availablePath, name, v) {
+		if !ok || p.judgeQuantity(availablePath, name, v, spelled) != acceptedQuantity || !p.counted(availablePath, name, v) {
 			continue
 		}
 		j, seen := first[name]
@@ -447,6 +488,9 @@ func (p *parser) addTaint(j *taintJudge, taint corev1.Taint, i int) {
 		return
 	case problems.Reserved && taint.Key == kuberules.PartGoneTaintKey:
 		p.warn(ruleTaintReserved, SubjectTaint, Refused, keyPath(), "%s is pingnode's own, for a part the reply no longer lists; entry dropped", taint.Key)
+		return
+	case problems.Reserved && taint.Key == kuberules.BackendFullTaintKey:
+		p.warn(ruleTaintReserved, SubjectTaint, Refused, keyPath(), "%s is pingnode's own, for a backend with no free cpu or memory now; entry dropped", taint.Key)
 		return
 	case problems.Reserved:
 		p.warn(ruleTaintReserved, SubjectTaint, Refused, keyPath(), "%s belongs to Kubernetes controllers; entry dropped", taint.Key)

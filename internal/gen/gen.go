@@ -262,6 +262,9 @@ func resourcesValue(t *rapid.T) any {
 			res[name] = quantityValue(t, name)
 		}
 	}
+	if rapid.IntRange(0, 3).Draw(t, "has basis") == 0 {
+		res["basis"] = rapid.SampledFrom([]any{"available", "total", "free", 1, nil}).Draw(t, "basis")
+	}
 	if rapid.Bool().Draw(t, "has accelerators") {
 		n := rapid.IntRange(0, 6).Draw(t, "accelerators")
 		accs := make([]any, n)
@@ -295,7 +298,7 @@ func taintsValue(t *rapid.T) any {
 			"key": rapid.OneOf(
 				rapid.Map(TaintKey(), func(k string) any { return k }),
 				rapid.SampledFrom([]any{
-					"node.kubernetes.io/unschedulable", "node-role.kubernetes.io/x", kuberules.DefaultProtectedKey,
+					"node.kubernetes.io/unschedulable", "node-role.kubernetes.io/x", kuberules.DefaultProtectedKey, kuberules.BackendFullTaintKey,
 					"not a key", "", "Upper.IO/x", strings.Repeat("k", 64), false,
 				}),
 			).Draw(t, "key"),
@@ -339,6 +342,43 @@ func labelsValue(t *rapid.T) any {
 		).Draw(t, "label value")
 	}
 	return labels
+}
+
+// RoomReply draws a reply as interLink's Slurm plugin sends it at each
+// ping, and its neighbours: free cpu and memory (its sum over the
+// cluster), each often "0", the cluster full, sometimes absent or not a
+// quantity, with a basis or none, before or after them, now and then
+// with pods of zero or a taint with pingnode's backend-full key; or a
+// reply with no news of cpu and memory: a legacy body, a status alone,
+// resources without cpu and memory.
+func RoomReply() *rapid.Generator[[]byte] {
+	return rapid.Custom(func(t *rapid.T) []byte {
+		switch rapid.IntRange(0, 7).Draw(t, "room shape") {
+		case 0:
+			return []byte(rapid.SampledFrom([]string{"ok", "", "null", "[]"}).Draw(t, "legacy"))
+		case 1:
+			return []byte(rapid.SampledFrom([]string{`{"status":"ok"}`, `{"status":"ok","resources":{}}`, `{"status":"ok","resources":{"pods":"10"}}`}).Draw(t, "no news"))
+		}
+		var fields []string
+		for _, name := range []string{"cpu", "memory"} {
+			v := rapid.SampledFrom([]string{`"0"`, `"0"`, `0`, `"0Mi"`, `"24"`, `"96000Mi"`, `"1200Mi"`, `"-1"`, `"many"`, ``}).Draw(t, name)
+			if v != "" {
+				fields = append(fields, `"`+name+`":`+v)
+			}
+		}
+		if rapid.IntRange(0, 4).Draw(t, "has pods") == 0 {
+			fields = append(fields, `"pods":`+rapid.SampledFrom([]string{`"0"`, `"90"`}).Draw(t, "pods"))
+		}
+		if basis := rapid.SampledFrom([]string{"", "", `"available"`, `"total"`, `"free"`}).Draw(t, "basis"); basis != "" {
+			at := rapid.IntRange(0, len(fields)).Draw(t, "basis at")
+			fields = append(fields[:at], append([]string{`"basis":` + basis}, fields[at:]...)...)
+		}
+		reply := `{"status":"ok","resources":{` + strings.Join(fields, ",") + `}`
+		if rapid.IntRange(0, 5).Draw(t, "has taints") == 0 {
+			reply += `,"taints":[{"key":"` + kuberules.BackendFullTaintKey + `","value":"cpu","effect":"NoSchedule"}]`
+		}
+		return []byte(reply + "}")
+	})
 }
 
 // Node draws a valid node as a provider might hold it: capacity and

@@ -17,7 +17,8 @@ import (
 // HandBuiltPatch draws a patch as a provider may build it by hand, not
 // judged, valid or not: resources under every kind of name (standard,
 // huge pages, extended, and none of those), negative, zero, fractional
-// and huge; taints with bad keys, values and effects, reserved and
+// and huge; resources the backend is full of, cpu and memory or not, in
+// any order, repeated; taints with bad keys, values and effects, reserved and
 // protected keys, pairs repeated, some with a time added; labels with bad
 // keys and values and in namespaces no plugin may set; kept keys and
 // groups, valid or not; devices ([HandBuiltDeviceGroups]); a basis, valid
@@ -60,6 +61,11 @@ func handBuiltNode(t *rapid.T) *pingstatus.NodePatch {
 		}
 		p.Resources[name] = resource.MustParse(value)
 	}
+	if rapid.IntRange(0, 3).Draw(t, "full given") == 0 {
+		p.Full = rapid.SliceOfN(rapid.SampledFrom([]corev1.ResourceName{
+			corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourcePods, "nvidia.com/gpu",
+		}), 0, 3).Draw(t, "full")
+	}
 	if rapid.IntRange(0, 5).Draw(t, "basis given") == 0 {
 		p.Basis = rapid.SampledFrom([]pingstatus.Basis{pingstatus.BasisAvailable, pingstatus.BasisTotal, "sum"}).Draw(t, "basis")
 	}
@@ -70,7 +76,7 @@ func handBuiltNode(t *rapid.T) *pingstatus.NodePatch {
 			if bad("taint") {
 				switch rapid.IntRange(0, 4).Draw(t, "bad taint part") {
 				case 0:
-					taint.Key = rapid.SampledFrom([]string{"not a key", "", "node.kubernetes.io/unschedulable", "pingnode.io/part-gone", "virtual-node.interlink/no-schedule"}).Draw(t, "bad key")
+					taint.Key = rapid.SampledFrom([]string{"not a key", "", "node.kubernetes.io/unschedulable", "pingnode.io/part-gone", "pingnode.io/backend-full", "virtual-node.interlink/no-schedule"}).Draw(t, "bad key")
 				case 1:
 					taint.Value = rapid.SampledFrom([]string{"has spaces", strings.Repeat("v", 64)}).Draw(t, "bad value")
 				case 2:

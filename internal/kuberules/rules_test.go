@@ -132,12 +132,12 @@ func TestQuantityProblem(t *testing.T) {
 }
 
 func TestTaintKeys(t *testing.T) {
-	for _, key := range []string{"node.kubernetes.io/unreachable", "node.cloudprovider.kubernetes.io/uninitialized", "node-role.kubernetes.io/control-plane", UnreachableTaintKey, PartGoneTaintKey} {
+	for _, key := range []string{"node.kubernetes.io/unreachable", "node.cloudprovider.kubernetes.io/uninitialized", "node-role.kubernetes.io/control-plane", UnreachableTaintKey, PartGoneTaintKey, BackendFullTaintKey} {
 		if !IsReservedKey(key) {
 			t.Errorf("IsReservedKey(%q) = false, want true", key)
 		}
 	}
-	for _, key := range []string{"vendor.io/maintenance", "kubernetes.io/arch", DefaultProtectedKey, "pingnode.io/plugin-taints", UnreachableTaintKey + "-not", PartGoneTaintKey + "s"} {
+	for _, key := range []string{"vendor.io/maintenance", "kubernetes.io/arch", DefaultProtectedKey, "pingnode.io/plugin-taints", UnreachableTaintKey + "-not", PartGoneTaintKey + "s", BackendFullTaintKey + "-soon", "pingnode.io/backend"} {
 		if IsReservedKey(key) {
 			t.Errorf("IsReservedKey(%q) = true, want false", key)
 		}

@@ -23,6 +23,12 @@ const UnreachableTaintKey = "pingnode.io/plugin-unreachable"
 // set it.
 const PartGoneTaintKey = "pingnode.io/part-gone"
 
+// BackendFullTaintKey is the key of the NoSchedule taint that nodeapply
+// puts on a node whose plugin's reply says the backend has no free cpu
+// or memory now, its value the resources it has none of. It is
+// pingnode's: no plugin may set it.
+const BackendFullTaintKey = "pingnode.io/backend-full"
+
 // Bounds on names and values, for input whose length nothing else bounds.
 const (
 	// MaxNameBytes is the longest qualified name: a 253-byte DNS
@@ -50,10 +56,9 @@ var reservedPrefixes = [...]string{
 
 // IsReservedKey reports whether key belongs to a Kubernetes controller
 // (node.kubernetes.io/*, node.cloudprovider.kubernetes.io/*,
-// node-role.kubernetes.io/*) or to pingnode itself
-// ([UnreachableTaintKey], [PartGoneTaintKey]).
+// node-role.kubernetes.io/*) or to pingnode itself ([IsPingnodeKey]).
 func IsReservedKey(key string) bool {
-	if key == UnreachableTaintKey || key == PartGoneTaintKey {
+	if IsPingnodeKey(key) {
 		return true
 	}
 	for _, p := range reservedPrefixes {
@@ -62,6 +67,13 @@ func IsReservedKey(key string) bool {
 		}
 	}
 	return false
+}
+
+// IsPingnodeKey reports whether key is one of pingnode's own taints,
+// which nodeapply alone puts and removes: [UnreachableTaintKey],
+// [PartGoneTaintKey] and [BackendFullTaintKey].
+func IsPingnodeKey(key string) bool {
+	return key == UnreachableTaintKey || key == PartGoneTaintKey || key == BackendFullTaintKey
 }
 
 // IsProtectedKey reports whether key is [DefaultProtectedKey] or one of extra.

@@ -271,7 +271,7 @@ func Table(c Consts) []Entry {
 					// kuberules.IsReservedKey and IsProtectedKey.
 					Not: &Schema{AnyOf: []*Schema{
 						{Pattern: `^(node\.kubernetes\.io|node\.cloudprovider\.kubernetes\.io|node-role\.kubernetes\.io)/`},
-						{Pattern: `^` + prefixed(kuberules.UnreachableTaintKey, kuberules.PartGoneTaintKey) + `$`},
+						{Pattern: `^` + prefixed(kuberules.UnreachableTaintKey, kuberules.PartGoneTaintKey, kuberules.BackendFullTaintKey) + `$`},
 						{Const: kuberules.DefaultProtectedKey},
 					}},
 				}},
