@@ -3,6 +3,8 @@ package jobs
 import (
 	"context"
 	"encoding/json"
+	"maps"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -80,7 +82,8 @@ func (k *Keeper) read(asked map[types.UID]*corev1.Pod, statuses []podapi.PodStat
 		}
 	}
 	var jobs []confirm.Job
-	for uid, p := range asked {
+	for _, uid := range slices.Sorted(maps.Keys(asked)) { // in one order, so that a step's removals are
+		p := asked[uid]
 		rec, known := k.placed[uid]
 		s, answered := state[uid]
 		switch {
