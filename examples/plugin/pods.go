@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -98,8 +99,10 @@ func podStatuses(jobs *partsfleet.Fleet, pods []corev1.Pod) []podapi.PodStatus {
 // serveCreate answers POST /create: it creates the job of the pod of one
 // podapi.CreateRequest, and answers one podapi.Created, the pod's UID and
 // its job's ID. A body that is not one such object (a list, no JSON, no
-// body), or whose pod has no UID, is answered 504 in plain text, as the
-// Slurm plugin answers every create it refuses.
+// body), whose pod has no UID, or one of whose containers mounts a volume
+// without an entry of its name under "container" (the RetrievedPodData a
+// sidecar reads), is answered 504 in plain text, as the Slurm plugin
+// answers every create it refuses.
 func serveCreate(w http.ResponseWriter, r *http.Request, jobs *partsfleet.Fleet) {
 	data, ok := readBody(w, r)
 	if !ok {
@@ -114,7 +117,25 @@ func serveCreate(w http.ResponseWriter, r *http.Request, jobs *partsfleet.Fleet)
 		plainError(w, http.StatusGatewayTimeout, "want one pod to create, with its pod.metadata.uid: got none")
 		return
 	}
+	if c, ok := unretrieved(req); !ok {
+		plainError(w, http.StatusGatewayTimeout, "could not find retrieved container for "+c+" in pod "+req.Pod.Name)
+		return
+	}
 	writeJSON(w, podapi.Created{PodUID: string(req.Pod.UID), PodJID: jobs.Create(partsfleet.JobOf(&req.Pod))})
+}
+
+// unretrieved returns the first container of req's pod that mounts a
+// volume and has no entry of its name in req.Containers, and reports
+// whether there is none: interLink's Slurm plugin looks each up there.
+func unretrieved(req podapi.CreateRequest) (string, bool) {
+	for _, list := range [][]corev1.Container{req.Pod.Spec.InitContainers, req.Pod.Spec.Containers} {
+		for _, c := range list {
+			if len(c.VolumeMounts) > 0 && !slices.ContainsFunc(req.Containers, func(r podapi.RetrievedContainer) bool { return r.Name == c.Name }) {
+				return c.Name, false
+			}
+		}
+	}
+	return "", true
 }
 
 // serveDelete answers POST /delete: it deletes the job of the pod in the

@@ -102,7 +102,7 @@ func strictly(data []byte, v any) error {
 // returns the answer, which must be one podapi.Created object, strictly.
 func create(t *testing.T, server *httptest.Server, pod corev1.Pod) podapi.Created {
 	t.Helper()
-	code, body := call(t, server, http.MethodPost, podapi.CreatePath, podapi.CreateRequest{Pod: pod})
+	code, body := call(t, server, http.MethodPost, podapi.CreatePath, podapi.NewCreateRequest(&pod))
 	var created podapi.Created
 	if code != http.StatusOK || len(bytes.TrimSpace(body)) == 0 || bytes.TrimSpace(body)[0] != '{' {
 		t.Fatalf("create %s: %d: %s; want 200 and one object", pod.UID, code, body)
@@ -248,6 +248,8 @@ func TestPodsBadBody(t *testing.T) {
 	jobs := partsfleet.New(partsfleet.Config{Unbounded: true})
 	handler := Handler(func() Backend { return Backend{CPU: "8", Memory: "16Gi", Pods: "110"} }, jobs, Options{})
 	noUID := testPod("", "cn001", "1")
+	mounts := testPod("m", "cn001", "1") // the ServiceAccount token's volume, as the API server mounts it
+	mounts.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "kube-api-access-x", MountPath: "/var/run/secrets/kubernetes.io/serviceaccount"}}
 	tests := []struct {
 		name, method, path string
 		body               any
@@ -260,6 +262,7 @@ func TestPodsBadBody(t *testing.T) {
 		{"create, no body", http.MethodPost, podapi.CreatePath, nil, http.StatusGatewayTimeout, "unexpected end of JSON input"},
 		{"create, null", http.MethodPost, podapi.CreatePath, "null", http.StatusGatewayTimeout, "with its pod.metadata.uid: got none"},
 		{"create, no UID", http.MethodPost, podapi.CreatePath, podapi.CreateRequest{Pod: noUID}, http.StatusGatewayTimeout, "with its pod.metadata.uid: got none"},
+		{"create, a mount and no retrieved container", http.MethodPost, podapi.CreatePath, podapi.CreateRequest{Pod: mounts}, http.StatusGatewayTimeout, "could not find retrieved container for " + mounts.Spec.Containers[0].Name + " in pod " + mounts.Name},
 		{"create, too large", http.MethodPost, podapi.CreatePath, "{" + strings.Repeat(" ", maxRequestBytes) + "}", http.StatusRequestEntityTooLarge, "body over 33554432 bytes"},
 		{"status, not JSON", http.MethodGet, podapi.StatusPath, "pods", http.StatusBadRequest, "want no body, or a JSON list of pods: "},
 		{"status, an object", http.MethodGet, podapi.StatusPath, "{}", http.StatusBadRequest, "want no body, or a JSON list of pods: "},

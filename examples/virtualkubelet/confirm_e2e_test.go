@@ -220,7 +220,7 @@ func TestConfirmSharedBackend(t *testing.T) {
 			if err != nil || pod.Spec.NodeName == "" || made[name] {
 				continue
 			}
-			if _, _, err := c.Create(ctx, podapi.CreateRequest{Pod: *pod}); err != nil {
+			if _, _, err := c.Create(ctx, podapi.NewCreateRequest(pod)); err != nil {
 				return false, err.Error()
 			}
 			made[name] = true

@@ -65,7 +65,7 @@ func TestFullBackend(t *testing.T) {
 				Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")},
 			}}}},
 		}
-		if _, _, err := c.Create(t.Context(), podapi.CreateRequest{Pod: native[i]}); err != nil {
+		if _, _, err := c.Create(t.Context(), podapi.NewCreateRequest(&native[i])); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -42,6 +42,11 @@ type CallError struct {
 
 func (e *CallError) Error() string { return e.Method + " " + e.Path + ": " + e.words }
 
+// Answered reports whether the plugin answered the call: an answer came
+// (Code is not 0), whatever it says. A create the plugin answered with an
+// error made no job; a call it did not answer may have done its work.
+func (e *CallError) Answered() bool { return e.Code != 0 }
+
 // Unwrap returns the error of the request or of its answer, nil for an
 // answer other than 200.
 func (e *CallError) Unwrap() error { return e.err }

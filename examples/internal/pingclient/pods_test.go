@@ -81,7 +81,7 @@ func decoded[T any](data []byte) T {
 var (
 	// testPod is the fixtures' pod, as the provider has it.
 	testPod    = decoded[corev1.Pod](fixture("delete.request.json"))
-	testCreate = podapi.CreateRequest{Pod: testPod}
+	testCreate = podapi.NewCreateRequest(&testPod)
 	podAnswers = map[string]string{"create": string(fixture("create.answer.json")), "status": string(fixture("status.answer.json")), "delete": ""}
 )
 

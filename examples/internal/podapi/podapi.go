@@ -13,9 +13,13 @@
 //     pingstatus reads. interLink's API sends that body; the Slurm plugin
 //     decodes it, and answers a ping without a body 500 ("unexpected end
 //     of JSON input").
-//   - POST /create: ONE [CreateRequest], the pod under "pod" (interLink's
-//     PodCreateRequests, which a sidecar reads as its RetrievedPodData),
-//     answered by ONE [Created] (interLink's CreateStruct), whose PodJID
+//   - POST /create: ONE [CreateRequest], the pod under "pod", which both
+//     interLink's API (its PodCreateRequests) and a sidecar (its
+//     RetrievedPodData) read: a sidecar finds under "container" an entry
+//     for each container by name, and interLink's Slurm plugin refuses a
+//     pod one of whose containers mounts a volume but has no entry (504
+//     "could not find retrieved container"). It is answered by ONE
+//     [Created] (interLink's CreateStruct), whose PodJID
 //     interLink's Virtual Kubelet writes to the pod's annotation "JobID".
 //     A list is refused by the Slurm plugin (504, plain text). An older
 //     plugin answers a list of Created; [DecodeCreated] reads both.
@@ -71,15 +75,47 @@ const SlurmFlags = "slurm-job.vk.io/flags"
 // Kubelet writes the PodJID of the pod's job.
 const JobIDAnnotation = "JobID"
 
-// CreateRequest is one pod to create, with what it mounts (interLink's
-// PodCreateRequests). A sidecar that reads it as RetrievedPodData finds
-// the pod under the same key, "pod".
+// CreateRequest is one pod to create, with what it mounts: interLink's
+// PodCreateRequests, and the "container" list of its RetrievedPodData,
+// which interLink's API builds from the former for a sidecar (its
+// getData) and a sidecar reads.
 type CreateRequest struct {
 	Pod                 corev1.Pod         `json:"pod"`
 	ConfigMaps          []corev1.ConfigMap `json:"configmaps"`
 	Secrets             []corev1.Secret    `json:"secrets"`
 	ProjectedVolumeMaps []corev1.ConfigMap `json:"projectedvolumesmaps"`
 	JobScriptURL        string             `json:"jobscriptURL"`
+	// Containers has an entry for each init container and container of
+	// the pod, in that order (RetrievedPodData's "container"); interLink's
+	// API ignores it.
+	Containers []RetrievedContainer `json:"container"`
+}
+
+// RetrievedContainer is what a container of a pod mounts, as a sidecar
+// reads it (interLink's RetrievedContainer): the config maps, projected
+// volumes and secrets it mounts, with their data, and its emptyDir paths.
+// A projected volume (the ServiceAccount token's) a sidecar does not find
+// is mounted empty, with a warning; a config map or secret it does not
+// find refuses the pod.
+type RetrievedContainer struct {
+	Name                string             `json:"name"`
+	ConfigMaps          []corev1.ConfigMap `json:"configMaps"`
+	ProjectedVolumeMaps []corev1.ConfigMap `json:"projectedvolumemaps"`
+	Secrets             []corev1.Secret    `json:"secrets"`
+	EmptyDirs           []string           `json:"emptyDirs"`
+}
+
+// NewCreateRequest returns the request that creates pod: the pod, and an
+// entry of its own for each of its containers, with no data. A pod that
+// mounts a config map or a secret needs their data, which a caller adds.
+func NewCreateRequest(pod *corev1.Pod) CreateRequest {
+	req := CreateRequest{Pod: *pod}
+	for _, list := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+		for _, c := range list {
+			req.Containers = append(req.Containers, RetrievedContainer{Name: c.Name})
+		}
+	}
+	return req
 }
 
 // Created is the backend's job of a pod it created (interLink's

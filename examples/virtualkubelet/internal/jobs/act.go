@@ -42,15 +42,25 @@ func (k *Keeper) write(ctx context.Context, decisions []confirm.Decision) {
 
 // remove removes each job, once: it remembers the removal, so that the
 // job reads as gone until the pod's next job, whatever an answer from
-// the plugin's cache says (rule confirm-gone). One that fails is removed
-// at the next step.
+// the plugin's cache says (rule confirm-gone). A job whose create the
+// plugin refused is none: no delete is sent for it. A delete the plugin
+// answers is done, whatever it answers (interLink's Slurm plugin answers
+// 500 when scancel fails on a job that has ended); one it does not answer
+// is sent again at the next step.
 func (k *Keeper) remove(ctx context.Context, jobs []confirm.Job) {
 	for _, j := range jobs {
-		if err := k.cfg.Plugin.Delete(ctx, stub(j.Pod, j.Namespace, j.Name)); err != nil {
-			k.failed("delete", err)
+		rec, known := k.placed[j.Pod]
+		if known && rec.refused {
+			rec.refused = false // refused once; gone from now on
+			k.placed[j.Pod] = rec
 			continue
 		}
-		rec := k.placed[j.Pod]
+		if err := k.cfg.Plugin.Delete(ctx, stub(j.Pod, j.Namespace, j.Name)); err != nil {
+			k.failed("delete", err)
+			if !answered(err) {
+				continue
+			}
+		}
 		rec.namespace, rec.name, rec.Node, rec.Removed = j.Namespace, j.Name, j.Node, true
 		k.placed[j.Pod] = rec
 		if p := k.whole(j.Pod, j.Namespace, j.Name, j.Node); p.Spec.Containers != nil { // a pod deleted keeps no record
@@ -67,7 +77,9 @@ func (k *Keeper) remove(ctx context.Context, jobs []confirm.Job) {
 // interLink sends it, the pod with spec.nodeName set to the node its
 // allocation names. It records the job on the pod first (its node and
 // when), and makes it only once the record is written, so that a keeper
-// that restarts finds it. A create that fails is not sent again blindly:
+// that restarts finds it. A create the plugin answers with an error made
+// no job: the pod is refused on its node at the next step, and no delete
+// is sent for it. A create it does not answer is not sent again blindly:
 // the job it may have made is recorded as made, so that the next steps
 // ask the backend first, and the pod is started again only once the
 // backend's answers, newer than the create, show no job of it.
@@ -90,9 +102,16 @@ func (k *Keeper) start(ctx context.Context, starts []confirm.Start, asked map[ty
 		}
 		delete(k.said, "record")
 		k.placed[s.Pod] = rec
-		created, list, err := k.cfg.Plugin.Create(ctx, podapi.CreateRequest{Pod: *pod})
+		created, list, err := k.cfg.Plugin.Create(ctx, podapi.NewCreateRequest(pod))
 		if err != nil {
 			k.failed("create", err)
+			if answered(err) { // it made no job: the pod is refused on the node, and no delete is sent
+				rec.Removed, rec.refused = true, true
+				k.placed[s.Pod] = rec
+				if err := k.record(ctx, s.Pod, s.Namespace, s.Name, rec.Record); err != nil {
+					k.failed("record", err)
+				}
+			}
 			continue
 		}
 		delete(k.said, "create")

@@ -51,10 +51,22 @@
 //     (10 s) that does not show it is taken as older than the job. The
 //     pod is started again only once an answer newer than the create
 //     shows no job of it.
+//   - A create the plugin answers with an error (the Slurm plugin: 504,
+//     sbatch's words) made no job: the pod is refused on its node at the
+//     next step, and no delete is ever sent for it.
 //   - A job it removed is recorded so (one pod write a removal), and reads
 //     as gone (confirm.JobGone) until the pod's next job, whatever a
 //     cached answer still says: it is removed once, and a delete is sent
-//     only for a job the backend listed or the keeper made.
+//     only for a job the backend listed or the keeper made. A delete the
+//     plugin answers is done, whatever it answers (the Slurm plugin
+//     answers 500 when scancel fails on a job that has ended); one it
+//     does not answer is sent again.
+//   - The pod sent to the plugin has an entry for each of its containers
+//     under "container", which a sidecar reads (interLink's API builds it
+//     for one): the Slurm plugin refuses a pod that mounts a volume, the
+//     ServiceAccount token's among them, without one. The entries carry
+//     no data: a pod that mounts a config map or a secret is refused by
+//     it, for the provider reads neither.
 //   - A refused or removed job never holds its pod: the pod, allocated
 //     again, gets its next job at once (nodeapply/dra/confirm, rule
 //     confirm-gone).

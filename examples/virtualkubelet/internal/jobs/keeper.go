@@ -103,6 +103,10 @@ type job struct {
 	namespace, name string
 	Record
 	id string
+	// refused says that the plugin answered its create with an error: it
+	// made no job (Removed is set too), and the next step reads it as
+	// refused, once, so that the pod's allocation is refused.
+	refused bool
 }
 
 // Count is what a keeper did, for tests and logs.

@@ -41,6 +41,8 @@ type plugin struct {
 	cached  bool
 	last    []podapi.PodStatus
 	lost    bool // the next create makes the job, and its answer is lost
+	refuse  bool // a create is answered with an error (sbatch's), and makes no job
+	failDel bool // a delete is answered with an error (scancel's), and removes no job
 	list    bool // a create is answered with a list, as older plugins did
 	made    map[types.UID]int
 	unknown int                    // deletes of a pod without a job
@@ -54,9 +56,12 @@ func newPlugin() *plugin { return &plugin{jobs: map[types.UID]string{}, made: ma
 func (p *plugin) Create(_ context.Context, r podapi.CreateRequest) (podapi.Created, bool, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.calls = append(p.calls, "create "+r.Pod.Name+"@"+r.Pod.Spec.NodeName)
+	if p.refuse {
+		return podapi.Created{}, false, answeredErr("POST /create: HTTP 504 Gateway Timeout")
+	}
 	p.jobs[r.Pod.UID] = r.Pod.Spec.NodeName
 	p.made[r.Pod.UID]++
-	p.calls = append(p.calls, "create "+r.Pod.Name+"@"+r.Pod.Spec.NodeName)
 	p.created = append(p.created, r)
 	if p.lost {
 		p.lost = false
@@ -111,9 +116,19 @@ func (p *plugin) Delete(_ context.Context, pod *corev1.Pod) error {
 		p.unknown++ // interLink's Slurm plugin panics: no answer
 		return errors.New("POST /delete: EOF")
 	}
+	if p.failDel {
+		return answeredErr("POST /delete: HTTP 500 Internal Server Error")
+	}
 	delete(p.jobs, pod.UID)
 	return nil
 }
+
+// answeredErr is the failure of a call the plugin answered, as
+// pingclient.CallError says it.
+type answeredErr string
+
+func (e answeredErr) Error() string  { return string(e) }
+func (e answeredErr) Answered() bool { return true }
 
 func (p *plugin) took() []string {
 	p.mu.Lock()
@@ -447,6 +462,59 @@ func TestPaceWhileWaiting(t *testing.T) {
 	s.plugin.mu.Unlock()
 	if s.keeper.Step(t.Context()) {
 		t.Error("the step that confirms the pod says a pod still waits")
+	}
+}
+
+// TestRefusedCreate: a create the plugin answers with an error (504,
+// sbatch's words) made no job: the pod's allocation is refused at the next
+// step, so that it goes elsewhere, and no delete is ever sent for it, nor
+// once the pod is deleted.
+func TestRefusedCreate(t *testing.T) {
+	s := newSetup(1)
+	s.plugin.slurm, s.plugin.state, s.plugin.refuse = true, "queued", true
+	s.wait("a")
+	s.keeper.Step(t.Context())
+	s.now = s.now.Add(time.Second)
+	s.keeper.Step(t.Context())
+	if diff := cmp.Diff([]string{"a-claim: refused"}, s.patches); diff != "" {
+		t.Errorf("claims written (-want +got):\n%s", diff)
+	}
+	_ = s.waiting.Delete(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "hpc", Name: "a"}})
+	s.claims["vk-0"] = nil
+	s.now = s.now.Add(time.Minute)
+	s.keeper.Step(t.Context())
+	for _, c := range s.plugin.took() {
+		if strings.HasPrefix(c, "delete") {
+			t.Errorf("%s, for a job the plugin never made", c)
+		}
+	}
+	if s.plugin.unknown != 0 {
+		t.Errorf("%d deletes of a pod the backend did not know, want none", s.plugin.unknown)
+	}
+}
+
+// TestAnsweredDeleteDone: a delete the plugin answers with an error
+// (interLink's Slurm plugin answers 500 when scancel fails on a job that
+// has ended) is done: it is not sent again at every step.
+func TestAnsweredDeleteDone(t *testing.T) {
+	s := newSetup(1)
+	s.plugin.state, s.plugin.failDel = "queued", true
+	s.wait("a")
+	s.keeper.Step(t.Context())
+	_ = s.waiting.Delete(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "hpc", Name: "a"}})
+	s.claims["vk-0"] = nil
+	for range 3 {
+		s.now = s.now.Add(time.Minute)
+		s.keeper.Step(t.Context())
+	}
+	deletes := 0
+	for _, c := range s.plugin.took() {
+		if strings.HasPrefix(c, "delete") {
+			deletes++
+		}
+	}
+	if deletes != 1 {
+		t.Errorf("%d deletes over 3 steps, want 1", deletes)
 	}
 }
 

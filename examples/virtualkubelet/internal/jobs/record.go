@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"maps"
 	"slices"
 	"time"
@@ -48,6 +49,17 @@ func RecordOf(pod *corev1.Pod) (Record, bool) {
 	return r, true
 }
 
+// answered reports whether err is the failure of a call that the plugin
+// answered (pingclient.CallError.Answered): a create it answered with an
+// error made no job, and a delete it answered is done, whatever it says.
+func answered(err error) bool {
+	a, ok := errors.AsType[interface {
+		error
+		Answered() bool
+	}](err)
+	return ok && a.Answered()
+}
+
 // record writes r on the pod of uid: a merge patch of the annotation
 // alone, with the pod's UID as a precondition, so that another pod of the
 // same name is never written.
@@ -68,7 +80,8 @@ func (k *Keeper) record(ctx context.Context, uid types.UID, namespace, name stri
 }
 
 // read returns the jobs of the pods asked about, as the backend's
-// statuses and what it remembers say: a job it removed is gone (the
+// statuses and what it remembers say: a job whose create the plugin
+// answered with an error is refused, once; a job it removed is gone (the
 // plugin's answer may be older than the removal); one it made less than
 // StatusAge ago is queued unless the answer says it started (the answer
 // may be older than the job); the job of a pod not asked about (deleted)
@@ -87,6 +100,8 @@ func (k *Keeper) read(asked map[types.UID]*corev1.Pod, statuses []podapi.PodStat
 		rec, known := k.placed[uid]
 		s, answered := state[uid]
 		switch {
+		case known && rec.refused:
+			s = confirm.JobRefused
 		case known && rec.Removed:
 			s = confirm.JobGone
 		case known && now.Sub(rec.Made) < k.cfg.StatusAge && s != confirm.JobStarted:
