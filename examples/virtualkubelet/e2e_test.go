@@ -346,7 +346,7 @@ func TestBadReplies(t *testing.T) {
 		{"broken JSON object", http.StatusOK, `{"resources":{"cpu":"8"`, 0},
 		{"negative cpu", http.StatusOK, `{"resources":{"cpu":"-8"}}`, 0},
 		{"fractional GPUs", http.StatusOK, `{"resources":{"accelerators":[{"resourceType":"nvidia.com/gpu","available":"1.5"}]}}`, 0},
-		{"zero memory", http.StatusOK, `{"resources":{"memory":"0"}}`, 0},
+		{"a total of zero memory", http.StatusOK, `{"resources":{"memory":"0","basis":"total"}}`, 0}, // among free figures, a full backend: TestFullBackend
 		{"duplicate taints", http.StatusOK, `{"taints":[{"key":"vendor.example.com/maintenance","value":"true","effect":"NoSchedule"},{"key":"vendor.example.com/maintenance","value":"true","effect":"NoSchedule"}]}`, 0},
 		{"invalid keys", http.StatusOK, `{"taints":[{"key":"vendor.example.com/maintenance","value":"true","effect":"NoSchedule"},{"key":"not a key!","effect":"NoSchedule"},{"key":"node.kubernetes.io/unschedulable","effect":"NoSchedule"},{"key":"` + StaticTaintKey + `","effect":"NoExecute"}]}`, 0},
 		{"bad value of the plugin's taint", http.StatusOK, `{"taints":[{"key":"vendor.example.com/maintenance","value":"not a value","effect":"NoSchedule"}]}`, 0},
