@@ -98,6 +98,9 @@ var Controllers = []string{
 	// tolerationSeconds (KEP-5055, Dynamic Resource Allocation's version
 	// of the taint eviction controller).
 	"device-taint-eviction-controller",
+	// Runs a Job's pods until its completions succeed: it creates them,
+	// counts those whose phase is Succeeded, and marks the Job Complete.
+	"job-controller",
 }
 
 // startControllerManager starts kube-controller-manager with leader

@@ -382,6 +382,18 @@ func TestConfirmFence(t *testing.T) {
 			return err
 		}
 	}
+	for _, node := range []string{own, other} { // pods bound to each, as the scheduler would bind them
+		pod := partPod("confirm-fence-on-"+node, own, nil, "1")
+		pod.Spec.NodeSelector, pod.Spec.NodeName = nil, node
+		createTestPod(t, pod)
+	}
+	patchStatus := func(node string) func(context.Context) error {
+		return func(ctx context.Context) error {
+			_, err := id.client.CoreV1().Pods(metav1.NamespaceDefault).Patch(ctx, "confirm-fence-on-"+node, types.StrategicMergePatchType,
+				[]byte(`{"status":{"phase":"Running"}}`), metav1.PatchOptions{DryRun: []string{metav1.DryRunAll}}, "status")
+			return err
+		}
+	}
 	record := patchPod(`{"metadata":{"annotations":{"` + jobs.RecordAnnotation + `":"{\"node\":\"` + own + `\"}"}}}`)
 	if err := patchPod(`{"metadata":{"labels":{"stolen":"yes"}}}`)(ctx); err != nil {
 		t.Errorf("RBAC alone: the provider labels a pod: %v, want it labelled", err)
@@ -407,6 +419,8 @@ func TestConfirmFence(t *testing.T) {
 		{"label a pod", patchPod(`{"metadata":{"labels":{"stolen":"yes"}}}`), "change on a pod nothing but its annotation " + jobs.RecordAnnotation},
 		{"annotate a pod otherwise", patchPod(`{"metadata":{"annotations":{"JobID":"7"}}}`), "change on a pod nothing but its annotation " + jobs.RecordAnnotation},
 		{"change a pod's spec", patchPod(`{"spec":{"activeDeadlineSeconds":5}}`), "change on a pod nothing but its annotation " + jobs.RecordAnnotation},
+		{"write the status of a pod on its node", patchStatus(own), ""},
+		{"write the status of a pod on another node", patchStatus(other), "write the status only of pods bound to its own nodes"},
 	} {
 		err := c.do(ctx)
 		switch {

@@ -71,6 +71,17 @@
 //     again, gets its next job at once (nodeapply/dra/confirm, rule
 //     confirm-gone).
 //
+// # The pod's life once it binds
+//
+// Once a pod binds, its job runs on as the job made while it waited: it
+// is never made again. At each step the keeper asks the backend about it
+// too, and writes its status as its job says ([StatusOf]: Pending while
+// queued, Running, then Succeeded or Failed with the exit code; Ready
+// while every container runs), a patch of the pod's status when it
+// changed, as a kubelet reports its pods. A pod deleted has its job
+// removed, once, at the next step. A pod that does not ask for
+// confirmation gets no job (the provider hands it to no backend).
+//
 // The job of a part's node is pinned to its part in the plugin's words
 // ([Config.PinAnnotation]): interLink's Slurm plugin chooses the machine
 // itself (spec.nodeName means nothing to it) unless the pod's annotation

@@ -217,6 +217,7 @@ func (k *Keeper) Step(ctx context.Context) (waiting bool) {
 	k.write(ctx, res.Decisions)
 	k.remove(ctx, res.Remove)
 	k.start(ctx, res.Start, asked)
+	k.follow(ctx, asked, statuses, now)
 	k.forget(allocations, jobs)
 	return len(res.Start) > 0 || slices.ContainsFunc(res.Decisions, func(d confirm.Decision) bool { return d.Verdict == confirm.Wait })
 }

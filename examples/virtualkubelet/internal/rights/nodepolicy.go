@@ -83,9 +83,11 @@ func (a Access) Policy() []runtime.Object {
 	if a.Confirm != nil {
 		rules = append(rules, namedRule(resourcev1.GroupName, "deviceclasses", admissionregistrationv1.Create))
 		rules[4].Operations = append(rules[4].Operations, admissionregistrationv1.Update)
+		rules = append(rules, namedRule("", "pods/status", admissionregistrationv1.Update))
 		podsExpression = "request.resource.resource != 'pods' || (request.operation == 'DELETE' && " + podFence(a.ours) + ") || " +
-			"(request.operation == 'UPDATE' && " + recordFence(a.Confirm.Record) + ")"
-		podsMessage += ", and change on a pod nothing but its annotation " + a.Confirm.Record
+			"(request.operation == 'UPDATE' && !" + statusRequest + " && " + recordFence(a.Confirm.Record) + ") || " +
+			"(request.operation == 'UPDATE' && " + statusRequest + " && has(oldObject.spec.nodeName) && " + a.ours("oldObject.spec.nodeName") + ")"
+		podsMessage += ", change on a pod nothing but its annotation " + a.Confirm.Record + ", and write the status only of pods bound to its own nodes"
 	}
 	if a.DRADriver != "" {
 		events += " || (object.involvedObject.kind == 'Pod' && object.reason in " + celList(a.PodEventReasons) +
@@ -196,6 +198,10 @@ func (a Access) sliceDrivers() []string {
 func podFence(node func(string) string) string {
 	return "(has(oldObject.spec.nodeName) && " + node("oldObject.spec.nodeName") + " && has(oldObject.metadata.deletionTimestamp))"
 }
+
+// statusRequest is the CEL expression that holds when a request is of
+// the status subresource; a request of no subresource has none.
+const statusRequest = "(has(request.subResource) && request.subResource == 'status')"
 
 // recordFence is the CEL expression, over the variables of
 // [Access.labelVariables] and the annotations', that holds when a pod

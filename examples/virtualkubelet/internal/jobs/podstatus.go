@@ -1,0 +1,164 @@
+package jobs
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/pingnode/pingnode/examples/internal/podapi"
+)
+
+// StatusOf returns the status of pod, bound to a node, as its job on the
+// backend says it (answer, interLink's status of the pod), and reports
+// whether it differs from the pod's: what a kubelet would report of
+// containers it ran.
+//
+//   - Each container of the pod has the state the answer gives it, by
+//     name (waiting, reason "ContainerCreating", when the answer has
+//     none), ready while it runs.
+//   - The phase is Succeeded when every container terminated with exit
+//     code 0, Failed when every one terminated and one did not exit 0,
+//     Running while one runs or has terminated after it started, and
+//     Pending otherwise.
+//   - The conditions Initialized, ContainersReady and Ready follow; a
+//     condition keeps its time while its status does not change.
+//   - The start time is set once, when the pod first runs.
+//
+// A pod whose phase is Succeeded or Failed is left as it is: a phase
+// never goes back. An answer whose containers all have an empty state
+// (the backend has no job of the pod) is no news.
+func StatusOf(pod *corev1.Pod, answer podapi.PodStatus, now time.Time) (corev1.PodStatus, bool) {
+	old := pod.Status
+	if old.Phase == corev1.PodSucceeded || old.Phase == corev1.PodFailed || gone(answer.Containers) {
+		return old, false
+	}
+	byName := make(map[string]corev1.ContainerState, len(answer.Containers))
+	for _, c := range answer.Containers {
+		byName[c.Name] = c.State
+	}
+	s := *old.DeepCopy()
+	s.ContainerStatuses = make([]corev1.ContainerStatus, len(pod.Spec.Containers))
+	running, ended, failed := 0, 0, false
+	for i, c := range pod.Spec.Containers {
+		state, ok := byName[c.Name]
+		if !ok || state == (corev1.ContainerState{}) {
+			state = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ContainerCreating"}}
+		}
+		ready := state.Running != nil
+		s.ContainerStatuses[i] = corev1.ContainerStatus{Name: c.Name, Image: c.Image, State: state, Ready: ready, Started: &ready}
+		switch {
+		case state.Running != nil:
+			running++
+		case state.Terminated != nil:
+			ended++
+			failed = failed || state.Terminated.ExitCode != 0
+			if !state.Terminated.StartedAt.IsZero() {
+				running++ // it ran
+			}
+		}
+	}
+	all := len(pod.Spec.Containers)
+	switch {
+	case all > 0 && ended == all && failed:
+		s.Phase = corev1.PodFailed
+	case all > 0 && ended == all:
+		s.Phase = corev1.PodSucceeded
+	case running > 0:
+		s.Phase = corev1.PodRunning
+	default:
+		s.Phase = corev1.PodPending
+	}
+	if s.StartTime == nil && s.Phase != corev1.PodPending {
+		s.StartTime = &metav1.Time{Time: now}
+	}
+	allReady := s.Phase == corev1.PodRunning
+	for _, c := range s.ContainerStatuses {
+		allReady = allReady && c.Ready
+	}
+	setCondition(&s, corev1.PodInitialized, true, now)
+	setCondition(&s, corev1.ContainersReady, allReady, now)
+	setCondition(&s, corev1.PodReady, allReady, now)
+	return s, !reflect.DeepEqual(comparable(old), comparable(s))
+}
+
+// gone reports whether containers say the backend has no job: there are
+// some, and each has an empty state.
+func gone(containers []corev1.ContainerStatus) bool {
+	for _, c := range containers {
+		if c.State != (corev1.ContainerState{}) {
+			return false
+		}
+	}
+	return len(containers) > 0
+}
+
+// setCondition sets the condition of type t to status ok, its time now
+// when its status changes.
+func setCondition(s *corev1.PodStatus, t corev1.PodConditionType, ok bool, now time.Time) {
+	status := corev1.ConditionFalse
+	if ok {
+		status = corev1.ConditionTrue
+	}
+	for i := range s.Conditions {
+		if s.Conditions[i].Type == t {
+			if s.Conditions[i].Status != status {
+				s.Conditions[i].Status, s.Conditions[i].LastTransitionTime = status, metav1.Time{Time: now}
+			}
+			return
+		}
+	}
+	s.Conditions = append(s.Conditions, corev1.PodCondition{Type: t, Status: status, LastTransitionTime: metav1.Time{Time: now}})
+}
+
+// comparable is what of a status StatusOf writes, to tell a change.
+func comparable(s corev1.PodStatus) any {
+	type condition struct {
+		Type   corev1.PodConditionType
+		Status corev1.ConditionStatus
+	}
+	var conditions []condition
+	for _, c := range s.Conditions {
+		conditions = append(conditions, condition{c.Type, c.Status})
+	}
+	return struct {
+		Phase      corev1.PodPhase
+		Conditions []condition
+		Containers []corev1.ContainerStatus
+		Started    bool
+	}{s.Phase, conditions, s.ContainerStatuses, s.StartTime != nil}
+}
+
+// follow writes the status of each pod bound to its job's node that the
+// backend answered for, as its job says ([StatusOf]): a strategic merge
+// patch of the pod's status (the conditions merged by type), with the
+// pod's UID as a precondition, written only when it changed. One that
+// fails is written at a later step.
+func (k *Keeper) follow(ctx context.Context, asked map[types.UID]*corev1.Pod, statuses []podapi.PodStatus, now time.Time) {
+	for _, answer := range statuses {
+		uid := types.UID(answer.UID)
+		pod, rec := asked[uid], k.placed[uid]
+		if pod == nil || rec.Removed || pod.Spec.NodeName == "" || pod.Spec.NodeName != rec.Node || pod.DeletionTimestamp != nil {
+			continue
+		}
+		status, changed := StatusOf(pod, answer, now)
+		if !changed {
+			continue
+		}
+		patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"uid": uid}, "status": status})
+		if err == nil {
+			_, err = k.cfg.Client.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.StrategicMergePatchType, patch,
+				metav1.PatchOptions{FieldManager: k.cfg.FieldManager}, "status")
+		}
+		if err != nil {
+			k.failed("pod status "+pod.Namespace+"/"+pod.Name, err)
+			continue
+		}
+		delete(k.said, "pod status "+pod.Namespace+"/"+pod.Name)
+		k.cfg.Log.Info("a pod's status follows its job", "pod", pod.Namespace+"/"+pod.Name, "phase", string(status.Phase))
+	}
+}

@@ -1,0 +1,84 @@
+package jobs
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/pingnode/pingnode/examples/internal/podapi"
+)
+
+// TestStatusOf: a bound pod's status follows its job, as interLink's
+// Slurm plugin reports it (PD waiting, R running, CD terminated 0, a
+// job cancelled before it started terminated 15 without a start), and a
+// phase never goes back; a second reading of the same answer changes
+// nothing.
+func TestStatusOf(t *testing.T) {
+	now := time.Date(2026, 12, 5, 10, 0, 0, 0, time.UTC)
+	started := metav1.NewTime(now.Add(-time.Minute))
+	waiting := corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{}}
+	running := corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: started}}
+	done := func(code int32, from metav1.Time) corev1.ContainerState {
+		return corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: code, StartedAt: from, FinishedAt: metav1.NewTime(now)}}
+	}
+	tests := []struct {
+		name    string
+		phase   corev1.PodPhase // the pod's before
+		states  map[string]corev1.ContainerState
+		want    corev1.PodPhase
+		ready   bool
+		changed bool
+	}{
+		{"queued (PD)", corev1.PodPending, map[string]corev1.ContainerState{"a": waiting, "b": waiting}, corev1.PodPending, false, true},
+		{"running (R)", corev1.PodPending, map[string]corev1.ContainerState{"a": running, "b": running}, corev1.PodRunning, true, true},
+		{"one runs, one waits", corev1.PodPending, map[string]corev1.ContainerState{"a": running, "b": waiting}, corev1.PodRunning, false, true},
+		{"a container the answer has not", corev1.PodPending, map[string]corev1.ContainerState{"a": running}, corev1.PodRunning, false, true},
+		{"completed (CD)", corev1.PodRunning, map[string]corev1.ContainerState{"a": done(0, started), "b": done(0, started)}, corev1.PodSucceeded, false, true},
+		{"one failed", corev1.PodRunning, map[string]corev1.ContainerState{"a": done(0, started), "b": done(1, started)}, corev1.PodFailed, false, true},
+		{"cancelled before it started (CA)", corev1.PodPending, map[string]corev1.ContainerState{"a": done(15, metav1.Time{}), "b": done(15, metav1.Time{})}, corev1.PodFailed, false, true},
+		{"succeeded stays", corev1.PodSucceeded, map[string]corev1.ContainerState{"a": running, "b": running}, corev1.PodSucceeded, false, false},
+		{"no job (empty states): no news", corev1.PodRunning, map[string]corev1.ContainerState{"a": {}, "b": {}}, corev1.PodRunning, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pod := &corev1.Pod{
+				Spec:   corev1.PodSpec{Containers: []corev1.Container{{Name: "a", Image: "img-a"}, {Name: "b", Image: "img-b"}}},
+				Status: corev1.PodStatus{Phase: tt.phase},
+			}
+			var answer podapi.PodStatus
+			for _, name := range []string{"a", "b"} {
+				if s, ok := tt.states[name]; ok {
+					answer.Containers = append(answer.Containers, corev1.ContainerStatus{Name: name, State: s})
+				}
+			}
+			got, changed := StatusOf(pod, answer, now)
+			if got.Phase != tt.want || changed != tt.changed {
+				t.Fatalf("phase %s, changed %v; want %s, %v", got.Phase, changed, tt.want, tt.changed)
+			}
+			if !changed {
+				if diff := cmp.Diff(pod.Status, got); diff != "" {
+					t.Errorf("no change, but the status differs (-pod +got):\n%s", diff)
+				}
+				return
+			}
+			ready := false
+			for _, c := range got.Conditions {
+				ready = ready || c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue
+			}
+			if ready != tt.ready || (got.StartTime == nil) != (tt.want == corev1.PodPending) {
+				t.Errorf("ready %v, start time %v; want ready %v, a start time unless pending", ready, got.StartTime, tt.ready)
+			}
+			if got.ContainerStatuses[0].Image != "img-a" || len(got.ContainerStatuses) != 2 {
+				t.Errorf("container statuses %+v, want one a container of the pod, with its image", got.ContainerStatuses)
+			}
+			again := pod.DeepCopy()
+			again.Status = got
+			if _, changed := StatusOf(again, answer, now.Add(time.Minute)); changed {
+				t.Error("a second reading of the same answer changes the status")
+			}
+		})
+	}
+}

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+)
+
+// TestConfirmJob: -confirm, every other setting at its default but the
+// ping's pace, against the sample plugin as shipped (every pod's job
+// starts at once, and a pod that sleeps N seconds completes then): a
+// Kubernetes Job of 10 completions, 3 at a time, whose pods ask for
+// confirmation and sleep 8 s. Each pod binds once its job runs; its
+// status follows its job, Running then Succeeded, as the test sees it;
+// the Job completes; and the backend made one job a pod. Then a pod that
+// sleeps long runs, and deleting it removes its job on the backend, and
+// its delete completes.
+func TestConfirmJob(t *testing.T) {
+	needsControlPlane(t)
+	url := samplePlugin(t)
+	cfg := configOfArgs(t, "-confirm", "-plugin", url, "-node", "vk-job", "-interval", "1s", "-timeout", "500ms")
+	name := cfg.Static.Name
+	forgetConfirmation(t, []string{name}, []string{"job-long"})
+	runConfig(t, cfg)
+	eventually(t, "the node is Ready", func(ctx context.Context) (bool, string) {
+		return conditionIs(stored(ctx, t, name), corev1.NodeReady, corev1.ConditionTrue)
+	})
+	schedulable(t, name)
+	confirmationDevices(t, name)
+
+	template := askingPod("job-pod", "", "1")
+	template.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": name}
+	template.Spec.RestartPolicy = corev1.RestartPolicyNever
+	template.Spec.Containers[0].Command = []string{"sleep", "8"}
+	job := &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Name: "confirm-job", Namespace: metav1.NamespaceDefault},
+		Spec: batchv1.JobSpec{
+			Completions: ptr.To[int32](10), Parallelism: ptr.To[int32](3), BackoffLimit: ptr.To[int32](0),
+			Template: corev1.PodTemplateSpec{Spec: template.Spec},
+		},
+	}
+	jobs := client.BatchV1().Jobs(metav1.NamespaceDefault)
+	background := metav1.DeletePropagationBackground
+	_ = jobs.Delete(t.Context(), job.Name, metav1.DeleteOptions{PropagationPolicy: &background}) // left by a run that was killed
+	if _, err := jobs.Create(t.Context(), job, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = jobs.Delete(context.Background(), job.Name, metav1.DeleteOptions{PropagationPolicy: &background})
+	})
+
+	seen := map[string][]corev1.PodPhase{} // each pod's phases, in the order seen
+	uids := map[string]string{}
+	within(t, 4*time.Minute, "the Job completes", func(ctx context.Context) (bool, string) {
+		pods, err := client.CoreV1().Pods(metav1.NamespaceDefault).List(ctx, metav1.ListOptions{LabelSelector: "job-name=" + job.Name})
+		if err != nil {
+			return false, err.Error()
+		}
+		for _, p := range pods.Items {
+			uids[string(p.UID)] = p.Name
+			if phases := seen[p.Name]; len(phases) == 0 || phases[len(phases)-1] != p.Status.Phase {
+				seen[p.Name] = append(phases, p.Status.Phase)
+			}
+		}
+		got, err := jobs.Get(ctx, job.Name, metav1.GetOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		return got.Status.Succeeded == 10, fmt.Sprintf("%d succeeded, %d failed, %d active", got.Status.Succeeded, got.Status.Failed, got.Status.Active)
+	})
+	if len(seen) != 10 {
+		t.Errorf("%d pods, want 10 (no retry): %v", len(seen), seen)
+	}
+	for pod, phases := range seen {
+		if !slices.Contains(phases, corev1.PodRunning) || phases[len(phases)-1] != corev1.PodSucceeded {
+			t.Errorf("%s went through %v, want Running then Succeeded", pod, phases)
+		}
+	}
+	made := map[string]int{}
+	for _, j := range accounting(t.Context(), t, url).Jobs {
+		if pod, ok := uids[j.UID]; ok {
+			made[pod]++
+		}
+	}
+	for pod := range seen {
+		if made[pod] != 1 {
+			t.Errorf("the backend made %d jobs of %s, want 1", made[pod], pod)
+		}
+	}
+
+	long := askingPod("job-long", "", "1")
+	long.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": name}
+	long.Spec.Containers[0].Command = []string{"sleep", "600"}
+	createTestPod(t, long)
+	uid := string(storedPod(t, long.Name).UID)
+	eventually(t, "the long pod runs", func(ctx context.Context) (bool, string) {
+		p, err := client.CoreV1().Pods(metav1.NamespaceDefault).Get(ctx, long.Name, metav1.GetOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		return p.Status.Phase == corev1.PodRunning, string(p.Status.Phase)
+	})
+	if err := client.CoreV1().Pods(metav1.NamespaceDefault).Delete(t.Context(), long.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the long pod's delete completes, and its job is removed", func(ctx context.Context) (bool, string) {
+		_, err := client.CoreV1().Pods(metav1.NamespaceDefault).Get(ctx, long.Name, metav1.GetOptions{})
+		var states []string
+		for _, j := range accounting(ctx, t, url).Jobs {
+			if j.UID == uid {
+				states = append(states, fmt.Sprintf("%s deleted=%v", j.State, j.Deleted))
+			}
+		}
+		return err != nil && len(states) == 1 && strings.HasSuffix(states[0], "deleted=true"), fmt.Sprintf("pod: %v; jobs: %v", err, states)
+	})
+}
