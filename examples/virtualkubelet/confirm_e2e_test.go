@@ -26,7 +26,8 @@ import (
 // and the sample plugin as shipped (one node, whose pods start at once).
 // The node publishes its confirmation device; a pod that asks binds once
 // its job runs on the backend, which the provider made while the pod
-// waited; a pod that does not ask binds as before, with no job made.
+// waited; a pod that does not ask binds as before, and gets its job when
+// it binds; both pods' statuses follow their jobs (Running).
 func TestConfirmDefaults(t *testing.T) {
 	needsControlPlane(t)
 	url := samplePlugin(t)
@@ -52,9 +53,17 @@ func TestConfirmDefaults(t *testing.T) {
 	if len(bound) != 1 || len(problems) > 0 {
 		t.Errorf("bound %v: %v", bound, problems)
 	}
-	if jobs := backendJobs(t.Context(), t, url, "confirm-plain"); len(jobs) != 0 {
-		t.Errorf("the pod that does not ask has a job: %v", jobs)
-	}
+	// The pod that does not ask gets its job when it binds, and both
+	// pods' statuses follow their jobs.
+	eventually(t, "both pods run on the backend, and say so", func(ctx context.Context) (bool, string) {
+		jobs := backendJobs(ctx, t, url, "confirm-asks", "confirm-plain")
+		var phases []string
+		for _, name := range []string{"confirm-asks", "confirm-plain"} {
+			phases = append(phases, name+" "+string(storedPod(t, name).Status.Phase))
+		}
+		running := len(jobs) == 2 && slices.Equal(phases, []string{"confirm-asks Running", "confirm-plain Running"})
+		return running, fmt.Sprintf("jobs %d, %v", len(jobs), phases)
+	})
 	_ = p
 }
 

@@ -1,7 +1,9 @@
-// Package jobs keeps the backend's jobs of the pods that wait for its
-// confirmation (-confirm): a pod that asks for it is held at the
-// scheduler's PreBind until the backend runs it, by the device binding
-// conditions of Dynamic Resource Allocation (nodeapply/dra/confirm).
+// Package jobs keeps the backend's jobs of the pods of its nodes
+// (-confirm): a pod that asks for the backend's confirmation is held at
+// the scheduler's PreBind until the backend runs it, by the device
+// binding conditions of Dynamic Resource Allocation
+// (nodeapply/dra/confirm); a pod that does not ask gets its job when it
+// binds; and a bound pod's status follows its job.
 //
 // Each node the provider serves publishes one confirmation device, in a
 // ResourceSlice of the confirmation driver owned by the node
@@ -80,7 +82,8 @@
 // while every container runs), a patch of the pod's status when it
 // changed, as a kubelet reports its pods. A pod deleted has its job
 // removed, once, at the next step. A pod that does not ask for
-// confirmation gets no job (the provider hands it to no backend).
+// confirmation gets its job when it binds, on its node, recorded as any
+// other, and lives the same way.
 //
 // The job of a part's node is pinned to its part in the plugin's words
 // ([Config.PinAnnotation]): interLink's Slurm plugin chooses the machine

@@ -185,8 +185,9 @@ func (k *Keeper) Step(ctx context.Context) (waiting bool) {
 	for _, n := range nodes {
 		allocations = append(allocations, confirm.Allocations(k.cfg.Claims(k.cfg.Driver, n.Name), k.cfg.Driver)...)
 	}
+	starts, plain := k.boundStarts(nodes)
 	asked := k.asked(allocations)
-	if len(asked) == 0 {
+	if len(asked)+len(starts) == 0 {
 		return false
 	}
 	var pods []*corev1.Pod // the whole pods, as interLink sends them
@@ -216,7 +217,10 @@ func (k *Keeper) Step(ctx context.Context) (waiting bool) {
 	res := confirm.Step(allocations, jobs, bound, now, confirm.Options{Deadline: k.cfg.Deadline})
 	k.write(ctx, res.Decisions)
 	k.remove(ctx, res.Remove)
-	k.start(ctx, res.Start, asked)
+	for uid, p := range plain {
+		asked[uid] = p
+	}
+	k.start(ctx, append(res.Start, starts...), asked)
 	k.follow(ctx, asked, statuses, now)
 	k.forget(allocations, jobs)
 	return len(res.Start) > 0 || slices.ContainsFunc(res.Decisions, func(d confirm.Decision) bool { return d.Verdict == confirm.Wait })

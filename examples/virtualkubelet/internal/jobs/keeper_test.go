@@ -141,6 +141,7 @@ func (p *plugin) took() []string {
 // setup is a keeper of nodes vk-0 to vk-(n-1), its waiting pods and its
 // claims, on a fake clientset whose claim status patches are recorded.
 type setup struct {
+	bound   map[string][]*corev1.Pod // the pods bound to each node
 	now     time.Time
 	log     bytes.Buffer
 	keeper  *Keeper
@@ -176,7 +177,7 @@ func newSetup(n int) *setup {
 		Client: s.client, Plugin: s.plugin,
 		Claims:  func(_, pool string) []*resourcev1.ResourceClaim { return s.claims[pool] },
 		Waiting: corev1listers.NewPodLister(s.waiting),
-		Bound:   func(string) []*corev1.Pod { return nil },
+		Bound:   func(node string) []*corev1.Pod { return s.bound[node] },
 		Nodes:   func() []*corev1.Node { return nodes },
 		Driver:  confirm.DefaultDriver, Resource: confirm.DefaultResource, FieldManager: "test",
 		Now: func() time.Time { return s.now },

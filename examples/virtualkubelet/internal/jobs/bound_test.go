@@ -1,6 +1,8 @@
 package jobs
 
 import (
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -80,5 +82,47 @@ func TestStatusOf(t *testing.T) {
 				t.Error("a second reading of the same answer changes the status")
 			}
 		})
+	}
+}
+
+// TestPlainPodJobAtBind: a pod that did not ask for confirmation gets its
+// job when it binds, on its node, once, recorded on it; a keeper that
+// restarts takes the record and makes no second job; a pod being
+// deleted, or done, gets none.
+func TestPlainPodJobAtBind(t *testing.T) {
+	s := newSetup(1)
+	s.plugin.state = "queued"
+	plain := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "hpc", Name: "plain", UID: "uid-plain"},
+		Spec:       corev1.PodSpec{NodeName: "vk-0", Containers: []corev1.Container{{Name: "job"}}},
+	}
+	deleting := plain.DeepCopy()
+	deleting.Name, deleting.UID, deleting.DeletionTimestamp = "deleting", "uid-deleting", &metav1.Time{Time: s.now}
+	done := plain.DeepCopy()
+	done.Name, done.UID, done.Status.Phase = "done", "uid-done", corev1.PodSucceeded
+	for _, p := range []*corev1.Pod{plain, deleting, done} {
+		_ = s.client.Tracker().Add(p)
+	}
+	s.bound = map[string][]*corev1.Pod{"vk-0": {plain, deleting, done}}
+	s.keeper.Step(t.Context())
+	s.keeper.Step(t.Context())
+	if diff := cmp.Diff([]string{"create plain@vk-0", "status of 1"}, s.plugin.took()); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+	stored, err := s.client.CoreV1().Pods("hpc").Get(t.Context(), "plain", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := RecordOf(stored); !ok || r.Node != "vk-0" {
+		t.Errorf("the record on the pod: %+v, %v; want its node, vk-0", r, ok)
+	}
+	s.bound["vk-0"] = []*corev1.Pod{stored} // as the informer has it once the record reached it
+	s.keeper = New(s.keeper.cfg)
+	s.keeper.Step(t.Context())
+	if calls := s.plugin.took(); slices.ContainsFunc(calls, func(c string) bool { return strings.HasPrefix(c, "create") }) {
+		t.Errorf("a keeper that restarted made the job again: %v", calls)
+	}
+	if s.plugin.made["uid-plain"] != 1 || len(s.plugin.made) != 1 {
+		t.Errorf("jobs made %v, want one, of plain", s.plugin.made)
 	}
 }

@@ -11,7 +11,36 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/pingnode/pingnode/examples/internal/podapi"
+	"github.com/pingnode/pingnode/nodeapply/dra/confirm"
 )
+
+// boundStarts goes over the pods bound to nodes: it takes the record of a
+// job it does not know from the pod (a job made before a restart or a
+// takeover), and returns a start, on its node, for each pod that has no
+// job (none known, no record) and is neither being deleted nor done,
+// with those pods by UID: a pod that did not ask for confirmation gets
+// its job when it binds.
+func (k *Keeper) boundStarts(nodes []*corev1.Node) ([]confirm.Start, map[types.UID]*corev1.Pod) {
+	var starts []confirm.Start
+	pods := map[types.UID]*corev1.Pod{}
+	for _, n := range nodes {
+		for _, p := range k.cfg.Bound(n.Name) {
+			if _, known := k.placed[p.UID]; known {
+				continue
+			}
+			if r, ok := RecordOf(p); ok {
+				k.placed[p.UID] = job{namespace: p.Namespace, name: p.Name, Record: r}
+				continue
+			}
+			if p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+				continue
+			}
+			starts = append(starts, confirm.Start{Namespace: p.Namespace, Name: p.Name, Pod: p.UID, Node: n.Name})
+			pods[p.UID] = p
+		}
+	}
+	return starts, pods
+}
 
 // StatusOf returns the status of pod, bound to a node, as its job on the
 // backend says it (answer, interLink's status of the pod), and reports
