@@ -25,15 +25,7 @@ func isBackendFull(t corev1.Taint) bool {
 
 // backendFulls returns node's backend-full taints, in order; nil for
 // none.
-func backendFulls(node *corev1.Node) []corev1.Taint {
-	var out []corev1.Taint
-	for _, t := range node.Spec.Taints {
-		if isBackendFull(t) {
-			out = append(out, t)
-		}
-	}
-	return out
-}
+func backendFulls(node *corev1.Node) []corev1.Taint { return taintsThat(node, isBackendFull) }
 
 // withoutBackendFull returns taints without pingnode's backend-full
 // taint, in order; nil when none is left.

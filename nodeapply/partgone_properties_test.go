@@ -23,10 +23,14 @@ func isPartGone(t corev1.Taint) bool {
 }
 
 // partGones returns node's part-gone taints, in order.
-func partGones(node *corev1.Node) []corev1.Taint {
+func partGones(node *corev1.Node) []corev1.Taint { return taintsThat(node, isPartGone) }
+
+// taintsThat returns node's taints that is holds of, in order; nil for
+// none.
+func taintsThat(node *corev1.Node, is func(corev1.Taint) bool) []corev1.Taint {
 	var out []corev1.Taint
 	for _, t := range node.Spec.Taints {
-		if isPartGone(t) {
+		if is(t) {
 			out = append(out, t)
 		}
 	}

@@ -35,11 +35,7 @@ func TestConfirmDefaults(t *testing.T) {
 	name := cfg.Static.Name
 	forgetConfirmation(t, []string{name}, []string{"confirm-asks", "confirm-plain"})
 	p := runConfig(t, cfg)
-	eventually(t, "the node is Ready", func(ctx context.Context) (bool, string) {
-		return conditionIs(stored(ctx, t, name), corev1.NodeReady, corev1.ConditionTrue)
-	})
-	schedulable(t, name)
-	confirmationDevices(t, name)
+	confirmingReady(t, name)
 
 	asks := askingPod("confirm-asks", "", "1")
 	asks.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": name}

@@ -286,3 +286,14 @@ func jobStatus(pod corev1.Pod, state string) podapi.PodStatus {
 	}
 	return podapi.PodStatus{Name: pod.Name, UID: string(pod.UID), Namespace: pod.Namespace, Containers: []corev1.ContainerStatus{c}}
 }
+
+// confirmingReady waits until the node name is Ready, free of the
+// controllers' taints, and publishes its confirmation device.
+func confirmingReady(t *testing.T, name string) {
+	t.Helper()
+	eventually(t, "the node is Ready", func(ctx context.Context) (bool, string) {
+		return conditionIs(stored(ctx, t, name), corev1.NodeReady, corev1.ConditionTrue)
+	})
+	schedulable(t, name)
+	confirmationDevices(t, name)
+}

@@ -40,11 +40,7 @@ func TestConfirmSlurm(t *testing.T) {
 	}
 	forgetConfirmation(t, []string{name}, pods)
 	runConfig(t, cfg)
-	eventually(t, "the node is Ready", func(ctx context.Context) (bool, string) {
-		return conditionIs(stored(ctx, t, name), corev1.NodeReady, corev1.ConditionTrue)
-	})
-	schedulable(t, name)
-	confirmationDevices(t, name)
+	confirmingReady(t, name)
 
 	uids := map[string]string{} // pod name by UID
 	for _, n := range pods {

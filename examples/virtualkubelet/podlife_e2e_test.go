@@ -30,11 +30,7 @@ func TestConfirmJob(t *testing.T) {
 	name := cfg.Static.Name
 	forgetConfirmation(t, []string{name}, []string{"job-long"})
 	runConfig(t, cfg)
-	eventually(t, "the node is Ready", func(ctx context.Context) (bool, string) {
-		return conditionIs(stored(ctx, t, name), corev1.NodeReady, corev1.ConditionTrue)
-	})
-	schedulable(t, name)
-	confirmationDevices(t, name)
+	confirmingReady(t, name)
 
 	template := askingPod("job-pod", "", "1")
 	template.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": name}
