@@ -111,6 +111,9 @@ func (k *Keeper) start(ctx context.Context, starts []confirm.Start, asked map[ty
 				if err := k.record(ctx, s.Pod, s.Namespace, s.Name, rec.Record); err != nil {
 					k.failed("record", err)
 				}
+				if p.Spec.NodeName != "" { // bound: no other node will take it, and it will not run
+					k.fail(ctx, p, err)
+				}
 			}
 			continue
 		}

@@ -42,6 +42,28 @@ func (k *Keeper) boundStarts(nodes []*corev1.Node) ([]confirm.Start, map[types.U
 	return starts, pods
 }
 
+// ReasonRefused is the reason of the status of a bound pod whose job the
+// backend refused to make: its phase Failed, as a kubelet fails a pod it
+// cannot run.
+const ReasonRefused = "BackendRefused"
+
+// fail writes that pod, bound to a node, failed: the backend refused its
+// job (err, the plugin's answer, in the message), and no other node will
+// take it.
+func (k *Keeper) fail(ctx context.Context, pod *corev1.Pod, err error) {
+	status := map[string]any{"phase": corev1.PodFailed, "reason": ReasonRefused, "message": "the backend refused the pod: " + err.Error()}
+	patch, merr := json.Marshal(map[string]any{"metadata": map[string]any{"uid": pod.UID}, "status": status})
+	if merr == nil {
+		_, merr = k.cfg.Client.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.StrategicMergePatchType, patch,
+			metav1.PatchOptions{FieldManager: k.cfg.FieldManager}, "status")
+	}
+	if merr != nil {
+		k.failed("pod status "+pod.Namespace+"/"+pod.Name, merr)
+		return
+	}
+	k.cfg.Log.Info("a pod failed: the backend refused its job", "pod", pod.Namespace+"/"+pod.Name, "error", err)
+}
+
 // StatusOf returns the status of pod, bound to a node, as its job on the
 // backend says it (answer, interLink's status of the pod), and reports
 // whether it differs from the pod's: what a kubelet would report of

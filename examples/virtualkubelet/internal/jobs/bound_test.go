@@ -126,3 +126,32 @@ func TestPlainPodJobAtBind(t *testing.T) {
 		t.Errorf("jobs made %v, want one, of plain", s.plugin.made)
 	}
 }
+
+// TestPlainPodRefused: a bound pod whose create the plugin answers with
+// an error (sbatch's words) fails, as a kubelet fails a pod it cannot
+// run: phase Failed, reason BackendRefused, the plugin's words in the
+// message; no delete is sent, and no second create.
+func TestPlainPodRefused(t *testing.T) {
+	s := newSetup(1)
+	s.plugin.refuse = true
+	plain := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "hpc", Name: "plain", UID: "uid-plain"},
+		Spec:       corev1.PodSpec{NodeName: "vk-0", Containers: []corev1.Container{{Name: "job"}}},
+	}
+	_ = s.client.Tracker().Add(plain)
+	s.bound = map[string][]*corev1.Pod{"vk-0": {plain}}
+	for range 3 {
+		s.now = s.now.Add(time.Minute)
+		s.keeper.Step(t.Context())
+	}
+	if diff := cmp.Diff([]string{"create plain@vk-0"}, s.plugin.took()); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+	stored, err := s.client.CoreV1().Pods("hpc").Get(t.Context(), "plain", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := stored.Status; st.Phase != corev1.PodFailed || st.Reason != ReasonRefused || !strings.Contains(st.Message, "504") {
+		t.Errorf("status %s %s %q; want Failed, %s, with the plugin's words", st.Phase, st.Reason, st.Message, ReasonRefused)
+	}
+}
