@@ -236,6 +236,10 @@ func partsFlags(fs *flag.FlagSet, b *Backend) *partsfleet.Config {
 		fleet.Churn = p
 		return nil
 	})
+	fs.Func("parts-stuck", "with -parts-generate: a machine, like cn006, that looks free and never starts anything (repeatable): it replies with every cpu free, and a pod placed on it stays queued until it is deleted, as a machine whose daemon is broken", func(s string) error {
+		fleet.Stuck = append(fleet.Stuck, s)
+		return nil
+	})
 	fs.Uint64Var(&fleet.Seed, "parts-seed", fleet.Seed, "with -parts-generate: the seed of its random source; the same seed gives the same replies")
 	return fleet
 }
@@ -272,7 +276,7 @@ func partsFlagsProblems(set map[string]bool) []string {
 	case set["parts-generate"]:
 		source = "-parts-generate"
 	}
-	for _, name := range []string{"parts-cpus", "parts-memory", "parts-churn", "parts-seed"} {
+	for _, name := range []string{"parts-cpus", "parts-memory", "parts-churn", "parts-seed", "parts-stuck"} {
 		if set[name] && !set["parts-generate"] {
 			problems = append(problems, "-"+name+": only with -parts-generate")
 		}

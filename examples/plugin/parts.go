@@ -55,5 +55,16 @@ func fleetProblems(c partsfleet.Config) []string {
 	if c.MemoryMi < int64(c.CPUs) { // so that a free cpu has free memory
 		problems = append(problems, fmt.Sprintf("-parts-memory: want at least 1Mi a cpu (%dMi with -parts-cpus %d), got %dMi", c.CPUs, c.CPUs, c.MemoryMi))
 	}
+	if len(c.Stuck) > 0 {
+		names := map[string]bool{}
+		for i := range min(c.Machines, pingstatus.DefaultMaxParts) {
+			names[c.MachineName(i)] = true
+		}
+		for _, name := range c.Stuck {
+			if !names[name] {
+				problems = append(problems, fmt.Sprintf("-parts-stuck: %q is no machine of the fleet (%d machines, %s and on)", name, c.Machines, c.MachineName(0)))
+			}
+		}
+	}
 	return problems
 }

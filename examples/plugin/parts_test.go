@@ -105,6 +105,12 @@ func TestPartsFlags(t *testing.T) {
 		{"memory without a unit", []string{"-parts-generate", "24", "-parts-memory", "192000"}, []string{`invalid value "192000" for flag -parts-memory: want a whole number of Mi or Gi`}, nil},
 		{"memory under a cpu's", []string{"-parts-generate", "24", "-parts-memory", "10Mi"}, []string{"plugin: -parts-memory: want at least 1Mi a cpu (48Mi with -parts-cpus 48), got 10Mi"}, nil},
 		{"both", []string{"-parts", "testdata/parts.json", "-parts-generate", "24"}, []string{"plugin: -parts and -parts-generate: one or the other"}, nil},
+		{"stuck machines", []string{"-parts-generate", "24", "-parts-stuck", "cn024", "-parts-stuck", "cn003"}, nil,
+			&partsfleet.Config{Machines: 24, CPUs: 48, MemoryMi: 192000, Churn: 0.02, Seed: 1, Stuck: []string{"cn024", "cn003"}}},
+		{"stuck, no such machine", []string{"-parts-generate", "24", "-parts-stuck", "cn025", "-parts-stuck", "vk-cn001"}, []string{
+			`plugin: -parts-stuck: "cn025" is no machine of the fleet (24 machines, cn001 and on)`,
+			`plugin: -parts-stuck: "vk-cn001" is no machine of the fleet (24 machines, cn001 and on)`}, nil},
+		{"stuck without a fleet", []string{"-parts-stuck", "cn001"}, []string{"plugin: -parts-stuck: only with -parts-generate"}, nil},
 		{"churn without a fleet", []string{"-parts-churn", "0.5", "-parts-seed", "3"}, []string{"plugin: -parts-churn: only with -parts-generate", "plugin: -parts-seed: only with -parts-generate"}, nil},
 		{"churn beside a file", []string{"-parts", "testdata/parts.json", "-parts-cpus", "8"}, []string{"plugin: -parts-cpus: only with -parts-generate"}, nil},
 		{"resources beside parts", []string{"-parts", "testdata/parts.json", "-cpu", "8", "-basis", "total"}, []string{

@@ -88,6 +88,12 @@
 //     ("1", "2"), as Slurm's are, where another fleet's are job-1, job-2.
 //  11. [Fleet.Freeze] stops the native churn only: queued pods still
 //     start when a deletion, a cancel or a completion frees room.
+//  12. A stuck machine (Config.Stuck) looks free and never starts
+//     anything, as a machine whose daemon is broken: it replies with
+//     every cpu free, runs no native job, and takes the pods placed on
+//     it as any machine does, each holding its cpus there, but none
+//     starts, a sleeping one neither: each stays [Queued] until it is
+//     deleted, which gives its cpus back.
 //
 // A [Config] with Unbounded set is a backend without machines to queue
 // on, the sample plugin's one node or its -parts file: every pod starts

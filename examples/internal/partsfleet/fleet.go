@@ -49,6 +49,19 @@ type Config struct {
 	// flags pin it to a machine; a second create of a pod is a second
 	// job; and job IDs are numbers (see the package's rules).
 	Slurm bool
+	// Stuck names the machines that look free and never start anything,
+	// as a machine whose daemon is broken: such a machine always replies
+	// with every cpu free and runs no native job, and a job placed on it
+	// holds its cpus there but stays queued until it is deleted. A name
+	// that is no machine's is ignored.
+	Stuck []string
+}
+
+// MachineName is the name of the machine of index i, from 0: cn001 for
+// 0, the index from 1 zero-padded to the width of Machines, at least 3
+// digits.
+func (c Config) MachineName(i int) string {
+	return fmt.Sprintf("cn%0*d", max(3, len(strconv.Itoa(c.Machines))), i+1)
 }
 
 // The bounds of a machine, so that its free memory (MemoryMi times its
@@ -91,6 +104,8 @@ type Fleet struct {
 	unknownDeletes int
 	// frozen is set by Freeze: the churn has stopped for good.
 	frozen bool
+	// stuck says which machines are stuck (Config.Stuck), by index.
+	stuck []bool
 }
 
 // New returns the fleet that c describes, each machine with a random
@@ -113,16 +128,21 @@ func New(c Config) *Fleet {
 		native: make([]int, n),
 		queues: make([][]*job, n),
 		jobs:   map[string]*job{},
+		stuck:  make([]bool, n),
 	}
 	if f.now == nil {
 		f.now = time.Now
 	}
-	width := max(3, len(strconv.Itoa(c.Machines)))
 	for i := range f.names {
-		f.names[i] = fmt.Sprintf("cn%0*d", width, i+1)
+		f.names[i] = c.MachineName(i)
 		f.byName[f.names[i]] = i
 		f.free[i] = f.rng.IntN(c.CPUs + 1)
 		f.native[i] = c.CPUs - f.free[i]
+	}
+	for _, name := range c.Stuck {
+		if i, ok := f.byName[name]; ok {
+			f.stuck[i], f.free[i], f.native[i] = true, c.CPUs, 0
+		}
 	}
 	return f
 }
@@ -168,7 +188,7 @@ func (f *Fleet) moveOn() {
 // stays as it is.
 func (f *Fleet) churn() {
 	for i, free := range f.free {
-		if f.rng.Float64() >= f.config.Churn {
+		if f.rng.Float64() >= f.config.Churn || f.stuck[i] {
 			continue
 		}
 		native := f.native[i]
@@ -210,11 +230,21 @@ func (f *Fleet) Sum() pingstatus.ResourcesResponse {
 // sum is Sum, with f.mu held.
 func (f *Fleet) sum() pingstatus.ResourcesResponse {
 	var cpus, memory int64
-	for _, free := range f.free {
+	for i := range f.free {
+		free := f.shown(i)
 		cpus += int64(free)
 		memory += f.memory(free)
 	}
 	return pingstatus.ResourcesResponse{CPU: strconv.FormatInt(cpus, 10), Memory: strconv.FormatInt(memory, 10) + "Mi"}
+}
+
+// shown is the free cpus that machine i replies with, with f.mu held:
+// all its cpus when it is stuck, its free cpus otherwise.
+func (f *Fleet) shown(i int) int {
+	if f.stuck[i] {
+		return f.config.CPUs
+	}
+	return f.free[i]
 }
 
 // memory is the free memory, in Mi, of a machine with free cpus free.
@@ -241,7 +271,8 @@ func (f *Fleet) Freeze() {
 // taints, so that a machine that has cpus free again loses FullKey.
 func (f *Fleet) parts() []pingstatus.PartResponse {
 	parts := make([]pingstatus.PartResponse, len(f.free))
-	for i, free := range f.free {
+	for i := range f.free {
+		free := f.shown(i)
 		parts[i] = pingstatus.PartResponse{Name: f.names[i], NodeResponse: pingstatus.NodeResponse{Taints: pingstatus.TaintList()}}
 		if free == 0 {
 			parts[i].Taints = pingstatus.TaintList(pingstatus.TaintResponse{Key: FullKey, Value: "true", Effect: "NoSchedule"})

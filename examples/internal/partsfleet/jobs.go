@@ -169,6 +169,9 @@ type JobStatus struct {
 type job struct {
 	status  JobStatus
 	machine int
+	// held is set for a job placed on a stuck machine: it holds its cpus
+	// there, and stays queued.
+	held bool
 }
 
 // copyStatus is j's status, for a caller: its own copy.

@@ -117,7 +117,8 @@ func (f *Fleet) startQueued(at time.Time) {
 }
 
 // start starts j on machine i, or on none (-1) in an unbounded fleet, at
-// the time at, with f.mu held; the caller takes it off its queue.
+// the time at, with f.mu held; the caller takes it off its queue. On a
+// stuck machine j only holds its cpus, and stays queued.
 func (f *Fleet) start(j *job, i int, at time.Time) {
 	s := &j.status
 	if i >= 0 {
@@ -125,6 +126,10 @@ func (f *Fleet) start(j *job, i int, at time.Time) {
 		s.Machine = f.names[i]
 	}
 	j.machine = i
+	if i >= 0 && f.stuck[i] {
+		j.held, s.State = true, Queued
+		return
+	}
 	s.State, s.Started = Running, at
 	if s.Sleeps { // after those that end before it or with it
 		end := j.end()
@@ -147,6 +152,8 @@ func (j *job) end() time.Time { return j.status.Started.Add(j.status.Sleep) }
 func (f *Fleet) stop(j *job, state State, at time.Time) {
 	s := &j.status
 	switch {
+	case j.held:
+		f.free[j.machine] += s.CPUs
 	case s.State == Queued && j.machine >= 0:
 		f.queues[j.machine] = slices.DeleteFunc(f.queues[j.machine], func(q *job) bool { return q == j })
 	case s.State == Queued:

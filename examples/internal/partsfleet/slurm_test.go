@@ -3,6 +3,7 @@ package partsfleet
 import (
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -176,5 +177,51 @@ func TestSum(t *testing.T) {
 		if got.CPU != strconv.Itoa(cpus) || got.Memory != strconv.Itoa(cpus*4000)+"Mi" {
 			t.Fatalf("reply %d: NextSum %+v, want %d cpus and %dMi", reply, got, cpus, cpus*4000)
 		}
+	}
+}
+
+// stuckWith is slurmWith with cn001 a machine that looks free and never
+// starts anything.
+func stuckWith(native ...int) (*Fleet, *clock) {
+	return newFleet(Config{Slurm: true, Stuck: []string{"cn001"}}, native...)
+}
+
+// TestStuckMachine: a stuck machine takes the jobs placed on it as any
+// machine does, holding their cpus, and starts none of them, a sleeping
+// one neither; a delete gives their cpus back. It replies with every
+// cpu free, and no native job comes to it (a stuck machine).
+func TestStuckMachine(t *testing.T) {
+	runFleetCases(t, stuckWith, []fleetCase{
+		{"placed there, never started", []int{0, 4}, func(f *Fleet) {
+			f.Create(pod("a", "", 4))
+			f.Create(pinned("b", "-w cn001", 2))
+			f.Create(pod("c", "", 4))
+		}, map[string]string{"a": "queued cn001", "b": "queued cn001", "c": "running cn002"}, []int{2, 0}},
+		{"the queue goes to it when it has room", []int{0, 8}, func(f *Fleet) {
+			f.Create(pod("a", "", 6))
+			f.Create(pod("b", "", 4)) // waits: cn001 holds 6 of its 8
+			f.Delete("a")
+		}, map[string]string{"a": "absent", "b": "queued cn001"}, []int{4, 0}},
+	})
+	f, c := stuckWith(0, 8)
+	sleeper := pod("s", "", 8)
+	sleeper.Sleeps, sleeper.Sleep = true, time.Second
+	f.Create(sleeper)
+	c.now = c.now.Add(time.Hour)
+	if got := states(f, "s")["s"]; got != "queued cn001" {
+		t.Errorf("a sleeping job on the stuck machine an hour on: %s, want queued cn001", got)
+	}
+	if diff := cmp.Diff(map[string]int{"cn001": 8, "cn002": 0}, machines(t, f.Parts(), f.config)); diff != "" {
+		t.Errorf("replied free cpus (-want +got):\n%s", diff)
+	}
+	if got := f.Sum(); got.CPU != "8" {
+		t.Errorf("the sum's cpus %s, want 8: the stuck machine looks free", got.CPU)
+	}
+	churned := New(Config{Machines: 3, CPUs: 8, MemoryMi: 8000, Churn: 1, Seed: 2, Stuck: []string{"cn002", "cn404"}})
+	for range 50 {
+		churned.Next()
+	}
+	if churned.native[1] != 0 || churned.free[1] != 8 {
+		t.Errorf("the stuck machine after 50 replies of churn: %d native, %d free; want 0 and 8", churned.native[1], churned.free[1])
 	}
 }
