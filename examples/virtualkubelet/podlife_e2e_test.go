@@ -11,7 +11,10 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/ptr"
+
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/jobs"
 )
 
 // TestConfirmJob: -confirm, every other setting at its default but the
@@ -21,8 +24,8 @@ import (
 // confirmation and sleep 8 s. Each pod binds once its job runs; its
 // status follows its job, Running then Succeeded, as the test sees it;
 // the Job completes; and the backend made one job a pod. Then a pod that
-// sleeps long runs, and deleting it removes its job on the backend, and
-// its delete completes.
+// sleeps long runs, and deleting it removes its job on the backend, then
+// its delete completes: its last version records the job removed.
 func TestConfirmJob(t *testing.T) {
 	needsControlPlane(t)
 	url := samplePlugin(t)
@@ -43,14 +46,14 @@ func TestConfirmJob(t *testing.T) {
 			Template: corev1.PodTemplateSpec{Spec: template.Spec},
 		},
 	}
-	jobs := client.BatchV1().Jobs(metav1.NamespaceDefault)
+	batch := client.BatchV1().Jobs(metav1.NamespaceDefault)
 	background := metav1.DeletePropagationBackground
-	_ = jobs.Delete(t.Context(), job.Name, metav1.DeleteOptions{PropagationPolicy: &background}) // left by a run that was killed
-	if _, err := jobs.Create(t.Context(), job, metav1.CreateOptions{}); err != nil {
+	_ = batch.Delete(t.Context(), job.Name, metav1.DeleteOptions{PropagationPolicy: &background}) // left by a run that was killed
+	if _, err := batch.Create(t.Context(), job, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_ = jobs.Delete(context.Background(), job.Name, metav1.DeleteOptions{PropagationPolicy: &background})
+		_ = batch.Delete(context.Background(), job.Name, metav1.DeleteOptions{PropagationPolicy: &background})
 	})
 
 	seen := map[string][]corev1.PodPhase{} // each pod's phases, in the order seen
@@ -66,7 +69,7 @@ func TestConfirmJob(t *testing.T) {
 				seen[p.Name] = append(phases, p.Status.Phase)
 			}
 		}
-		got, err := jobs.Get(ctx, job.Name, metav1.GetOptions{})
+		got, err := batch.Get(ctx, job.Name, metav1.GetOptions{})
 		if err != nil {
 			return false, err.Error()
 		}
@@ -95,6 +98,7 @@ func TestConfirmJob(t *testing.T) {
 	long := askingPod("job-long", "", "1")
 	long.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": name}
 	long.Spec.Containers[0].Command = []string{"sleep", "600"}
+	long.Spec.TerminationGracePeriodSeconds = nil // 30 s: its delete waits for the provider to finish it
 	createTestPod(t, long)
 	uid := string(storedPod(t, long.Name).UID)
 	eventually(t, "the long pod runs", func(ctx context.Context) (bool, string) {
@@ -104,8 +108,21 @@ func TestConfirmJob(t *testing.T) {
 		}
 		return p.Status.Phase == corev1.PodRunning, string(p.Status.Phase)
 	})
+	w, err := client.CoreV1().Pods(metav1.NamespaceDefault).Watch(t.Context(), metav1.ListOptions{FieldSelector: "metadata.name=" + long.Name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
 	if err := client.CoreV1().Pods(metav1.NamespaceDefault).Delete(t.Context(), long.Name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
+	}
+	for e := range w.ResultChan() { // the pod's last version records its job removed: the job ended before the pod
+		if e.Type == watch.Deleted {
+			if r, ok := jobs.RecordOf(e.Object.(*corev1.Pod)); !ok || !r.Removed {
+				t.Errorf("the long pod was deleted with the record %+v (%v): its job not removed first", r, ok)
+			}
+			break
+		}
 	}
 	eventually(t, "the long pod's delete completes, and its job is removed", func(ctx context.Context) (bool, string) {
 		_, err := client.CoreV1().Pods(metav1.NamespaceDefault).Get(ctx, long.Name, metav1.GetOptions{})

@@ -42,6 +42,40 @@ func (k *Keeper) boundStarts(nodes []*corev1.Node) ([]confirm.Start, map[types.U
 	return starts, pods
 }
 
+// ending returns remove with the job of each pod being deleted on its
+// job's node, which the step kept: a pod's delete completes once its job
+// has ended ([Stopped]). It writes again the record of a removal the API
+// server refused, for a pod being deleted.
+func (k *Keeper) ending(ctx context.Context, remove, jobs []confirm.Job, asked map[types.UID]*corev1.Pod) []confirm.Job {
+	removing := map[types.UID]bool{}
+	for _, j := range remove {
+		removing[j.Pod] = true
+	}
+	for _, j := range jobs {
+		p, rec := asked[j.Pod], k.placed[j.Pod]
+		if p.DeletionTimestamp == nil || p.Spec.NodeName != j.Node {
+			continue
+		}
+		switch {
+		case j.State != confirm.JobGone && !removing[j.Pod]:
+			remove = append(remove, j)
+		case rec.Removed && !Stopped(p):
+			if err := k.record(ctx, j.Pod, j.Namespace, j.Name, rec.Record); err != nil {
+				k.failed("record", err)
+			}
+		}
+	}
+	return remove
+}
+
+// Stopped reports whether pod has no job left on the backend, as the
+// record on it says: none recorded, or the one recorded removed. A pod
+// being deleted is deleted only then (the provider's finisher).
+func Stopped(pod *corev1.Pod) bool {
+	r, ok := RecordOf(pod)
+	return !ok || r.Removed
+}
+
 // ReasonRefused is the reason of the status of a bound pod whose job the
 // backend refused to make: its phase Failed, as a kubelet fails a pod it
 // cannot run.

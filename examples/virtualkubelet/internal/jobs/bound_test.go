@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -9,6 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/pingnode/pingnode/examples/internal/podapi"
 )
@@ -153,5 +156,59 @@ func TestPlainPodRefused(t *testing.T) {
 	}
 	if st := stored.Status; st.Phase != corev1.PodFailed || st.Reason != ReasonRefused || !strings.Contains(st.Message, "504") {
 		t.Errorf("status %s %s %q; want Failed, %s, with the plugin's words", st.Phase, st.Reason, st.Message, ReasonRefused)
+	}
+}
+
+// TestBeingDeletedJobRemovedFirst: a bound pod being deleted has its job
+// removed at the next step, and the removal recorded on it, so that its
+// delete completes only once its job has ended (Stopped); a record the
+// API server refuses is written again at a later step, with no second
+// delete.
+func TestBeingDeletedJobRemovedFirst(t *testing.T) {
+	s := newSetup(1)
+	s.plugin.state = "running"
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "hpc", Name: "plain", UID: "uid-plain"},
+		Spec:       corev1.PodSpec{NodeName: "vk-0", Containers: []corev1.Container{{Name: "job"}}},
+	}
+	_ = s.client.Tracker().Add(pod)
+	s.bound = map[string][]*corev1.Pod{"vk-0": {pod}}
+	s.keeper.Step(t.Context())
+	stored := func() *corev1.Pod {
+		t.Helper()
+		p, err := s.client.CoreV1().Pods("hpc").Get(t.Context(), "plain", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	deleting := stored()
+	deleting.DeletionTimestamp = &metav1.Time{Time: s.now}
+	if Stopped(deleting) {
+		t.Fatal("Stopped: true for a pod whose job runs")
+	}
+	s.bound["vk-0"] = []*corev1.Pod{deleting}
+	refused := true
+	s.client.PrependReactor("patch", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if refused && a.GetSubresource() == "" {
+			refused = false
+			return true, nil, errors.New("the API server refuses")
+		}
+		return false, nil, nil
+	})
+	s.now = s.now.Add(time.Minute)
+	s.keeper.Step(t.Context())
+	if Stopped(stored()) {
+		t.Fatal("Stopped: true, though the record of the removal was refused")
+	}
+	s.keeper.Step(t.Context())
+	if diff := cmp.Diff([]string{"create plain@vk-0", "status of 1", "delete plain"}, s.plugin.took()); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+	if !Stopped(stored()) || len(s.plugin.jobs) != 0 {
+		t.Errorf("after the removal: Stopped %v, %d jobs on the backend; want true and none", Stopped(stored()), len(s.plugin.jobs))
+	}
+	if Stopped(&corev1.Pod{}) != true {
+		t.Error("Stopped: false for a pod without a record, which has no job")
 	}
 }

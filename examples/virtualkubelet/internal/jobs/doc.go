@@ -80,8 +80,12 @@
 // too, and writes its status as its job says ([StatusOf]: Pending while
 // queued, Running, then Succeeded or Failed with the exit code; Ready
 // while every container runs), a patch of the pod's status when it
-// changed, as a kubelet reports its pods. A pod deleted has its job
-// removed, once, at the next step. A pod that does not ask for
+// changed, as a kubelet reports its pods. A pod being deleted has its
+// job removed, once, at the next step, and the removal recorded on it;
+// its delete completes only then ([Stopped], which the provider's
+// finisher waits for), as a kubelet deletes a pod once its containers
+// have stopped, so that a keeper that restarts in between still finds
+// the job on the pod. A pod that does not ask for
 // confirmation gets its job when it binds, on its node, recorded as any
 // other, and lives the same way.
 //

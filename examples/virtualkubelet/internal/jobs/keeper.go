@@ -216,7 +216,7 @@ func (k *Keeper) Step(ctx context.Context) (waiting bool) {
 	}
 	res := confirm.Step(allocations, jobs, bound, now, confirm.Options{Deadline: k.cfg.Deadline})
 	k.write(ctx, res.Decisions)
-	k.remove(ctx, res.Remove)
+	k.remove(ctx, k.ending(ctx, res.Remove, jobs, asked))
 	for uid, p := range plain {
 		asked[uid] = p
 	}

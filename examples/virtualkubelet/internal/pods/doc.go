@@ -9,9 +9,13 @@
 // stopped ([BeingDeleted]). A kubelet stops its containers, then deletes
 // it with a grace period of 0 and the pod's UID as a precondition (its
 // status manager); a provider does the same once its backend has stopped
-// the pod. The reference provider hands no pod to a backend, so a pod
-// being deleted has stopped already, and the finisher deletes it at once.
-// Without it, a graceful delete of a pod bound to the node would wait
+// the pod. Without -confirm the reference provider hands no pod to a
+// backend, so a pod being deleted has stopped already, and the finisher
+// deletes it at once. With -confirm a pod's job runs on the backend: the
+// finisher waits until the record on the pod says its job was removed
+// (internal/jobs, Stopped), which the keeper writes at its next step, so
+// that a provider that restarts in between still finds the job. Without
+// the finisher, a graceful delete of a pod bound to the node would wait
 // forever.
 //
 // It confirms the end only while the plugin answers, as a kubelet only

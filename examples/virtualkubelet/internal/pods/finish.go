@@ -35,6 +35,9 @@ type Finisher struct {
 	log    *slog.Logger
 	pods   func() []*corev1.Pod // the pods bound to the node, as cached
 	node   string
+	// ended reports whether a pod's backend has stopped it; nil: every
+	// pod's has.
+	ended func(*corev1.Pod) bool
 	// work starts the worker of the queue, once it is made; nil for a
 	// test that works the queue itself ([Finisher.next]).
 	work func()
@@ -60,9 +63,11 @@ type Finisher struct {
 // that deletes them through client, apart from the pings, until ctx ends
 // or it is stopped. Nothing runs until a pod being deleted is added, and
 // no pod is deleted before the plugin's first answer
-// ([Finisher.Answered]).
-func NewFinisher(ctx context.Context, client kubernetes.Interface, log *slog.Logger, pods func() []*corev1.Pod, node string) *Finisher {
+// ([Finisher.Answered]), nor before ended says its backend has stopped
+// it (nil: every pod's has).
+func NewFinisher(ctx context.Context, client kubernetes.Interface, log *slog.Logger, pods func() []*corev1.Pod, node string, ended func(*corev1.Pod) bool) *Finisher {
 	f := newFinisher(client, log, pods, node)
+	f.ended = ended
 	ctx, f.cancel = context.WithCancel(ctx)
 	f.work = func() {
 		f.done.Go(func() {
@@ -122,10 +127,10 @@ func BeingDeleted(pod *corev1.Pod) bool {
 	return pod.DeletionTimestamp != nil && (pod.DeletionGracePeriodSeconds == nil || *pod.DeletionGracePeriodSeconds > 0)
 }
 
-// Add queues pod, if it is being deleted: the handler of the node's pods
-// that the informer adds or updates.
+// Add queues pod, if it is being deleted and its backend has stopped it:
+// the handler of the node's pods that the informer adds or updates.
 func (f *Finisher) Add(pod *corev1.Pod) {
-	if !BeingDeleted(pod) {
+	if !BeingDeleted(pod) || f.ended != nil && !f.ended(pod) {
 		return
 	}
 	if q := f.queued(); q != nil {

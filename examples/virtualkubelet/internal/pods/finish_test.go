@@ -119,3 +119,29 @@ func TestFinisher(t *testing.T) {
 		t.Errorf("a refused delete logged %d times, want once", n)
 	}
 }
+
+// TestFinisherWaitsForTheBackend: a pod being deleted whose backend has
+// not stopped it is not queued, at its update or at the plugin's answer;
+// its update that says the backend stopped it queues it.
+func TestFinisherWaitsForTheBackend(t *testing.T) {
+	grace := int64(30)
+	now := metav1.Now()
+	running := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{
+		Name: "running", Namespace: "jobs", UID: "uid-running", DeletionTimestamp: &now, DeletionGracePeriodSeconds: &grace,
+		Annotations: map[string]string{"job": "runs"},
+	}}
+	f := newFinisher(fake.NewClientset(running), slog.New(slog.DiscardHandler), func() []*corev1.Pod { return []*corev1.Pod{running} }, "vk-unit")
+	f.ended = func(p *corev1.Pod) bool { return p.Annotations["job"] == "removed" }
+	t.Cleanup(f.Stop)
+	f.Add(running)
+	f.Answered(true)
+	if f.queue != nil {
+		t.Fatalf("%d pods queued whose backend runs them, want none", f.queue.Len())
+	}
+	stopped := running.DeepCopy()
+	stopped.Annotations["job"] = "removed"
+	f.Add(stopped)
+	if f.queue == nil || f.queue.Len() != 1 {
+		t.Fatal("the pod whose backend stopped it is not queued")
+	}
+}
