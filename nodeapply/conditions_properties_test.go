@@ -251,9 +251,7 @@ func TestSteadyReachablePingDoesNotAllocate(t *testing.T) {
 		for _, held := range []corev1.ResourceList{nil, {corev1.ResourceCPU: resource.MustParse("8"), corev1.ResourceMemory: resource.MustParse("16Gi")}} {
 			opts := nodeapply.Options{VirtualNodeConditions: virtual}
 			node, patch := steady(t)
-			noTaints := *patch
-			noTaints.ReplaceTaints, noTaints.Taints = false, nil
-			ping := nodeapply.Ping{Reply: &noTaints, At: t0, Held: held}
+			ping := nodeapply.Ping{Reply: withoutTaints(patch), At: t0, Held: held}
 			node = nodeapply.Apply(node, ping, opts).Node
 			ping.At = t0.Add(time.Hour)
 			var res nodeapply.Result

@@ -15,8 +15,23 @@ import (
 
 // A judgement is what a patch remembers of being judged: the options
 // [Parse] or [Options.Check] judged it with. The patches judged together,
-// a reply's and its parts', share one.
+// a reply's and its parts', share one; each keeps its own fingerprint.
 type judgement struct{ opts Options }
+
+// seal makes p, and each of its parts' patches, remember that they were
+// judged by j, and what each said then.
+func (p *NodePatch) seal(j *judgement) {
+	for i := range p.Parts {
+		p.Parts[i].Patch.seal(j)
+	}
+	p.judged, p.sum = j, p.fingerprint(true)
+}
+
+// judgedBy reports whether p was judged by options that judge as o does,
+// and says what it said then.
+func (p *NodePatch) judgedBy(o Options) bool {
+	return p.judged.by(o) && p.sum == fingerprintOf(p)
+}
 
 // by reports whether j is a judgement by options that judge a patch as o
 // does: every option but MaxBodyBytes, which bounds a reply's text and
@@ -42,7 +57,8 @@ const patchPath = "patch"
 // Parse would have given it for a reply that says the same, with a
 // warning for each problem. It is the one entry by which a patch is
 // judged: a patch that Parse or Check gave, with options that judge as o
-// does, is judged already and returned as it is, at no cost, and so is a
+// does, and not changed since (its fingerprint), is judged already and
+// returned as it is, without an allocation, and so is a
 // patch that holds no entry to judge (a legacy reply's, or the zero
 // patch); any other patch, one built by hand or decoded from JSON, is
 // judged and returned anew, and remembers it. p itself is never
@@ -63,7 +79,7 @@ const patchPath = "patch"
 // fields under "patch" ("patch.taints[2].key", "patch.labels[k]",
 // "patch.devices[a100].count", "patch.parts[3].resources[cpu]").
 func (o Options) Check(p *NodePatch) (*NodePatch, []Warning) {
-	if p == nil || p.judged.by(o) || p.holdsNothing() {
+	if p == nil || p.judgedBy(o) || p.holdsNothing() {
 		return p, nil
 	}
 	c := parser{opts: o, at: patchPath}
@@ -76,10 +92,7 @@ func (o Options) Check(p *NodePatch) (*NodePatch, []Warning) {
 			c.withoutReplace("parts", SubjectPart, "ReplaceParts")
 		}
 	}
-	out.judged = &judgement{opts: o}
-	for i := range out.Parts {
-		out.Parts[i].Patch.judged = out.judged
-	}
+	out.seal(&judgement{opts: o})
 	return out, c.result()
 }
 

@@ -135,11 +135,16 @@
 // Warnings come in that order: the text's, the keys', those about values
 // of the wrong JSON type and lists over their limits, then the rules'.
 //
-// A patch is judged once: the one that Parse gives remembers it, and
-// [Options.Check], the entry by which nodeapply and its steps take every
-// patch, returns it as it is. A patch built by hand is judged by Check,
-// by the same rules, with the same code: what a rule says of a reply's
-// field it says of the patch's field that holds it.
+// A patch is judged once: the one that Parse gives remembers it, with a
+// fingerprint of what it says, and [Options.Check], the entry by which
+// nodeapply and its steps take every patch, returns it as it is. A patch
+// built by hand is judged by Check, by the same rules, with the same
+// code: what a rule says of a reply's field it says of the patch's field
+// that holds it. So is a judged patch changed after (its parts put in
+// another order, a name repeated, a taint appended): its fingerprint no
+// longer matches, and what Check gives for it, and so what nodeapply and
+// its steps do with it, is what they do with the same patch built by
+// hand.
 //
 // # The rules
 //

@@ -43,10 +43,7 @@ func Parse(body []byte, opts Options) (NodePatch, []Warning) {
 	p := parser{opts: opts}
 	patch := p.parse(body)
 	if patch.Kind == Structured { // a legacy or unusable reply's patch holds nothing to judge, and costs nothing
-		patch.judged = &judgement{opts: opts}
-		for i := range patch.Parts {
-			patch.Parts[i].Patch.judged = patch.judged
-		}
+		patch.seal(&judgement{opts: opts})
 	}
 	return patch, p.result()
 }

@@ -38,12 +38,13 @@ func (k *Kind) UnmarshalText(b []byte) error { return enum.Unmarshal(k, b, Legac
 // form names its fields as the reply does, in lowerCamelCase.
 //
 // A patch that [Parse] or [Options.Check] gives remembers that it was
-// judged, and with which options, so that Check, which nodeapply and its
-// steps run on every patch they are given, returns it at no cost. One
-// built by hand, or decoded from JSON, carries no judgement and is
-// judged by Check. A copy of a judged patch carries its judgement: to
-// change what a judged patch says, build a new NodePatch from its fields
-// and the change, and check that.
+// judged, with which options, and a fingerprint of what it said, so
+// that Check, which nodeapply and its steps run on every patch they are
+// given, returns it without judging it again. One built by hand, or
+// decoded from JSON, carries no judgement and is judged by Check; so is
+// a judged patch, or a copy of one, that was changed after (its parts
+// put in another order, a name repeated, a taint appended): what Check
+// gives for it is what it gives for the same patch built by hand.
 type NodePatch struct {
 	// Kind says what sort of reply this came from.
 	Kind Kind `json:"kind"`
@@ -113,8 +114,10 @@ type NodePatch struct {
 	// leaves with this reply.
 	PartsIncomplete bool `json:"partsIncomplete,omitempty"`
 
-	// judged is the judgement the patch passed, nil for one built by hand.
+	// judged is the judgement the patch passed, nil for one built by hand,
+	// and sum the fingerprint of what it said then.
 	judged *judgement
+	sum    fingerprint
 }
 
 // Part is one part of the backend, as a reply lists it: its name and what

@@ -49,10 +49,8 @@ func TestSteadyPartsAllocateOnlyTheResult(t *testing.T) {
 // come, go and come back: sorted input, one allocation.
 func TestChangingPartsAllocateOnlyTheResult(t *testing.T) {
 	ping, nodes := steadyParts(50)
-	reply := *ping.Reply
-	reply.Parts = append(slices.Clone(reply.Parts[:20]), reply.Parts[30:]...) // 10 leave
-	reply.Parts = append(reply.Parts, part("zz", "1"))                        // one new
-	ping.Reply = &reply
+	listed := append(slices.Clone(ping.Reply.Parts[:20]), ping.Reply.Parts[30:]...) // 10 leave
+	ping.Reply = listing(append(listed, part("zz", "1"))...)                        // one new
 	for i := 20; i < 30; i++ {
 		nodes[i] = served(nodes[i].Part, 0, goneTaint(at(-3600))) // to delete
 	}

@@ -44,8 +44,9 @@ func FuzzStep(f *testing.F) {
 					ps = append(ps, part(name, fmt.Sprint(k+1)))
 				}
 			}
-			ping.Reply = listing(ps...)
-			ping.Reply.PartsIncomplete = kind%5 == 4
+			reply := rawListing(ps...)
+			reply.PartsIncomplete = kind%5 == 4
+			ping.Reply = judge(reply)
 		}
 		var nodes []parts.Node
 		if servedParts != "" {

@@ -53,7 +53,13 @@ func part(name, cpu string) pingstatus.Part {
 // listing returns a reply that lists ps, judged as Parse gives it: the
 // parts in name order, each name once.
 func listing(ps ...pingstatus.Part) *pingstatus.NodePatch {
-	judged, _ := pingstatus.Options{}.Check(rawListing(ps...))
+	return judge(rawListing(ps...))
+}
+
+// judge returns r judged, as Parse gives a reply: a reply is changed
+// before it is judged, never after (a change after is judged afresh).
+func judge(r *pingstatus.NodePatch) *pingstatus.NodePatch {
+	judged, _ := pingstatus.Options{}.Check(r)
 	return judged
 }
 
@@ -74,9 +80,9 @@ var sameDecisions = cmp.Options{
 // incomplete returns a reply that lists ps and had an entry refused
 // before its name could be read.
 func incomplete(ps ...pingstatus.Part) *pingstatus.NodePatch {
-	r := listing(ps...)
+	r := rawListing(ps...)
 	r.PartsIncomplete = true
-	return r
+	return judge(r)
 }
 
 // decisionLines returns the decisions as their log lines.

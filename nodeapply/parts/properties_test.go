@@ -245,8 +245,9 @@ func TestPropertySequence(t *testing.T) {
 						ps = append(ps, part(name, fmt.Sprint(step+1)))
 					}
 				}
-				ping.Reply = listing(ps...)
-				ping.Reply.PartsIncomplete = rapid.IntRange(0, 4).Draw(t, "incomplete") == 0
+				reply := rawListing(ps...)
+				reply.PartsIncomplete = rapid.IntRange(0, 4).Draw(t, "incomplete") == 0
+				ping.Reply = judge(reply)
 			}
 			for _, name := range pool {
 				if n, ok := cluster[name]; ok {
