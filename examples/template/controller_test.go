@@ -21,7 +21,6 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
-	"github.com/pingnode/pingnode/examples/internal/pingclient"
 	"github.com/pingnode/pingnode/nodeapply"
 )
 
@@ -57,12 +56,11 @@ func newHarness(t *testing.T, objects ...runtime.Object) *harness {
 	}))
 	t.Cleanup(plugin.Close)
 	log := slog.New(slog.NewTextHandler(t.Output(), nil))
-	ping, err := pingclient.New(pingclient.Config{URL: plugin.URL + "/status", Timeout: 5 * time.Second, Now: h.clock, Log: log})
+	ping, err := newPlugin(plugin.URL+"/status", 5*time.Second, h.clock)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(ping.Close)
-	h.ctrl = newController(h.client.CoreV1().Nodes(), nodeName, ping.Ping, log)
+	h.ctrl = newController(h.client.CoreV1().Nodes(), nodeName, ping.ping, log)
 	return h
 }
 

@@ -28,8 +28,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
-
-	"github.com/pingnode/pingnode/examples/internal/pingclient"
 )
 
 // config is what the flags say, checked.
@@ -69,8 +67,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if errs := validation.IsDNS1123Subdomain(c.node); len(errs) > 0 {
 		refuse("node", strings.Join(errs, "; "))
 	}
-	if err := (&pingclient.Config{URL: c.pluginURL}).Validate(); err != nil {
-		refuse("plugin-url", strings.TrimPrefix(err.Error(), "plugin URL: ")) // never the URL, which may hold credentials
+	if _, err := newPlugin(c.pluginURL, 0, nil); err != nil {
+		refuse("plugin-url", err.Error()) // never the URL, which may hold credentials
 	}
 	if c.interval <= 0 {
 		refuse("ping-interval", c.interval.String()+": want more than zero")
@@ -126,12 +124,11 @@ func run(ctx context.Context, c config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	plugin, err := pingclient.New(pingclient.Config{URL: c.pluginURL, Timeout: c.timeout(), Log: log})
+	plugin, err := newPlugin(c.pluginURL, c.timeout(), time.Now)
 	if err != nil {
 		return err
 	}
-	defer plugin.Close()
-	ctrl := newController(client.CoreV1().Nodes(), c.node, plugin.Ping, log)
+	ctrl := newController(client.CoreV1().Nodes(), c.node, plugin.ping, log)
 	lease := newLeaseRenewer(client, c.node, time.Now, log)
 
 	var wg sync.WaitGroup
