@@ -105,28 +105,30 @@ func (a *applier) warn(rule string, s pingstatus.Subject, do pingstatus.Action, 
 }
 
 // judge takes the ping's reply, when the ping is answered and not
-// Unlisted, as pingstatus judges it: a patch that Parse or Check gave is
-// taken as it is, and any other judged once, by Check, with the reply's
-// options (rule node-valid). The warnings of that judgement are Apply's,
-// but for those about devices, which are the pool's (package
-// devicepool). A reply that Apply does not take is ignored with a
-// warning.
+// Unlisted, through the gate ([Judge]): a patch that Parse or Check gave
+// is taken as it is, any other judged once, by Check, with the reply's
+// options (rule node-valid), and a Body without a Reply parsed. The
+// warnings of that judgement are Apply's, but for those about devices,
+// which are the pool's (package devicepool). A reply that Apply does not
+// take is ignored with a warning.
 func (a *applier) judge() {
 	reply := a.ping.Reply
 	switch {
-	case reply == nil:
-	case !a.ping.Reached() && !reply.IsEmpty():
-		a.warn(ruleFailureKeeps, pingstatus.SubjectReply, pingstatus.Ignored, "ping.reply", "the ping failed; its reply is ignored")
-	case a.ping.Unlisted && a.ping.Reached() && !reply.IsEmpty():
-		a.warn(rulePartGone, pingstatus.SubjectReply, pingstatus.Ignored, "ping.reply", "the ping is Unlisted (the reply does not list this node's part); its reply is ignored")
 	case a.ping.Reached() && !a.ping.Unlisted:
-		judged, warnings := a.opts.Reply.Check(reply)
+		judged, warnings := Judge(a.ping, a.opts.Reply)
 		for _, w := range warnings {
 			if w.Subject != pingstatus.SubjectDevice {
 				a.warnings = append(a.warnings, w)
 			}
 		}
-		a.patch = judged
+		if judged.Reply != nil {
+			a.patch = judged.Reply
+		}
+	case reply == nil:
+	case !a.ping.Reached() && !reply.IsEmpty():
+		a.warn(ruleFailureKeeps, pingstatus.SubjectReply, pingstatus.Ignored, "ping.reply", "the ping failed; its reply is ignored")
+	case a.ping.Unlisted && a.ping.Reached() && !reply.IsEmpty():
+		a.warn(rulePartGone, pingstatus.SubjectReply, pingstatus.Ignored, "ping.reply", "the ping is Unlisted (the reply does not list this node's part); its reply is ignored")
 	}
 	if !a.ping.Reached() && a.ping.Unlisted {
 		a.warn(ruleFailureKeeps, pingstatus.SubjectReply, pingstatus.Ignored, "ping.unlisted", "the ping failed, and a failed ping changes no part; Unlisted is ignored")

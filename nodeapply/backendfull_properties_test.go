@@ -72,7 +72,7 @@ func roomPing(t *rapid.T, last time.Time, opts nodeapply.Options) nodeapply.Ping
 	case 1:
 		ping.Unlisted = true
 	case 2:
-		ping.Reply = nil
+		ping.Reply, ping.Body = nil, nil // a body without a reply is parsed (Judge)
 	case 3:
 		ping.Reply = validPatch(t)
 	}

@@ -12,13 +12,18 @@
 // # A ping
 //
 // A provider builds a [Ping] at each ping of its plugin: the time it made
-// it; the reply's bytes, read up to opts.Reply.ReadLimit() and parsed with
-// [pingstatus.Parse](body, opts.Reply), the reply's options being part of
-// [Options] so that each setting is given once; or, when the plugin did
-// not answer, the words that package nodeapply/failure gives for the HTTP
-// status code or the transport's error (failure.Of): short words that stay the same while the plugin fails the same way, and
-// never hold a URL, a token or a body. The [Result] of [Apply] then gives
-// the two patches to send, built with the options Apply was given.
+// it; the reply's bytes (Body), read up to opts.Reply.ReadLimit(); or,
+// when the plugin did not answer, the words that package nodeapply/failure
+// gives for the HTTP status code or the transport's error (failure.Of):
+// short words that stay the same while the plugin fails the same way, and
+// never hold a URL, a token or a body. It passes the ping once through
+// the gate, [Judge](ping, opts.Reply), which parses the bytes
+// ([pingstatus.Parse]) or judges a reply built by hand
+// ([pingstatus.Options.Check]), logs the warnings, and hands the judged
+// ping on to Apply, devicepool.Apply and parts.Step, which pass it through
+// the same gate at no cost (the reply's options are part of [Options], so
+// that each setting is given once). The [Result] of [Apply] then gives the
+// two patches to send, built with the options Apply was given.
 //
 // # The merge contract
 //
@@ -179,11 +184,12 @@
 //     a negative quantity becomes 0, a fraction of a whole-number resource is
 //     rounded down, a taint with an invalid key or value is dropped, an
 //     invalid effect becomes NoSchedule, and of a repeated key and effect the
-//     last taint is kept. The reply is taken as pingstatus judged it, once:
-//     a patch that [pingstatus.Parse] gave is trusted as it is, and any other
-//     (one built by hand) is judged by [pingstatus.Options.Check] with the
-//     options' Reply, its entries that break pingstatus's rules refused with
-//     Check's warnings (those about devices are the pool's, package
+//     last taint is kept. The reply is taken through the gate ([Judge]),
+//     once: a patch that [pingstatus.Parse] gave, and did not change since,
+//     is trusted as it is, a Body without a Reply is parsed, and any other
+//     patch (one built by hand) is judged by [pingstatus.Options.Check] with
+//     the options' Reply, its entries that break pingstatus's rules refused
+//     with Check's warnings (those about devices are the pool's, package
 //     devicepool's). Each warning says what it is about and what was done
 //     ([pingstatus.Warning.Subject], [pingstatus.Warning.Action]), and which
 //     rule gave it ([pingstatus.Warning.Rule]).

@@ -39,11 +39,9 @@ func pingOnce(client *http.Client, url string, node *corev1.Node, opts nodeapply
 		_ = resp.Body.Close()
 	}
 	ping.Failure = failure.Of(code, err) // "" when answered; else short, stable words: "timeout", "HTTP 503 Service Unavailable"
-	if ping.Reached() {
-		reply, warnings := pingstatus.Parse(ping.Body, opts.Reply)
-		ping.Reply = &reply
-		logWarnings(warnings)
-	}
+	// The one gate: the body parsed once, whatever takes the ping after.
+	ping, warnings := nodeapply.Judge(ping, opts.Reply)
+	logWarnings(warnings)
 	res := nodeapply.Apply(node, ping, opts)
 	logWarnings(res.Warnings)
 	return res

@@ -12,7 +12,8 @@ import (
 // was made, whether the plugin answered, and what it said.
 type Ping struct {
 	// Reply is the plugin's parsed reply (see [pingstatus.Parse]). Nil is a
-	// reply with no news. It is ignored when Failure is set.
+	// reply with no news, unless Body holds one, which [Judge] parses. It
+	// is ignored when Failure is set.
 	Reply *pingstatus.NodePatch
 	// Failure, when not empty, says that the plugin did not answer: a
 	// transport error, a timeout, or an HTTP status other than 200. It is
@@ -28,7 +29,8 @@ type Ping struct {
 	// conditions alone: only the reply is merged (a checker looking at a
 	// saved reply, say).
 	At time.Time
-	// Body is the reply's bytes, used only by [Options.KeepPingResponse].
+	// Body is the reply's bytes: parsed by [Judge] when Reply is nil, and
+	// kept by [Options.KeepPingResponse].
 	Body []byte
 	// Held is what the provider's own pods hold on the backend: the sum of
 	// the requests of the pods bound to this node that the backend was
@@ -60,6 +62,31 @@ type Ping struct {
 
 // Reached reports whether the plugin answered the ping.
 func (p Ping) Reached() bool { return p.Failure == "" }
+
+// Judge returns ping with its reply as the library takes it, and the
+// warnings of that judgement: the one gate between a ping and a merge,
+// which [Apply], devicepool.Apply and parts.Step each pass the ping they
+// are given through. The reply of a ping the plugin answered is Reply
+// judged by opts ([pingstatus.Options.Check]: one that Parse or Check
+// gave comes back as it is, at no cost), or, with Reply nil, Body parsed
+// ([pingstatus.Parse]). A failed ping comes back as it is. A provider
+// that pings calls Judge once, logs its warnings, and hands the ping it
+// returns on, so that the reply is read once whatever takes it; the
+// options are those of the reply, [Options.Reply]. Judge never modifies
+// the reply it is given.
+func Judge(ping Ping, opts pingstatus.Options) (Ping, []pingstatus.Warning) {
+	if !ping.Reached() {
+		return ping, nil
+	}
+	var warnings []pingstatus.Warning
+	if ping.Reply == nil && ping.Body != nil {
+		patch, w := pingstatus.Parse(ping.Body, opts)
+		ping.Reply, warnings = &patch, w
+		return ping, warnings
+	}
+	ping.Reply, warnings = opts.Check(ping.Reply)
+	return ping, warnings
+}
 
 // Condition types, reasons and messages that Apply writes. The reasons of
 // the connectivity condition are interLink's, so that dashboards built on

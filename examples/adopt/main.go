@@ -29,7 +29,6 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/pingnode/pingnode/nodeapply"
-	"github.com/pingnode/pingnode/pingstatus"
 )
 
 func main() {
@@ -91,9 +90,7 @@ func Step(ctx context.Context, client kubernetes.Interface, name string, ping no
 	if err != nil {
 		return nodeapply.Result{}, err
 	}
-	patch, _ := pingstatus.Parse(ping.Body, opts.Reply)
-	ping.Reply = &patch
-	res := nodeapply.Apply(node, ping, opts)
+	res := nodeapply.Apply(node, ping, opts) // Apply reads the ping's body (nodeapply.Judge)
 	if len(res.Changes) == 0 {
 		return res, nil
 	}

@@ -210,7 +210,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			defer stop()
 			return watch(ctx, stdout, client.Ping, node, *interval, *count, opts, *driver)
 		}
-		p, warnings := outcome(client.Ping(context.Background()), opts.Reply)
+		p, warnings := nodeapply.Judge(client.Ping(context.Background()), opts.Reply)
 		res, pool := apply(node, nil, p, opts)
 		parts, partWarnings := applyParts(node, p, opts)
 		warnings = slices.Concat(warnings, res.Warnings, pool.Warnings, partWarnings)
@@ -223,12 +223,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	}
-	var patch pingstatus.NodePatch
-	var warnings []pingstatus.Warning
 	if ping.Reached() {
-		patch, warnings = pingstatus.Parse(body, opts.Reply)
-		ping.Reply, ping.Body = &patch, body
+		ping.Body = body
 	}
+	ping, warnings := nodeapply.Judge(ping, opts.Reply)
 	res, pool := apply(node, nil, ping, opts)
 	parts, partWarnings := applyParts(node, ping, opts)
 	warnings = slices.Concat(warnings, res.Warnings, pool.Warnings, partWarnings)
@@ -236,7 +234,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *output == "json" {
 		var out []byte
 		var err error
-		if ping.Reached() && patch.ReplaceParts {
+		if ping.Reached() && ping.Reply.ReplaceParts {
 			out, err = json.MarshalIndent(partNodes(parts), "", "  ")
 		} else {
 			out, err = json.MarshalIndent(res.Node, "", "  ")
@@ -251,8 +249,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	} else {
 		report(stdout, name, len(body), &ping, warnings, res, nil, pool, *driver)
-		if ping.Reached() && patch.ReplaceParts {
-			reportParts(stdout, &patch, parts, nodeName(*nodeFile), *driver)
+		if ping.Reached() && ping.Reply.ReplaceParts {
+			reportParts(stdout, ping.Reply, parts, nodeName(*nodeFile), *driver)
 		}
 	}
 	if *strict && len(warnings) > 0 {

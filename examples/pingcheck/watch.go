@@ -12,18 +12,7 @@ import (
 
 	"github.com/pingnode/pingnode/nodeapply"
 	"github.com/pingnode/pingnode/nodeapply/devicepool"
-	"github.com/pingnode/pingnode/pingstatus"
 )
-
-// outcome parses the reply of an answered ping.
-func outcome(p nodeapply.Ping, opts pingstatus.Options) (nodeapply.Ping, []pingstatus.Warning) {
-	if !p.Reached() {
-		return p, nil
-	}
-	patch, warnings := pingstatus.Parse(p.Body, opts)
-	p.Reply = &patch
-	return p, warnings
-}
 
 // watch pings every interval, applies each outcome to the node and to the
 // pool of devices as the provider would, and prints a line for each ping
@@ -38,7 +27,7 @@ func watch(ctx context.Context, w io.Writer, ping func(context.Context) nodeappl
 	var published []devicepool.Device // as published after the last ping
 	said, shown := "", false          // the devices section as last printed, without what changed
 	for n := 1; ; n++ {
-		p, warnings := outcome(ping(ctx), opts.Reply)
+		p, warnings := nodeapply.Judge(ping(ctx), opts.Reply)
 		if ctx.Err() != nil {
 			return exitOK
 		}

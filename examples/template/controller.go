@@ -57,12 +57,8 @@ func newController(nodes corev1client.NodeInterface, name string, ping func(cont
 // again, with backoff. Any other error is returned, and the next
 // ping tries again on the node as it then is.
 func (c *controller) sync(ctx context.Context) error {
-	ping := c.ping(ctx)
-	var replyWarnings []pingstatus.Warning
-	if ping.Reached() {
-		reply, warnings := pingstatus.Parse(ping.Body, c.opts.Reply)
-		ping.Reply, replyWarnings = &reply, warnings
-	}
+	// The reply read once, through the library's one gate, whatever retries below.
+	ping, replyWarnings := nodeapply.Judge(c.ping(ctx), c.opts.Reply)
 	get := metav1.GetOptions{ResourceVersion: "0"} // first from the API server's cache, as the kubelet reads its node
 	retriable := func(err error) bool { return apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err) }
 	return retry.OnError(retry.DefaultBackoff, retriable, func() error {

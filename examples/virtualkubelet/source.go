@@ -78,11 +78,8 @@ func (s *supervisor) ping(ctx context.Context) (nodeapply.Ping, []pingstatus.War
 		return ping, nil, false // stopping: the failure is ours, not the plugin's
 	}
 	s.metrics.Ping(ping.Reached(), ping.At, time.Since(start))
-	var warnings []pingstatus.Warning
-	if ping.Reached() {
-		patch, w := pingstatus.Parse(ping.Body, s.opts.apply.Reply)
-		ping.Reply, warnings = &patch, w
-	} else {
+	ping, warnings := nodeapply.Judge(ping, s.opts.apply.Reply)
+	if !ping.Reached() {
 		s.count.failures.Add(1)
 		if ping.Failure != s.lastFailure { // said once, not at every ping of an outage
 			s.log.Warn("plugin ping failed", "failure", ping.Failure)

@@ -34,17 +34,15 @@ type Result struct {
 // had not judged. The rules are the package's (see its documentation).
 func Apply(pool []Device, ping nodeapply.Ping, opts pingstatus.Options) Result {
 	r := Result{Devices: pool}
-	if !ping.Reached() || ping.Reply == nil || !ping.Reply.ReplaceDevices { // no news of the devices, judged or not
-		return r
-	}
-	patch, warnings := opts.Check(ping.Reply)
+	ping, warnings := nodeapply.Judge(ping, opts)
 	for _, w := range warnings {
 		if w.Subject == pingstatus.SubjectDevice {
 			r.Warnings = append(r.Warnings, w)
 		}
 	}
 	slices.SortStableFunc(r.Warnings, func(x, y pingstatus.Warning) int { return strings.Compare(x.Path, y.Path) })
-	if !patch.ReplaceDevices { // over the limits: passed over whole (rule pool-judged)
+	patch := ping.Reply
+	if !ping.Reached() || patch == nil || !patch.ReplaceDevices { // no news of the devices, or over the limits: passed over whole (rule pool-judged)
 		return r
 	}
 	view := inOrder(pool)

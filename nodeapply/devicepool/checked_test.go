@@ -297,7 +297,7 @@ func TestPropertyAHandBuiltPatchIsJudgedOnce(t *testing.T) {
 		}
 		var devices []pingstatus.Warning
 		for _, w := range checkWarnings {
-			if w.Subject == pingstatus.SubjectDevice && hand.ReplaceDevices {
+			if w.Subject == pingstatus.SubjectDevice { // the pool's, devices replaced or not: Apply reports none of them
 				devices = append(devices, w)
 			}
 		}

@@ -67,9 +67,9 @@ func newStepper(ping nodeapply.Ping, nodes []Node, opts nodeapply.Options) stepp
 	switch {
 	case !ping.Reached():
 		s.news = failed
-	case ping.Reply != nil && ping.Reply.ReplaceParts:
-		if reply, _ := opts.Reply.Check(ping.Reply); reply.ReplaceParts { // rule parts-order
-			s.news, s.parts, s.incomplete = listing, reply.Parts, reply.PartsIncomplete
+	default:
+		if ping, _ := nodeapply.Judge(ping, opts.Reply); ping.Reply != nil && ping.Reply.ReplaceParts { // rule parts-order
+			s.news, s.parts, s.incomplete = listing, ping.Reply.Parts, ping.Reply.PartsIncomplete
 		}
 	}
 	return s
