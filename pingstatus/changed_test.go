@@ -22,11 +22,11 @@ func partsReply() *rapid.Generator[[]byte] {
 			p := pingstatus.PartResponse{Name: rapid.SampledFrom([]string{"cn001", "cn002", "cn003", "gpu"}).Draw(t, "name")}
 			p.Resources = &pingstatus.ResourcesResponse{CPU: rapid.SampledFrom([]string{"1", "48", "500m", "0", "-1"}).Draw(t, "cpu")}
 			if rapid.Bool().Draw(t, "taints") {
-				p.Taints = pingstatus.TaintList(pingstatus.TaintResponse{Key: "vendor.io/drain", Effect: "NoSchedule"})
+				p.Taints = []pingstatus.TaintResponse{{Key: "vendor.io/drain", Effect: "NoSchedule"}}
 			}
 			list = append(list, p)
 		}
-		body, err := json.Marshal(pingstatus.PingResponse{Nodes: pingstatus.PartList(list...)})
+		body, err := json.Marshal(pingstatus.PingResponse{Nodes: append([]pingstatus.PartResponse{}, list...)})
 		if err != nil {
 			t.Fatal(err)
 		}

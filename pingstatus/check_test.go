@@ -225,7 +225,7 @@ func replyOf(t *rapid.T, groups []pingstatus.DeviceGroup) []byte {
 		}
 		list[i] = r
 	}
-	body, err := json.Marshal(pingstatus.PingResponse{NodeResponse: pingstatus.NodeResponse{Devices: pingstatus.DeviceList(list...)}})
+	body, err := json.Marshal(pingstatus.PingResponse{NodeResponse: pingstatus.NodeResponse{Devices: append([]pingstatus.DeviceResponse{}, list...)}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -66,7 +66,7 @@ func ExamplePingResponse_Validate() {
 			{ResourceType: "gpu", Available: "1"}, // not domain-prefixed
 		},
 	}
-	reply.Taints = pingstatus.TaintList() // the plugin wants none of its taints any more
+	reply.Taints = []pingstatus.TaintResponse{} // the plugin wants none of its taints any more
 	for _, w := range reply.Validate(pingstatus.Options{}) {
 		fmt.Println(w)
 	}
@@ -82,8 +82,8 @@ func ExamplePingResponse_Validate() {
 func ExamplePingResponse_Validate_devices() {
 	product, capability, bad := "NVIDIA A100-SXM4-80GB", "8.0.0", "7.5"
 	reply := pingstatus.PingResponse{Status: "ok"}
-	reply.Devices = pingstatus.DeviceList(
-		pingstatus.DeviceResponse{
+	reply.Devices = []pingstatus.DeviceResponse{
+		{
 			Name:  "a100",
 			Count: 8,
 			Attributes: map[string]pingstatus.DeviceAttribute{
@@ -92,12 +92,12 @@ func ExamplePingResponse_Validate_devices() {
 			},
 			Capacity: map[string]pingstatus.DeviceCapacity{"memory": {Value: "80Gi"}},
 		},
-		pingstatus.DeviceResponse{
+		{
 			Name:       "t4",
 			Count:      16,
 			Attributes: map[string]pingstatus.DeviceAttribute{"cudaComputeCapability": {VersionValue: &bad}},
 		},
-	)
+	}
 	for _, w := range reply.Validate(pingstatus.Options{}) {
 		fmt.Println(w)
 	}
@@ -164,14 +164,14 @@ func ExampleOptions_Check() {
 // node taint's effect is refused on a device.
 func ExamplePingResponse_Validate_deviceTaints() {
 	var reply pingstatus.PingResponse
-	reply.Devices = pingstatus.DeviceList(
-		pingstatus.DeviceResponse{Name: "a100-failing", Count: 1, Taints: []pingstatus.TaintResponse{
+	reply.Devices = []pingstatus.DeviceResponse{
+		{Name: "a100-failing", Count: 1, Taints: []pingstatus.TaintResponse{
 			{Key: "gpu.nvidia.com/xid", Value: "79", Effect: "NoSchedule"},
 		}},
-		pingstatus.DeviceResponse{Name: "t4", Count: 2, Taints: []pingstatus.TaintResponse{
+		{Name: "t4", Count: 2, Taints: []pingstatus.TaintResponse{
 			{Key: "gpu.nvidia.com/unmonitored", Effect: "PreferNoSchedule"},
 		}},
-	)
+	}
 	for _, w := range reply.Validate(pingstatus.Options{}) {
 		fmt.Println(w)
 	}

@@ -118,7 +118,7 @@ type form uint8
 const (
 	valueForm  form = iota // a string, a number, a boolean
 	objectForm             // an object of another level (*ResourcesResponse)
-	listForm               // a list of objects of another level (*[]TaintResponse)
+	listForm               // a list of objects of another level ([]TaintResponse)
 	keyedForm              // an object whose keys are its entries' own, each a value or an object of another level (map[string]DeviceAttribute)
 )
 

@@ -243,15 +243,15 @@ func TestPartsNearMissesOfNodes(t *testing.T) {
 // TestValidateParts: a reply built with the wire types' parts is clean,
 // and Validate reports a bad one as Parse does.
 func TestValidateParts(t *testing.T) {
-	reply := pingstatus.PingResponse{Status: "ok", Nodes: pingstatus.PartList(
-		pingstatus.PartResponse{Name: "cn001", NodeResponse: pingstatus.NodeResponse{Resources: &pingstatus.ResourcesResponse{CPU: "1", Memory: "4000Mi"}}},
-		pingstatus.PartResponse{Name: "cn002", NodeResponse: pingstatus.NodeResponse{Taints: pingstatus.TaintList(), Labels: map[string]string{}}},
-	)}
+	reply := pingstatus.PingResponse{Status: "ok", Nodes: []pingstatus.PartResponse{
+		{Name: "cn001", NodeResponse: pingstatus.NodeResponse{Resources: &pingstatus.ResourcesResponse{CPU: "1", Memory: "4000Mi"}}},
+		{Name: "cn002", NodeResponse: pingstatus.NodeResponse{Taints: []pingstatus.TaintResponse{}, Labels: map[string]string{}}},
+	}}
 	if w := reply.Validate(pingstatus.Options{}); w != nil {
 		t.Errorf("Validate of a clean reply of parts: %v", w)
 	}
 	reply.Resources = &pingstatus.ResourcesResponse{CPU: "1"}
-	(*reply.Nodes)[1].Name = "CN002"
+	reply.Nodes[1].Name = "CN002"
 	var texts []string
 	for _, w := range reply.Validate(pingstatus.Options{}) {
 		texts = append(texts, w.String())
@@ -263,8 +263,8 @@ func TestValidateParts(t *testing.T) {
 	if diff := cmp.Diff(want, texts); diff != "" {
 		t.Errorf("Validate (-want +got):\n%s", diff)
 	}
-	if b := mustMarshal(pingstatus.PingResponse{Nodes: pingstatus.PartList()}); !bytes.Equal(b, []byte(`{"nodes":[]}`)) {
-		t.Errorf("an empty PartList marshals as %s, want {\"nodes\":[]}", b)
+	if b := mustMarshal(pingstatus.PingResponse{Nodes: []pingstatus.PartResponse{}}); !bytes.Equal(b, []byte(`{"nodes":[]}`)) {
+		t.Errorf("an empty list of parts marshals as %s, want {\"nodes\":[]}", b)
 	}
 }
 

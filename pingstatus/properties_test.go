@@ -36,13 +36,13 @@ func wireReply() *rapid.Generator[pingstatus.PingResponse] {
 		}
 		switch rapid.IntRange(0, 2).Draw(t, "taints") {
 		case 1:
-			r.Taints = pingstatus.TaintList()
+			r.Taints = []pingstatus.TaintResponse{}
 		case 2:
 			var list []pingstatus.TaintResponse
 			for range rapid.IntRange(1, 3).Draw(t, "n") {
 				list = append(list, pingstatus.TaintResponse{Key: str.Draw(t, "key"), Value: str.Draw(t, "value"), Effect: str.Draw(t, "effect")})
 			}
-			r.Taints = pingstatus.TaintList(list...)
+			r.Taints = append([]pingstatus.TaintResponse{}, list...)
 		}
 		switch rapid.IntRange(0, 2).Draw(t, "labels") {
 		case 1:
@@ -52,7 +52,7 @@ func wireReply() *rapid.Generator[pingstatus.PingResponse] {
 		}
 		switch rapid.IntRange(0, 2).Draw(t, "devices") {
 		case 1:
-			r.Devices = pingstatus.DeviceList()
+			r.Devices = []pingstatus.DeviceResponse{}
 		case 2:
 			var list []pingstatus.DeviceResponse
 			for range rapid.IntRange(1, 3).Draw(t, "n") {
@@ -71,7 +71,7 @@ func wireReply() *rapid.Generator[pingstatus.PingResponse] {
 				}
 				list = append(list, g)
 			}
-			r.Devices = pingstatus.DeviceList(list...)
+			r.Devices = append([]pingstatus.DeviceResponse{}, list...)
 		}
 		return r
 	})
@@ -118,7 +118,7 @@ func TestPropertyValidReplyParsesToItsPatch(t *testing.T) {
 		if rapid.Bool().Draw(t, "devices") {
 			groups := gen.DeviceGroups(6).Draw(t, "devices")
 			listsDevices = len(groups) > 0
-			reply.Devices = pingstatus.DeviceList(groups...)
+			reply.Devices = append([]pingstatus.DeviceResponse{}, groups...)
 			want.ReplaceDevices = true
 			want.Devices = []pingstatus.DeviceGroup{}
 			for _, g := range groups {
@@ -171,7 +171,7 @@ func TestPropertyValidReplyParsesToItsPatch(t *testing.T) {
 			for _, taint := range want.Taints {
 				list = append(list, pingstatus.TaintResponse{Key: taint.Key, Value: taint.Value, Effect: string(taint.Effect)})
 			}
-			reply.Taints = pingstatus.TaintList(list...)
+			reply.Taints = append([]pingstatus.TaintResponse{}, list...)
 		}
 		opts := pingstatus.Options{LabelNamespaces: gen.LabelNamespaces}
 		if rapid.Bool().Draw(t, "labels") {

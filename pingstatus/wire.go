@@ -36,10 +36,10 @@ type PingResponse struct {
 	// null (the parts replace a sum), and taints and labels are every
 	// part's, before its own.
 	//
-	// In Go, nil means "no news", and a pointer to an empty list no
-	// parts; beside Nodes, Resources and Devices must be nil. Build it
-	// with [PartList].
-	Nodes *[]PartResponse `json:"nodes,omitempty"`
+	// In Go, nil means "no news", and an empty, non-nil list no parts
+	// (omitzero marshals it as [], and nil not at all); beside Nodes,
+	// Resources and Devices must be nil.
+	Nodes []PartResponse `json:"nodes,omitzero"`
 }
 
 // NodeResponse is what a reply says of a node: the fields of a reply
@@ -55,11 +55,10 @@ type NodeResponse struct {
 	// null: the node's taints are left alone. []: every taint the plugin
 	// set earlier is removed.
 	//
-	// In Go, nil means "no news", and a pointer to an empty list removes
-	// every taint the plugin set earlier. Build it with [TaintList], which
-	// never yields a nil slice (a pointer to a nil slice would marshal as
-	// null).
-	Taints *[]TaintResponse `json:"taints,omitempty"`
+	// In Go, nil means "no news", and an empty, non-nil list removes
+	// every taint the plugin set earlier: it marshals as [], and nil not
+	// at all.
+	Taints []TaintResponse `json:"taints,omitzero"`
 	// Labels is the plugin's whole set of node labels, key to value.
 	// Absent or null: the node's labels are left alone. {}: every label
 	// the plugin set earlier is removed. A key is a prefixed qualified
@@ -82,9 +81,9 @@ type NodeResponse struct {
 	// alone. []: the backend has no devices. Names are unique in the
 	// list, and the counts add up to at most 1024.
 	//
-	// In Go, nil means "no news", and a pointer to an empty list no
-	// devices. Build it with [DeviceList].
-	Devices *[]DeviceResponse `json:"devices,omitempty"`
+	// In Go, nil means "no news", and an empty, non-nil list no devices:
+	// it marshals as [], and nil not at all.
+	Devices []DeviceResponse `json:"devices,omitzero"`
 }
 
 // PartResponse is one part of the backend, a machine or a partition of
@@ -100,15 +99,6 @@ type PartResponse struct {
 	// NodeResponse holds what the reply says of the part's node, as a
 	// reply says it of its own.
 	NodeResponse
-}
-
-// PartList returns a value for [PingResponse.Nodes] holding parts: the
-// backend's whole list, which marshals as a JSON array even when it is
-// empty.
-func PartList(parts ...PartResponse) *[]PartResponse {
-	list := make([]PartResponse, len(parts))
-	copy(list, parts)
-	return &list
 }
 
 // DeviceResponse is a group of identical devices of the backend, which the
@@ -172,15 +162,6 @@ type DeviceAttribute struct {
 type DeviceCapacity struct {
 	// Value is a Kubernetes quantity, not negative.
 	Value string `json:"value"`
-}
-
-// DeviceList returns a value for [PingResponse.Devices] holding groups:
-// the plugin's whole list, which marshals as a JSON array even when it is
-// empty.
-func DeviceList(groups ...DeviceResponse) *[]DeviceResponse {
-	list := make([]DeviceResponse, len(groups))
-	copy(list, groups)
-	return &list
 }
 
 // ResourcesResponse is the backend's resources, as Kubernetes quantities:
@@ -254,14 +235,6 @@ type TaintResponse struct {
 	// None, NoSchedule or NoExecute on a device (a node's PreferNoSchedule
 	// is none of a device's).
 	Effect string `json:"effect"`
-}
-
-// TaintList returns a value for [PingResponse.Taints] holding taints: the
-// plugin's whole list, which marshals as a JSON array even when it is empty.
-func TaintList(taints ...TaintResponse) *[]TaintResponse {
-	list := make([]TaintResponse, len(taints))
-	copy(list, taints)
-	return &list
 }
 
 // Validate reports every problem a provider would find in r, exactly as

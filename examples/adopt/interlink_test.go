@@ -64,7 +64,7 @@ func gpuReply(t *testing.T, labels map[string]string) []byte {
 		NodeResponse: pingstatus.NodeResponse{
 			Resources: &pingstatus.ResourcesResponse{CPU: "64", Memory: "250000Mi", Pods: "500",
 				Accelerators: []pingstatus.AcceleratorResponse{{ResourceType: "nvidia.com/gpu", Available: "8"}}},
-			Taints: pingstatus.TaintList(pingstatus.TaintResponse{Key: "slurm.example.com/drain", Value: "maintenance", Effect: "NoSchedule"}),
+			Taints: []pingstatus.TaintResponse{{Key: "slurm.example.com/drain", Value: "maintenance", Effect: "NoSchedule"}},
 			Labels: labels,
 		},
 	})

@@ -139,8 +139,8 @@ func Reply(b Backend) pingstatus.PingResponse {
 			Resources: &pingstatus.ResourcesResponse{
 				CPU: b.CPU, Memory: b.Memory, Pods: b.Pods, EphemeralStorage: b.EphemeralStorage, Hugepages: maps.Clone(b.Hugepages), Basis: b.Basis,
 			},
-			Taints: pingstatus.TaintList(), // the plugin's whole list: empty removes its taint
-			Labels: map[string]string{},    // the plugin's whole set: {} removes its labels
+			Taints: []pingstatus.TaintResponse{}, // the plugin's whole list: empty removes its taint
+			Labels: map[string]string{},          // the plugin's whole set: {} removes its labels
 		},
 	}
 	maps.Copy(reply.Labels, b.Labels)
@@ -154,14 +154,14 @@ func Reply(b Backend) pingstatus.PingResponse {
 			pingstatus.AcceleratorResponse{ResourceType: name, Available: strconv.Itoa(b.Devices[name])})
 	}
 	if b.DeviceGroups != nil {
-		reply.Devices = pingstatus.DeviceList(b.DeviceGroups...)
+		reply.Devices = append([]pingstatus.DeviceResponse{}, b.DeviceGroups...)
 	}
 	if b.Draining {
-		reply.Taints = pingstatus.TaintList(pingstatus.TaintResponse{Key: DrainKey, Value: "true", Effect: "NoSchedule"})
+		reply.Taints = []pingstatus.TaintResponse{{Key: DrainKey, Value: "true", Effect: "NoSchedule"}}
 	}
 	if b.Parts != nil { // the parts carry the resources and devices: a sum beside them is refused
 		reply.Resources, reply.Devices = nil, nil
-		reply.Nodes = pingstatus.PartList(b.Parts...)
+		reply.Nodes = append([]pingstatus.PartResponse{}, b.Parts...)
 	}
 	return reply
 }

@@ -322,7 +322,7 @@ func TestDevices(t *testing.T) {
 		t.Errorf("devicesProblems = %v, want none", problems)
 	}
 	if reply := Reply(Backend{}); reply.Devices != nil {
-		t.Errorf("without -devices the reply lists devices: %v", *reply.Devices)
+		t.Errorf("without -devices the reply lists devices: %v", reply.Devices)
 	}
 	b.Devices = map[string]int{"nvidia.com/gpu": 2}
 	if problems := devicesProblems(b); len(problems) != 1 || !strings.Contains(problems[0], "resources.accelerators[0].available") {

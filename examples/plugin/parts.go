@@ -38,7 +38,7 @@ func readParts(file string) ([]pingstatus.PartResponse, error) {
 // would judge them with opts.
 func partsProblems(flag string, parts []pingstatus.PartResponse, opts pingstatus.Options) []string {
 	var problems []string
-	for _, w := range (pingstatus.PingResponse{Nodes: pingstatus.PartList(parts...)}).Validate(opts) {
+	for _, w := range (pingstatus.PingResponse{Nodes: append([]pingstatus.PartResponse{}, parts...)}).Validate(opts) {
 		problems = append(problems, flag+": "+w.String())
 	}
 	return problems

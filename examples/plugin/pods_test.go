@@ -144,7 +144,7 @@ func TestPodsRoundTrip(t *testing.T) {
 		if err := json.Unmarshal(data, &reply); code != http.StatusOK || err != nil || reply.Nodes == nil {
 			t.Fatalf("ping with %v: %d, %v: %s", body, code, err, data)
 		}
-		return *reply.Nodes
+		return reply.Nodes
 	}
 	free := func(parts []pingstatus.PartResponse) []string {
 		var cpus []string

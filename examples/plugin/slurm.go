@@ -28,7 +28,7 @@ func SlurmReply(b Backend) pingstatus.PingResponse {
 		NodeResponse: pingstatus.NodeResponse{Resources: &pingstatus.ResourcesResponse{CPU: b.CPU, Memory: b.Memory}},
 	}
 	if b.Draining {
-		reply.Taints = pingstatus.TaintList(pingstatus.TaintResponse{Key: DrainKey, Value: "true", Effect: "NoSchedule"})
+		reply.Taints = []pingstatus.TaintResponse{{Key: DrainKey, Value: "true", Effect: "NoSchedule"}}
 	}
 	return reply
 }

@@ -32,7 +32,7 @@ func newScaleFleet(n int, churn float64) scaleFleet {
 }
 
 func (f scaleFleet) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
-	_ = json.NewEncoder(w).Encode(pingstatus.PingResponse{Status: "ok", Nodes: pingstatus.PartList(f.Next()...)})
+	_ = json.NewEncoder(w).Encode(pingstatus.PingResponse{Status: "ok", Nodes: append([]pingstatus.PartResponse{}, f.Next()...)})
 }
 
 // freeze stops the churn, and returns the parts as every reply after

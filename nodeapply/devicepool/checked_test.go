@@ -200,7 +200,7 @@ func replyJSON(t *rapid.T, groups []pingstatus.DeviceGroup) []byte {
 			wire[i].Taints = append(wire[i].Taints, pingstatus.TaintResponse{Key: taint.Key, Value: taint.Value, Effect: string(taint.Effect)})
 		}
 	}
-	body, err := json.Marshal(pingstatus.PingResponse{NodeResponse: pingstatus.NodeResponse{Devices: pingstatus.DeviceList(wire...)}})
+	body, err := json.Marshal(pingstatus.PingResponse{NodeResponse: pingstatus.NodeResponse{Devices: append([]pingstatus.DeviceResponse{}, wire...)}})
 	if err != nil {
 		t.Fatal(err)
 	}

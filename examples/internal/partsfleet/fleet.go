@@ -273,9 +273,9 @@ func (f *Fleet) parts() []pingstatus.PartResponse {
 	parts := make([]pingstatus.PartResponse, len(f.free))
 	for i := range f.free {
 		free := f.shown(i)
-		parts[i] = pingstatus.PartResponse{Name: f.names[i], NodeResponse: pingstatus.NodeResponse{Taints: pingstatus.TaintList()}}
+		parts[i] = pingstatus.PartResponse{Name: f.names[i], NodeResponse: pingstatus.NodeResponse{Taints: []pingstatus.TaintResponse{}}}
 		if free == 0 {
-			parts[i].Taints = pingstatus.TaintList(pingstatus.TaintResponse{Key: FullKey, Value: "true", Effect: "NoSchedule"})
+			parts[i].Taints = []pingstatus.TaintResponse{{Key: FullKey, Value: "true", Effect: "NoSchedule"}}
 			continue
 		}
 		parts[i].Resources = &pingstatus.ResourcesResponse{

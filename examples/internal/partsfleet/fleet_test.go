@@ -28,12 +28,12 @@ func machines(t *testing.T, parts []pingstatus.PartResponse, config Config) map[
 		if p.Taints == nil {
 			t.Fatalf("%s sends no taints list: a full taint would stay once it is free again", p.Name)
 		}
-		full := len(*p.Taints) == 1 && (*p.Taints)[0].Key == FullKey
+		full := len(p.Taints) == 1 && p.Taints[0].Key == FullKey
 		switch {
 		case p.Resources == nil && full:
 			free[p.Name] = 0
-		case p.Resources == nil || full || len(*p.Taints) > 0:
-			t.Fatalf("%s: resources %v with taints %v", p.Name, p.Resources, *p.Taints)
+		case p.Resources == nil || full || len(p.Taints) > 0:
+			t.Fatalf("%s: resources %v with taints %v", p.Name, p.Resources, p.Taints)
 		default:
 			cpus, err := strconv.Atoi(p.Resources.CPU)
 			if err != nil || cpus < 1 || cpus > config.CPUs {
@@ -54,8 +54,8 @@ func machines(t *testing.T, parts []pingstatus.PartResponse, config Config) map[
 func replyOf(parts []pingstatus.PartResponse) pingstatus.PingResponse {
 	return pingstatus.PingResponse{
 		Status:       "ok",
-		NodeResponse: pingstatus.NodeResponse{Taints: pingstatus.TaintList(), Labels: map[string]string{}},
-		Nodes:        pingstatus.PartList(parts...),
+		NodeResponse: pingstatus.NodeResponse{Taints: []pingstatus.TaintResponse{}, Labels: map[string]string{}},
+		Nodes:        append([]pingstatus.PartResponse{}, parts...),
 	}
 }
 
