@@ -6,6 +6,7 @@ import (
 
 	"github.com/pingnode/pingnode/internal/kuberules"
 	"github.com/pingnode/pingnode/internal/text"
+	"github.com/pingnode/pingnode/pingstatus/internal/jsontree"
 )
 
 // The rules of a devices list, written once for both lists they judge:
@@ -56,9 +57,9 @@ func (at groupAt) repeats(name string, earlier groupAt) string {
 // groups of a patch built by hand.
 type groupList struct {
 	fromReply bool
-	tree      *tree         // a reply's
-	entries   []entry       // a reply's
-	groups    []DeviceGroup // a patch's
+	tree      *jsontree.Tree // a reply's
+	entries   []entry        // a reply's
+	groups    []DeviceGroup  // a patch's
 }
 
 func (l *groupList) len() int {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pingnode/pingnode/internal/kuberules"
 	"github.com/pingnode/pingnode/internal/text"
+	"github.com/pingnode/pingnode/pingstatus/internal/jsontree"
 )
 
 // The reading of a reply's device entry from the tree into a typed group
@@ -48,26 +49,26 @@ type entryRead struct {
 // as its name: an entry that is not an object, or whose name is not a
 // string, is dropped. It returns false, with a warning, when l is over
 // the limit or no list.
-func (p *parser) deviceEntries(t *tree, l int) (*groupList, bool) {
+func (p *parser) deviceEntries(t *jsontree.Tree, l int) (*groupList, bool) {
 	list := fieldPath(replyLevel, devicesField)
-	if !p.withinLimit(ruleDeviceLimit, SubjectDevice, list, "devices", t.count(l), p.opts.maxDevices()) ||
+	if !p.withinLimit(ruleDeviceLimit, SubjectDevice, list, "devices", treeCount(t, l), p.opts.maxDevices()) ||
 		!p.expect(t, l, SubjectDevice, Refused, list, arrayKinds, "devices left unchanged") {
 		return nil, false
 	}
-	entries := make([]entry, 0, t.len(l))
+	entries := make([]entry, 0, t.Len(l))
 	i := -1
-	for item := t.first(l); item != none; item = t.next(item) {
+	for item := t.First(l); item != none; item = t.Next(item) {
 		i++
 		path := indexPath(list, i)
-		e := entry{fields: t.objectFields(item, deviceLevel)}
+		e := entry{fields: objectFields(t, item, deviceLevel)}
 		name := e.fields[nameField]
 		switch {
-		case t.present(item) && !p.expect(t, item, SubjectDevice, Refused, path, objectKinds, "entry dropped"):
+		case t.Present(item) && !p.expect(t, item, SubjectDevice, Refused, path, objectKinds, "entry dropped"):
 			e.dropped = true
-		case t.present(name) && !p.expect(t, name, SubjectDevice, Refused, path+fieldPath(deviceLevel, nameField), stringKinds, "entry dropped"):
+		case t.Present(name) && !p.expect(t, name, SubjectDevice, Refused, path+fieldPath(deviceLevel, nameField), stringKinds, "entry dropped"):
 			e.dropped = true
-		case t.present(name):
-			s := t.str(name)
+		case t.Present(name):
+			s := t.Str(name)
 			e.name = &s
 		}
 		entries = append(entries, e)
@@ -92,16 +93,16 @@ type attributeRead struct {
 // a capacity missing or no quantity) is warned about, and stands in the
 // group as 0. More attributes and capacities, or taints, than a device
 // may have are counted, not read.
-func (p *parser) readGroup(t *tree, e *entry, at groupAt) (DeviceGroup, *entryRead, bool) {
+func (p *parser) readGroup(t *jsontree.Tree, e *entry, at groupAt) (DeviceGroup, *entryRead, bool) {
 	g := DeviceGroup{Name: *e.name}
 	d := &entryRead{}
 	path, done := at.String(), keptDevices(g.Name)
 	f := &e.fields
 	count := f[countField]
-	countWarned := t.present(count) && !p.expect(t, count, SubjectDevice, Refused, path+fieldPath(deviceLevel, countField), quantityKinds, done)
+	countWarned := t.Present(count) && !p.expect(t, count, SubjectDevice, Refused, path+fieldPath(deviceLevel, countField), quantityKinds, done)
 	refused := false
 	var attributes, capacity []keyedEntry
-	if n := t.objectCount(f[attributesField]) + t.objectCount(f[capacityField]); n > kuberules.MaxDeviceAttributesAndCapacities {
+	if n := objectCount(t, f[attributesField]) + objectCount(t, f[capacityField]); n > kuberules.MaxDeviceAttributesAndCapacities {
 		d.overLimit = n
 	} else {
 		var ok bool
@@ -127,11 +128,11 @@ func (p *parser) readGroup(t *tree, e *entry, at groupAt) (DeviceGroup, *entryRe
 	}
 	switch {
 	case countWarned:
-	case !t.present(count):
+	case !t.Present(count):
 		refuse(fieldPath(deviceLevel, countField), "missing")
 	default:
 		var problem string
-		d.count = t.quantityText(count)
+		d.count = t.QuantityText(count)
 		if g.Count, problem = p.deviceCount(d.count); problem != "" {
 			refuse(fieldPath(deviceLevel, countField), problem)
 		}
@@ -193,36 +194,36 @@ func mark(set map[string]bool, key string) map[string]bool {
 // are its entries' own, sorted, each with its last value; none for n
 // absent or null. For n of another JSON type it warns, at path, saying
 // what was done (done), and returns false.
-func (p *parser) objectEntries(t *tree, n int, path, done string) ([]keyedEntry, bool) {
+func (p *parser) objectEntries(t *jsontree.Tree, n int, path, done string) ([]keyedEntry, bool) {
 	switch {
-	case !t.present(n):
+	case !t.Present(n):
 		return nil, true
 	case !p.expect(t, n, SubjectDevice, Refused, path, objectKinds, done):
 		return nil, false
 	}
-	return t.entries(n), true
+	return entries(t, n), true
 }
 
 // readAttribute reads the attribute a, at path: an object whose int is a
 // number, bool a boolean, and string and version strings, each null or
 // absent for none.
-func (p *parser) readAttribute(t *tree, a keyedEntry, path, done string) attributeRead {
+func (p *parser) readAttribute(t *jsontree.Tree, a keyedEntry, path, done string) attributeRead {
 	r := attributeRead{key: a.key}
-	if t.present(a.value) && !p.expect(t, a.value, SubjectDevice, Refused, path, objectKinds, done) {
+	if t.Present(a.value) && !p.expect(t, a.value, SubjectDevice, Refused, path, objectKinds, done) {
 		r.warned = true
 		return r
 	}
-	f := t.objectFields(a.value, attributeLevel)
-	if v := f[intField]; t.present(v) {
+	f := objectFields(t, a.value, attributeLevel)
+	if v := f[intField]; t.Present(v) {
 		if p.expect(t, v, SubjectDevice, Refused, path+fieldPath(attributeLevel, intField), numberKinds, done) {
-			r.int, r.hasInt = string(t.token(v)), true
+			r.int, r.hasInt = string(t.Token(v)), true
 		} else {
 			r.warned = true
 		}
 	}
-	if v := f[boolField]; t.present(v) {
+	if v := f[boolField]; t.Present(v) {
 		if p.expect(t, v, SubjectDevice, Refused, path+fieldPath(attributeLevel, boolField), boolKinds, done) {
-			b := t.nodes[v].kind == trueKind
+			b := t.Kind(v) == jsontree.True
 			r.value.BoolValue = &b
 		} else {
 			r.warned = true
@@ -230,14 +231,14 @@ func (p *parser) readAttribute(t *tree, a keyedEntry, path, done string) attribu
 	}
 	for _, k := range [...]int{stringField, versionField} {
 		v := f[k]
-		if !t.present(v) {
+		if !t.Present(v) {
 			continue
 		}
 		if !p.expect(t, v, SubjectDevice, Refused, path+fieldPath(attributeLevel, k), stringKinds, done) {
 			r.warned = true
 			continue
 		}
-		s := t.str(v)
+		s := t.Str(v)
 		if k == stringField {
 			r.value.StringValue = &s
 		} else {
@@ -250,15 +251,15 @@ func (p *parser) readAttribute(t *tree, a keyedEntry, path, done string) attribu
 // readCapacity reads the capacity c, at path: an object whose value is a
 // quantity. The read's int is the value's text, and hasInt says there is
 // one.
-func (p *parser) readCapacity(t *tree, c keyedEntry, path, done string) attributeRead {
+func (p *parser) readCapacity(t *jsontree.Tree, c keyedEntry, path, done string) attributeRead {
 	r := attributeRead{key: c.key}
-	if t.present(c.value) && !p.expect(t, c.value, SubjectDevice, Refused, path, objectKinds, done) {
+	if t.Present(c.value) && !p.expect(t, c.value, SubjectDevice, Refused, path, objectKinds, done) {
 		r.warned = true
 		return r
 	}
-	if v := t.objectFields(c.value, capacityLevel)[capacityValueField]; t.present(v) {
+	if v := objectFields(t, c.value, capacityLevel)[capacityValueField]; t.Present(v) {
 		if p.expect(t, v, SubjectDevice, Refused, path+fieldPath(capacityLevel, capacityValueField), quantityKinds, done) {
-			r.int, r.hasInt = t.quantityText(v), true
+			r.int, r.hasInt = t.QuantityText(v), true
 		} else {
 			r.warned = true
 		}
@@ -271,32 +272,32 @@ func (p *parser) readCapacity(t *tree, c keyedEntry, path, done string) attribut
 // or effect that is no string, is warned about and marked in d. More
 // taints than a device may have are counted, not read. It reports
 // whether n is of the wrong JSON type.
-func (p *parser) readTaints(t *tree, g *DeviceGroup, d *entryRead, n int, path, done string) bool {
+func (p *parser) readTaints(t *jsontree.Tree, g *DeviceGroup, d *entryRead, n int, path, done string) bool {
 	switch {
-	case !t.present(n):
+	case !t.Present(n):
 		return false
 	case !p.expect(t, n, SubjectDevice, Refused, path, arrayKinds, done):
 		return true
-	case t.len(n) > kuberules.MaxDeviceTaints:
-		d.taintsOver = t.len(n)
+	case t.Len(n) > kuberules.MaxDeviceTaints:
+		d.taintsOver = t.Len(n)
 		return false
-	case t.len(n) == 0:
+	case t.Len(n) == 0:
 		return false
 	}
-	g.Taints = make([]DeviceTaint, 0, t.len(n))
+	g.Taints = make([]DeviceTaint, 0, t.Len(n))
 	i := -1
-	for item := t.first(n); item != none; item = t.next(item) {
+	for item := t.First(n); item != none; item = t.Next(item) {
 		i++
 		at := indexPath(path, i)
 		var taint DeviceTaint
-		warned := t.present(item) && !p.expect(t, item, SubjectDevice, Refused, at, objectKinds, done)
+		warned := t.Present(item) && !p.expect(t, item, SubjectDevice, Refused, at, objectKinds, done)
 		if !warned {
-			f := t.objectFields(item, deviceTaintLevel)
+			f := objectFields(t, item, deviceTaintLevel)
 			var s [3]string
 			for k := range s {
-				if v := f[k]; t.present(v) {
+				if v := f[k]; t.Present(v) {
 					if p.expect(t, v, SubjectDevice, Refused, at+fieldPath(deviceTaintLevel, k), stringKinds, done) {
-						s[k] = t.str(v)
+						s[k] = t.Str(v)
 					} else {
 						warned = true
 					}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pingnode/pingnode/internal/kuberules"
 	"github.com/pingnode/pingnode/internal/text"
+	"github.com/pingnode/pingnode/pingstatus/internal/jsontree"
 )
 
 // The reply's shape is described once, by the wire types (wire.go) and
@@ -211,7 +212,7 @@ func fieldIndex(quoted []byte, names []string) int {
 		}
 	}
 	if bytes.IndexByte(key, '\\') >= 0 {
-		key = []byte(unquote(quoted))
+		key = []byte(jsontree.Unquote(quoted))
 	}
 	for k, name := range names {
 		if bytes.EqualFold(key, []byte(name)) {
@@ -295,3 +296,36 @@ func deviceKeyPath(entry string, k int, key string) string {
 	}
 	return entry + fieldPath(deviceLevel, k) + "[" + key + "]"
 }
+
+// memberField returns the index in levelFields[lv] of the field that the key
+// of the member m of an object at level lv names, or -1: read once, and
+// kept as the member's mark in the tree.
+func memberField(t *jsontree.Tree, m int, lv level) int {
+	mark := t.Mark(m)
+	if mark == 0 {
+		mark = int8(fieldIndex(t.Key(m), levelFields[lv]) + 1)
+		if mark == 0 {
+			mark = -1
+		}
+		t.SetMark(m, mark)
+	}
+	if mark < 0 {
+		return -1
+	}
+	return int(mark) - 1
+}
+
+// memberFields returns the last value of each field of the object obj at
+// level lv, or none.
+func memberFields(t *jsontree.Tree, obj int, lv level) [maxLevelFields]int {
+	f := [maxLevelFields]int{none, none, none, none, none, none, none}
+	for m := t.First(obj); m != none; m = t.Next(m) {
+		if k := memberField(t, m, lv); k >= 0 {
+			f[k] = m
+		}
+	}
+	return f
+}
+
+// none stands for no value of the tree.
+const none = jsontree.None

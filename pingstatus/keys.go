@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/pingnode/pingnode/internal/kuberules"
+	"github.com/pingnode/pingnode/pingstatus/internal/jsontree"
 )
 
 // The keys of a reply, judged on its tree before the rules read it: keys
@@ -125,7 +126,7 @@ func (at where) child(lv level, k int) where {
 // A keyJudge judges the keys of a tree: the warnings about repeated
 // keys, then those about near misses, in the order of the text.
 type keyJudge struct {
-	t    *tree
+	t    *jsontree.Tree
 	opts Options
 	// shared says that the reply lists parts, so that its own taints and
 	// labels are every part's, within MaxShared.
@@ -136,8 +137,8 @@ type keyJudge struct {
 }
 
 // keys judges the keys of the reply t and adds the warnings.
-func (p *parser) keys(t *tree) {
-	j := keyJudge{t: t, opts: p.opts, shared: t.present(t.fields(0, replyLevel)[nodesField])}
+func (p *parser) keys(t *jsontree.Tree) {
+	j := keyJudge{t: t, opts: p.opts, shared: t.Present(memberFields(t, 0, replyLevel)[nodesField])}
 	j.object(0, nowhere, replyLevel)
 	p.warnings = append(p.warnings, j.repeats...)
 	p.warnings = append(p.warnings, j.misses...)
@@ -153,15 +154,15 @@ func (j *keyJudge) object(obj int, at where, lv level) {
 	t := j.t
 	var count [maxLevelFields]int
 	var last [maxLevelFields]int
-	for m := t.first(obj); m != none; m = t.next(m) {
-		if k := t.field(m, lv); k >= 0 {
+	for m := t.First(obj); m != none; m = t.Next(m) {
+		if k := memberField(t, m, lv); k >= 0 {
 			count[k]++
 			last[k] = m
 		}
 	}
 	var seen [maxLevelFields]int
-	for m := t.first(obj); m != none; m = t.next(m) {
-		k := t.field(m, lv)
+	for m := t.First(obj); m != none; m = t.Next(m) {
+		k := memberField(t, m, lv)
 		if k < 0 {
 			j.unknownKey(m, at, lv)
 			continue
@@ -179,20 +180,20 @@ func (j *keyJudge) object(obj int, at where, lv level) {
 // repeated returns the warning that the key of the field at was given n
 // times.
 func (j *keyJudge) repeated(at where, n int) Warning {
-	return Warning{Path: at.String(), Message: "given " + strconv.Itoa(n) + " times; the last one is used", Subject: at.subject(), Action: Repaired, Rule: ruleKeyRepeated, Part: j.t.partName(at.partEntry)}
+	return Warning{Path: at.String(), Message: "given " + strconv.Itoa(n) + " times; the last one is used", Subject: at.subject(), Action: Repaired, Rule: ruleKeyRepeated, Part: treePartName(j.t, at.partEntry)}
 }
 
 // value judges the keys in v, the value of the k-th field of an object at
 // level lv, as the field's shape says it nests (levelShapes), within the
 // field's limit.
 func (j *keyJudge) value(v int, at where, lv level, k int) {
-	sh, c := levelShapes[lv][k], j.t.kind(v)
+	sh, c := levelShapes[lv][k], j.t.Kind(v)
 	switch {
-	case sh.form == objectForm && c == objectKind:
+	case sh.form == objectForm && c == jsontree.Object:
 		j.object(v, at, sh.level)
-	case sh.form == listForm && c == arrayKind:
+	case sh.form == listForm && c == jsontree.Array:
 		j.list(v, at, sh.level, j.limit(lv, k))
-	case sh.form == keyedForm && c == objectKind:
+	case sh.form == keyedForm && c == jsontree.Object:
 		j.keyed(v, at, j.limit(lv, k), sh.level)
 	}
 }
@@ -232,12 +233,12 @@ func (j *keyJudge) limit(lv level, k int) int {
 // unless it has more than limit.
 func (j *keyJudge) list(v int, at where, lv level, limit int) {
 	t := j.t
-	if t.len(v) > limit {
+	if t.Len(v) > limit {
 		return
 	}
 	i := 0
-	for e := t.first(v); e != none; e, i = t.next(e), i+1 {
-		if t.nodes[e].kind != objectKind {
+	for e := t.First(v); e != none; e, i = t.Next(e), i+1 {
+		if t.Kind(e) != jsontree.Object {
 			continue
 		}
 		entry := at
@@ -261,14 +262,14 @@ func (j *keyJudge) list(v int, at where, lv level, limit int) {
 // lv, whose keys are judged, or, for lv < 0, a value they are not.
 func (j *keyJudge) keyed(v int, at where, limit int, lv level) {
 	t := j.t
-	if n := t.len(v); n > limit || n < 2 && lv < 0 {
+	if n := t.Len(v); n > limit || n < 2 && lv < 0 {
 		return
 	}
 	var last map[string]int
 	var order []string // the keys met, in order
 	count := make(map[string]int)
-	for e := t.first(v); e != none; e = t.next(e) {
-		key := unquote(t.key(e))
+	for e := t.First(v); e != none; e = t.Next(e) {
+		key := jsontree.Unquote(t.Key(e))
 		if count[key]++; count[key] == 1 {
 			order = append(order, key)
 		} else if last == nil {
@@ -279,11 +280,11 @@ func (j *keyJudge) keyed(v int, at where, limit int, lv level) {
 		}
 	}
 	if lv >= 0 {
-		for e := t.first(v); e != none; e = t.next(e) {
-			if t.nodes[e].kind != objectKind {
+		for e := t.First(v); e != none; e = t.Next(e) {
+			if t.Kind(e) != jsontree.Object {
 				continue
 			}
-			key := unquote(t.key(e))
+			key := jsontree.Unquote(t.Key(e))
 			if l, repeated := last[key]; repeated && l != e {
 				continue
 			}
@@ -301,18 +302,18 @@ func (j *keyJudge) keyed(v int, at where, limit int, lv level) {
 	}
 }
 
-// partName returns the name of the part e, an entry of the parts list,
+// treePartName returns the name of the part e, an entry of the parts list,
 // or "" when it has no valid one, or e is -1. A warning asks it: a part
 // that warns of nothing costs no name.
-func (t *tree) partName(e int32) string {
+func treePartName(t *jsontree.Tree, e int32) string {
 	if e < 0 {
 		return ""
 	}
-	n := t.fields(int(e), partLevel)[partNameField]
-	if t.kind(n) != stringKind {
+	n := memberFields(t, int(e), partLevel)[partNameField]
+	if t.Kind(n) != jsontree.String {
 		return ""
 	}
-	if name := t.str(n); kuberules.PartNameProblem(name) == "" {
+	if name := t.Str(n); kuberules.PartNameProblem(name) == "" {
 		return name
 	}
 	return ""

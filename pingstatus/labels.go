@@ -6,6 +6,7 @@ import (
 
 	"github.com/pingnode/pingnode/internal/kuberules"
 	"github.com/pingnode/pingnode/internal/text"
+	"github.com/pingnode/pingnode/pingstatus/internal/jsontree"
 )
 
 // labels reads the plugin's labels, the value in, and judges them key by
@@ -15,26 +16,26 @@ import (
 // value that is not a string (nor null, read as "") drops its entry, and
 // the plugin's current label with its key is kept (if the key is one the
 // plugin may own).
-func (p *parser) labels(t *tree, in int) (replace bool, out map[string]string, kept []string) {
+func (p *parser) labels(t *jsontree.Tree, in int) (replace bool, out map[string]string, kept []string) {
 	list := fieldPath(replyLevel, labelsField)
-	if !p.withinLimit(ruleListLimit, SubjectLabel, list, "labels", t.count(in), p.opts.maxLabels()) ||
+	if !p.withinLimit(ruleListLimit, SubjectLabel, list, "labels", treeCount(t, in), p.opts.maxLabels()) ||
 		!p.expect(t, in, SubjectLabel, Refused, list, objectKinds, "labels left unchanged") {
 		return false, nil, nil
 	}
-	entries := t.entries(in)
+	entries := entries(t, in)
 	j := p.labelJudge(list, len(entries))
 	for _, e := range entries {
 		key := e.key
-		if t.present(e.value) && t.nodes[e.value].kind != stringKind {
+		if t.Present(e.value) && t.Kind(e.value) != jsontree.String {
 			done := "entry dropped"
 			if j.mayKeep(key) {
 				done += ", the plugin's current " + key + " label kept"
 				j.kept = append(j.kept, key)
 			}
-			p.shapeWarn(ruleValueType, SubjectLabel, Refused, j.path(key), "must be a string, got %s; %s", t.describe(e.value), done)
+			p.shapeWarn(ruleValueType, SubjectLabel, Refused, j.path(key), "must be a string, got %s; %s", describe(t, e.value), done)
 			continue
 		}
-		p.addLabel(&j, key, t.strOr(e.value, ""))
+		p.addLabel(&j, key, strOr(t, e.value, ""))
 	}
 	slices.Sort(j.kept)
 	return true, j.out, j.kept

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pingnode/pingnode/internal/text"
+	"github.com/pingnode/pingnode/pingstatus/internal/jsontree"
 )
 
 // Near misses (rule key-near-miss): an unknown key that looks like a known field
@@ -188,19 +189,19 @@ func oneEdit(a []rune, name string) bool {
 // unknownKey notes the key of the member m, which names no field of the
 // object at level lv at path at, if it is a near miss.
 func (j *keyJudge) unknownKey(m int, at where, lv level) {
-	quoted := j.t.key(m)
+	quoted := j.t.Key(m)
 	if len(quoted) > 2+6*maxMissRunes {
 		return
 	}
 	key := quoted[1 : len(quoted)-1]
 	if bytes.IndexByte(key, '\\') >= 0 {
-		key = []byte(unquote(quoted))
+		key = []byte(jsontree.Unquote(quoted))
 	}
 	meantLv, meantK, misplaced, ok := nearField(key, lv)
 	switch {
 	case !ok:
 	case len(j.misses) < maxNearMisses:
-		j.misses = append(j.misses, missWarning(at, lv == replyLevel, unquote(quoted), meantLv, meantK, misplaced, j.t.partName(at.partEntry)))
+		j.misses = append(j.misses, missWarning(at, lv == replyLevel, jsontree.Unquote(quoted), meantLv, meantK, misplaced, treePartName(j.t, at.partEntry)))
 	default:
 		j.moreMisses++
 	}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/pingnode/pingnode/internal/text"
+	"github.com/pingnode/pingnode/pingstatus/internal/jsontree"
 )
 
 // Parse turns a reply body into a [NodePatch] and the warnings for
@@ -16,10 +17,11 @@ import (
 //
 // The stages, each in its own file:
 //
-//  1. the text (encoding.go): within the size limit, a byte order mark
-//     dropped, UTF-16 and UTF-32 decoded; a body that is not a JSON
-//     object is a legacy reply;
-//  2. the tree (read.go): the text read once, in one pass, into a light
+//  1. the text (internal/jsontree, UTF8Text): within the size limit, a
+//     byte order mark dropped, UTF-16 and UTF-32 decoded; a body that is
+//     not a JSON object is a legacy reply;
+//  2. the tree (internal/jsontree, Read, which knows no field of a
+//     reply): the text read once, in one pass, into a light
 //     syntax tree of its values, each scalar's token as written and
 //     each key as spelled, accepting what encoding/json accepts and NaN
 //     and the infinities where a value may stand; a body that is no
@@ -121,8 +123,8 @@ func (p *parser) parse(body []byte) NodePatch {
 		return NodePatch{Kind: Unusable}
 	}
 	var encoding string
-	if len(body) >= 2 && maybeNotUTF8(body[0]) {
-		body, encoding = utf8Text(body)
+	if len(body) >= 2 && jsontree.MaybeNotUTF8(body[0]) {
+		body, encoding = jsontree.UTF8Text(body)
 	}
 	trimmed := bytes.TrimLeft(body, " \t\r\n")
 	if len(trimmed) == 0 || trimmed[0] != '{' {
@@ -131,11 +133,11 @@ func (p *parser) parse(body []byte) NodePatch {
 	if encoding != "" {
 		p.warn(ruleReplyEncoding, SubjectReply, Repaired, "", "reply is %s text, not UTF-8 as JSON must be; decoded and read", encoding)
 	}
-	if len(body) > maxTextBytes { // only with a MaxBodyBytes beyond it
-		p.warn(ruleReplyUnusable, SubjectReply, Ignored, "", "reply is %d bytes, more than the limit of %d; ignored", len(body), maxTextBytes)
+	if len(body) > jsontree.MaxTextBytes { // only with a MaxBodyBytes beyond it
+		p.warn(ruleReplyUnusable, SubjectReply, Ignored, "", "reply is %d bytes, more than the limit of %d; ignored", len(body), jsontree.MaxTextBytes)
 		return NodePatch{Kind: Unusable}
 	}
-	t, problem := read(body)
+	t, problem := jsontree.Read(body)
 	if problem != nil {
 		p.warn(ruleReplyUnusable, SubjectReply, Ignored, "", "reply looks like a JSON object but does not parse (%s); ignored", problem)
 		return NodePatch{Kind: Unusable}
@@ -146,13 +148,13 @@ func (p *parser) parse(body []byte) NodePatch {
 }
 
 // reply reads and judges the reply, the tree t.
-func (p *parser) reply(t *tree) NodePatch {
-	f := t.fields(0, replyLevel)
+func (p *parser) reply(t *jsontree.Tree) NodePatch {
+	f := memberFields(t, 0, replyLevel)
 	patch := NodePatch{Kind: Structured}
-	if s := f[statusField]; t.present(s) && p.expect(t, s, SubjectReply, Ignored, fieldPath(replyLevel, statusField), stringKinds, "ignored") {
-		patch.Status = t.str(s)
+	if s := f[statusField]; t.Present(s) && p.expect(t, s, SubjectReply, Ignored, fieldPath(replyLevel, statusField), stringKinds, "ignored") {
+		patch.Status = t.Str(s)
 	}
-	if t.present(f[nodesField]) {
+	if t.Present(f[nodesField]) {
 		p.parts(t, f, &patch)
 	} else {
 		p.node(t, f, &patch)
@@ -162,19 +164,19 @@ func (p *parser) reply(t *tree) NodePatch {
 
 // node reads and judges the fields of a node, f, the reply's or a part's,
 // into patch.
-func (p *parser) node(t *tree, f [maxLevelFields]int, patch *NodePatch) {
+func (p *parser) node(t *jsontree.Tree, f [maxLevelFields]int, patch *NodePatch) {
 	devices := f[devicesField]
-	p.listsDevices = t.kind(devices) == arrayKind && t.len(devices) > 0 && t.count(devices) <= p.opts.maxDevices()
-	if r := f[resourcesField]; t.present(r) && p.expect(t, r, SubjectResource, Refused, fieldPath(replyLevel, resourcesField), objectKinds, "resources left unchanged") {
+	p.listsDevices = t.Kind(devices) == jsontree.Array && t.Len(devices) > 0 && treeCount(t, devices) <= p.opts.maxDevices()
+	if r := f[resourcesField]; t.Present(r) && p.expect(t, r, SubjectResource, Refused, fieldPath(replyLevel, resourcesField), objectKinds, "resources left unchanged") {
 		patch.Resources, patch.Basis, patch.Full = p.resources(t, r)
 	}
-	if taints := f[taintsField]; t.present(taints) {
+	if taints := f[taintsField]; t.Present(taints) {
 		patch.ReplaceTaints, patch.Taints, patch.KeptTaintKeys = p.taints(t, taints)
 	}
-	if labels := f[labelsField]; t.present(labels) {
+	if labels := f[labelsField]; t.Present(labels) {
 		patch.ReplaceLabels, patch.Labels, patch.KeptLabelKeys = p.labels(t, labels)
 	}
-	if t.present(devices) {
+	if t.Present(devices) {
 		if l, ok := p.deviceEntries(t, devices); ok {
 			patch.ReplaceDevices, patch.Devices, patch.KeptDeviceGroups = p.devices(l)
 		}
@@ -185,12 +187,12 @@ func (p *parser) node(t *tree, f [maxLevelFields]int, patch *NodePatch) {
 type kinds uint16
 
 const (
-	stringKinds   = kinds(1 << stringKind)
-	quantityKinds = kinds(1<<stringKind | 1<<numberKind)
-	numberKinds   = kinds(1 << numberKind)
-	boolKinds     = kinds(1<<trueKind | 1<<falseKind)
-	objectKinds   = kinds(1 << objectKind)
-	arrayKinds    = kinds(1 << arrayKind)
+	stringKinds   = kinds(1 << jsontree.String)
+	quantityKinds = kinds(1<<jsontree.String | 1<<jsontree.Number)
+	numberKinds   = kinds(1 << jsontree.Number)
+	boolKinds     = kinds(1<<jsontree.True | 1<<jsontree.False)
+	objectKinds   = kinds(1 << jsontree.Object)
+	arrayKinds    = kinds(1 << jsontree.Array)
 )
 
 // String returns the kinds as a warning says a value must be of them.
@@ -213,11 +215,11 @@ func (k kinds) String() string {
 // expect reports whether the value n, present, is of one of the kinds
 // want, and warns when it is not, at path, about s, saying what was done
 // (a, and in words done).
-func (p *parser) expect(t *tree, n int, s Subject, a Action, path string, want kinds, done string) bool {
-	if want&(1<<t.nodes[n].kind) != 0 {
+func (p *parser) expect(t *jsontree.Tree, n int, s Subject, a Action, path string, want kinds, done string) bool {
+	if want&(1<<t.Kind(n)) != 0 {
 		return true
 	}
-	p.shapeWarn(ruleValueType, s, a, path, "must be %s, got %s; %s", want, t.describe(n), done)
+	p.shapeWarn(ruleValueType, s, a, path, "must be %s, got %s; %s", want, describe(t, n), done)
 	return false
 }
 
@@ -232,58 +234,58 @@ func (p *parser) withinLimit(rule string, s Subject, path, what string, n, limit
 	return false
 }
 
-// count returns the number of entries of n, a list or an object, or 0.
-func (t *tree) count(n int) int {
-	if k := t.kind(n); k == arrayKind || k == objectKind {
-		return t.len(n)
+// treeCount returns the number of entries of n, a list or an object, or 0.
+func treeCount(t *jsontree.Tree, n int) int {
+	if k := t.Kind(n); k == jsontree.Array || k == jsontree.Object {
+		return t.Len(n)
 	}
 	return 0
 }
 
 // objectCount returns the number of entries of n if it is an object, or 0.
-func (t *tree) objectCount(n int) int {
-	if t.kind(n) == objectKind {
-		return t.len(n)
+func objectCount(t *jsontree.Tree, n int) int {
+	if t.Kind(n) == jsontree.Object {
+		return t.Len(n)
 	}
 	return 0
 }
 
 // objectFields returns the fields of n at level lv, as [tree.fields]
 // does, or none of them when n is no object (absent or null).
-func (t *tree) objectFields(n int, lv level) [maxLevelFields]int {
-	if t.kind(n) != objectKind {
+func objectFields(t *jsontree.Tree, n int, lv level) [maxLevelFields]int {
+	if t.Kind(n) != jsontree.Object {
 		return [maxLevelFields]int{none, none, none, none, none, none, none}
 	}
-	return t.fields(n, lv)
+	return memberFields(t, n, lv)
 }
 
 // strOr returns the string n, or def when n is absent or null.
-func (t *tree) strOr(n int, def string) string {
-	if !t.present(n) {
+func strOr(t *jsontree.Tree, n int, def string) string {
+	if !t.Present(n) {
 		return def
 	}
-	return t.str(n)
+	return t.Str(n)
 }
 
 // describe names the value n for a warning: its type, with the value
 // itself (quoted, if a string) when it is short, or the non-finite
 // number that stands there.
-func (t *tree) describe(n int) string {
-	raw := t.token(n)
+func describe(t *jsontree.Tree, n int) string {
+	raw := t.Token(n)
 	kind := "a number"
-	switch t.nodes[n].kind {
-	case objectKind:
+	switch t.Kind(n) {
+	case jsontree.Object:
 		return "an object"
-	case arrayKind:
+	case jsontree.Array:
 		return "an array"
-	case nonFiniteKind:
+	case jsontree.NonFinite:
 		return string(raw) + ", a number JSON does not have"
-	case stringKind:
+	case jsontree.String:
 		if len(raw) > 40 {
 			return "a string"
 		}
-		return "a string " + text.Quote(unquote(raw), quoteBytes)
-	case trueKind, falseKind:
+		return "a string " + text.Quote(jsontree.Unquote(raw), quoteBytes)
+	case jsontree.True, jsontree.False:
 		kind = "a boolean"
 	}
 	if len(raw) > 40 {

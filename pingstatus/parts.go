@@ -8,6 +8,7 @@ import (
 
 	"github.com/pingnode/pingnode/internal/kuberules"
 	"github.com/pingnode/pingnode/internal/text"
+	"github.com/pingnode/pingnode/pingstatus/internal/jsontree"
 )
 
 // shared are the reply's taints and labels beside its parts, which every
@@ -30,32 +31,32 @@ type partRef struct {
 
 // parts reads and judges the reply's parts, in f, the reply's fields,
 // into patch (rules part-entries, part-fields and part-no-sum).
-func (p *parser) parts(t *tree, f [maxLevelFields]int, patch *NodePatch) {
+func (p *parser) parts(t *jsontree.Tree, f [maxLevelFields]int, patch *NodePatch) {
 	for _, k := range [...]int{resourcesField, devicesField} {
-		if t.present(f[k]) {
+		if t.Present(f[k]) {
 			p.besideParts(k)
 		}
 	}
 	list := fieldPath(replyLevel, nodesField)
 	nodes := f[nodesField]
-	if !p.withinLimit(rulePartEntries, SubjectPart, list, "parts", t.count(nodes), p.opts.maxParts()) ||
+	if !p.withinLimit(rulePartEntries, SubjectPart, list, "parts", treeCount(t, nodes), p.opts.maxParts()) ||
 		!p.expect(t, nodes, SubjectPart, Refused, list, arrayKinds, "parts left unchanged") {
 		return
 	}
 	var s shared
-	if taints := f[taintsField]; t.present(taints) {
+	if taints := f[taintsField]; t.Present(taints) {
 		s.taintsGiven = true
 		s.taintsRefused = true
-		if p.withinLimit(rulePartFields, SubjectTaint, fieldPath(replyLevel, taintsField), "every part's taints", t.count(taints), MaxShared) {
+		if p.withinLimit(rulePartFields, SubjectTaint, fieldPath(replyLevel, taintsField), "every part's taints", treeCount(t, taints), MaxShared) {
 			if replace, out, kept := p.taints(t, taints); replace {
 				s.taintsRefused, s.taints, s.keptTaints = false, out, kept
 			}
 		}
 	}
-	if labels := f[labelsField]; t.present(labels) {
+	if labels := f[labelsField]; t.Present(labels) {
 		s.labelsGiven = true
 		s.labelsRefused = true
-		if p.withinLimit(rulePartFields, SubjectLabel, fieldPath(replyLevel, labelsField), "every part's labels", t.count(labels), MaxShared) {
+		if p.withinLimit(rulePartFields, SubjectLabel, fieldPath(replyLevel, labelsField), "every part's labels", treeCount(t, labels), MaxShared) {
 			if replace, out, kept := p.labels(t, labels); replace {
 				s.labelsRefused, s.labels, s.keptLabels = false, out, kept
 			}
@@ -66,11 +67,11 @@ func (p *parser) parts(t *tree, f [maxLevelFields]int, patch *NodePatch) {
 	patch.Parts = make([]Part, 0, len(refs))
 	for _, r := range p.lastOfEachPart(list, refs) {
 		p.at, p.part = indexPath(list, r.i), r.name
-		pf := t.fields(r.e, partLevel)
+		pf := memberFields(t, r.e, partLevel)
 		part := Part{Name: r.name, Patch: NodePatch{Kind: Structured}}
 		p.node(t, pf, &part.Patch)
 		p.at, p.part = "", ""
-		s.into(&part.Patch, t.present(pf[taintsField]), t.present(pf[labelsField]))
+		s.into(&part.Patch, t.Present(pf[taintsField]), t.Present(pf[labelsField]))
 		patch.Parts = append(patch.Parts, part)
 	}
 	slices.SortFunc(patch.Parts, func(a, b Part) int { return strings.Compare(a.Name, b.Name) })
@@ -79,21 +80,21 @@ func (p *parser) parts(t *tree, f [maxLevelFields]int, patch *NodePatch) {
 // partNames returns the entries of the parts list nodes that are objects
 // with a valid name, in order, and warns of the others, which make the
 // list incomplete.
-func (p *parser) partNames(t *tree, nodes int, patch *NodePatch) []partRef {
+func (p *parser) partNames(t *jsontree.Tree, nodes int, patch *NodePatch) []partRef {
 	list := fieldPath(replyLevel, nodesField)
-	refs := make([]partRef, 0, t.len(nodes))
+	refs := make([]partRef, 0, t.Len(nodes))
 	i := -1
-	for e := t.first(nodes); e != none; e = t.next(e) {
+	for e := t.First(nodes); e != none; e = t.Next(e) {
 		i++
 		path := indexPath(list, i)
 		if !p.expect(t, e, SubjectPart, Refused, path, objectKinds, "entry dropped, and no part leaves") {
 			patch.PartsIncomplete = true
 			continue
 		}
-		n := t.fields(e, partLevel)[partNameField]
+		n := memberFields(t, e, partLevel)[partNameField]
 		namePath := path + "." + levelFields[partLevel][partNameField]
 		switch {
-		case !t.present(n):
+		case !t.Present(n):
 			p.warn(rulePartEntries, SubjectPart, Refused, namePath, "missing; entry dropped, and no part leaves")
 			patch.PartsIncomplete = true
 			continue
@@ -101,7 +102,7 @@ func (p *parser) partNames(t *tree, nodes int, patch *NodePatch) []partRef {
 			patch.PartsIncomplete = true
 			continue
 		}
-		name := t.str(n)
+		name := t.Str(n)
 		if !p.partName(namePath, name) {
 			patch.PartsIncomplete = true
 			continue

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pingnode/pingnode/internal/kuberules"
 	"github.com/pingnode/pingnode/internal/text"
+	"github.com/pingnode/pingnode/pingstatus/internal/jsontree"
 )
 
 // Bounds on the work and the warnings that one reply may cause. The
@@ -33,15 +34,15 @@ const (
 
 // basis reads resources.basis, the value b, and judges it (rule
 // resource-basis).
-func (p *parser) basis(t *tree, b int) Basis {
+func (p *parser) basis(t *jsontree.Tree, b int) Basis {
 	path := fieldPath(resourcesLevel, basisField)
 	switch {
-	case !t.present(b):
+	case !t.Present(b):
 		return ""
 	case !p.expect(t, b, SubjectResource, Repaired, path, stringKinds, "read as \"total\": nothing is added to the figures"):
 		return BasisTotal
 	}
-	return p.judgeBasis(path, t.str(b))
+	return p.judgeBasis(path, t.Str(b))
 }
 
 // judgeBasis judges a basis, s at path: "available" or "total"; anything
@@ -61,8 +62,8 @@ func (p *parser) judgeBasis(path, s string) Basis {
 // read first, wherever it stands, since the figures are judged by it
 // (rule resource-full). It returns the figures to write, the basis, and
 // the resources the backend has none of free now.
-func (p *parser) resources(t *tree, r int) (corev1.ResourceList, Basis, []corev1.ResourceName) {
-	f := t.fields(r, resourcesLevel)
+func (p *parser) resources(t *jsontree.Tree, r int) (corev1.ResourceList, Basis, []corev1.ResourceName) {
+	f := memberFields(t, r, resourcesLevel)
 	basis := p.basis(t, f[basisField])
 	p.free = basis != BasisTotal
 	list := make(corev1.ResourceList, 4)
@@ -83,12 +84,12 @@ func (p *parser) resources(t *tree, r int) (corev1.ResourceList, Basis, []corev1
 // standard reads the field k of resources, the value q, for the resource
 // name, and judges it: a figure goes into list, and a resource the
 // backend has none of free now into full.
-func (p *parser) standard(list corev1.ResourceList, full *[]corev1.ResourceName, t *tree, q int, k int, name corev1.ResourceName) {
+func (p *parser) standard(list corev1.ResourceList, full *[]corev1.ResourceName, t *jsontree.Tree, q int, k int, name corev1.ResourceName) {
 	path := fieldPath(resourcesLevel, k)
-	if !t.present(q) || !p.expect(t, q, SubjectResource, Refused, path, quantityKinds, string(name)+" left unchanged") {
+	if !t.Present(q) || !p.expect(t, q, SubjectResource, Refused, path, quantityKinds, string(name)+" left unchanged") {
 		return
 	}
-	spelled := t.quantityText(q)
+	spelled := t.QuantityText(q)
 	if v, ok := p.quantity(path, name, spelled); ok {
 		p.take(list, full, path, name, v, spelled)
 	}
@@ -177,10 +178,10 @@ type keyedEntry struct {
 
 // entries returns the entries of the object obj, sorted by key, each with
 // its last value.
-func (t *tree) entries(obj int) []keyedEntry {
-	last := make(map[string]int, t.len(obj))
-	for e := t.first(obj); e != none; e = t.next(e) {
-		last[unquote(t.key(e))] = e
+func entries(t *jsontree.Tree, obj int) []keyedEntry {
+	last := make(map[string]int, t.Len(obj))
+	for e := t.First(obj); e != none; e = t.Next(e) {
+		last[jsontree.Unquote(t.Key(e))] = e
 	}
 	out := make([]keyedEntry, 0, len(last))
 	for key, e := range last {
@@ -193,16 +194,16 @@ func (t *tree) entries(obj int) []keyedEntry {
 // hugepageSizes reads resources.hugepages, the value h: its entries by
 // size, each a quantity; one of another JSON type is refused with a
 // warning, and the node keeps what it has for that size.
-func (p *parser) hugepageSizes(t *tree, h int) []keyedEntry {
+func (p *parser) hugepageSizes(t *jsontree.Tree, h int) []keyedEntry {
 	path := fieldPath(resourcesLevel, hugepagesField)
-	if !t.present(h) || !p.withinLimit(ruleResourceHugepages, SubjectResource, path, "hugepages", t.count(h), maxHugepageSizes) ||
+	if !t.Present(h) || !p.withinLimit(ruleResourceHugepages, SubjectResource, path, "hugepages", treeCount(t, h), maxHugepageSizes) ||
 		!p.expect(t, h, SubjectResource, Refused, path, objectKinds, "hugepages left unchanged") {
 		return nil
 	}
-	pages := t.entries(h)
+	pages := entries(t, h)
 	kept := pages[:0]
 	for _, e := range pages {
-		if !t.present(e.value) || p.expect(t, e.value, SubjectResource, Refused, hugepagesPath(e.key), quantityKinds, "left unchanged") {
+		if !t.Present(e.value) || p.expect(t, e.value, SubjectResource, Refused, hugepagesPath(e.key), quantityKinds, "left unchanged") {
 			kept = append(kept, e)
 		}
 	}
@@ -212,9 +213,9 @@ func (p *parser) hugepageSizes(t *tree, h int) []keyedEntry {
 // hugepages judges resources.hugepages: each page size as the kubelet
 // names it, each amount a quantity of memory; zero is allowed (the pages
 // are gone).
-func (p *parser) hugepages(list corev1.ResourceList, t *tree, pages []keyedEntry) {
+func (p *parser) hugepages(list corev1.ResourceList, t *jsontree.Tree, pages []keyedEntry) {
 	for _, e := range pages {
-		if !t.present(e.value) {
+		if !t.Present(e.value) {
 			continue
 		}
 		path := hugepagesPath(e.key)
@@ -222,7 +223,7 @@ func (p *parser) hugepages(list corev1.ResourceList, t *tree, pages []keyedEntry
 		if !ok {
 			continue
 		}
-		spelled := t.quantityText(e.value)
+		spelled := t.QuantityText(e.value)
 		if v, ok := p.quantity(path, name, spelled); ok && p.judgeQuantity(path, name, v, spelled) == acceptedQuantity {
 			list[name] = v
 		}
@@ -319,36 +320,36 @@ mantissa:
 // acceleratorList reads and judges resources.accelerators, the value
 // accs: each entry an object, its resourceType a string and its available
 // a quantity, or the entry is dropped.
-func (p *parser) acceleratorList(list corev1.ResourceList, t *tree, accs int) {
+func (p *parser) acceleratorList(list corev1.ResourceList, t *jsontree.Tree, accs int) {
 	listPath := fieldPath(resourcesLevel, acceleratorsField)
-	if !t.present(accs) || !p.withinLimit(ruleListLimit, SubjectResource, listPath, "accelerators", t.count(accs), p.opts.maxAccelerators()) ||
+	if !t.Present(accs) || !p.withinLimit(ruleListLimit, SubjectResource, listPath, "accelerators", treeCount(t, accs), p.opts.maxAccelerators()) ||
 		!p.expect(t, accs, SubjectResource, Refused, listPath, arrayKinds, "accelerators left unchanged") {
 		return
 	}
-	first := make(map[corev1.ResourceName]int, t.len(accs))
+	first := make(map[corev1.ResourceName]int, t.Len(accs))
 	i := -1
-	for a := t.first(accs); a != none; a = t.next(a) {
+	for a := t.First(accs); a != none; a = t.Next(a) {
 		i++
 		path := indexPath(listPath, i)
 		typePath, availablePath := path+fieldPath(acceleratorLevel, resourceTypeField), path+fieldPath(acceleratorLevel, availableField)
-		if t.present(a) && !p.expect(t, a, SubjectResource, Refused, path, objectKinds, "entry dropped") {
+		if t.Present(a) && !p.expect(t, a, SubjectResource, Refused, path, objectKinds, "entry dropped") {
 			continue
 		}
-		f := t.objectFields(a, acceleratorLevel)
+		f := objectFields(t, a, acceleratorLevel)
 		rt, available := f[resourceTypeField], f[availableField]
-		if t.present(rt) && !p.expect(t, rt, SubjectResource, Refused, typePath, stringKinds, "entry dropped") ||
-			t.present(available) && !p.expect(t, available, SubjectResource, Refused, availablePath, quantityKinds, "entry dropped") {
+		if t.Present(rt) && !p.expect(t, rt, SubjectResource, Refused, typePath, stringKinds, "entry dropped") ||
+			t.Present(available) && !p.expect(t, available, SubjectResource, Refused, availablePath, quantityKinds, "entry dropped") {
 			continue
 		}
-		name := corev1.ResourceName(t.strOr(rt, ""))
+		name := corev1.ResourceName(strOr(t, rt, ""))
 		if !p.extendedName(typePath, name) {
 			continue
 		}
-		if !t.present(available) {
+		if !t.Present(available) {
 			p.warn(ruleAcceleratorName, SubjectResource, Refused, availablePath, "missing; entry dropped")
 			continue
 		}
-		spelled := t.quantityText(available)
+		spelled := t.QuantityText(available)
 		v, ok := p.quantity(availablePath, name, spelled)
 		if !ok || p.judgeQuantity(availablePath, name, v, spelled) != acceptedQuantity || !p.counted(availablePath, name, v) {
 			continue
@@ -402,39 +403,39 @@ func (p *parser) counted(path string, name corev1.ResourceName, v resource.Quant
 // is no string, then those whose value is no label value. An entry that
 // is no object, or whose key is no string, is dropped; an effect that is
 // no string becomes NoSchedule.
-func (p *parser) taints(tr *tree, in int) (replace bool, out []corev1.Taint, kept []string) {
+func (p *parser) taints(tr *jsontree.Tree, in int) (replace bool, out []corev1.Taint, kept []string) {
 	list := fieldPath(replyLevel, taintsField)
-	if !p.withinLimit(ruleListLimit, SubjectTaint, list, "taints", tr.count(in), p.opts.maxTaints()) ||
+	if !p.withinLimit(ruleListLimit, SubjectTaint, list, "taints", treeCount(tr, in), p.opts.maxTaints()) ||
 		!p.expect(tr, in, SubjectTaint, Refused, list, arrayKinds, "taints left unchanged") {
 		return false, nil, nil
 	}
 	var keptNotString []string
-	j := p.taintJudge(list, tr.len(in))
+	j := p.taintJudge(list, tr.Len(in))
 	i := -1
-	for e := tr.first(in); e != none; e = tr.next(e) {
+	for e := tr.First(in); e != none; e = tr.Next(e) {
 		i++
 		path := indexPath(list, i)
-		if tr.present(e) && !p.expect(tr, e, SubjectTaint, Refused, path, objectKinds, "entry dropped") {
+		if tr.Present(e) && !p.expect(tr, e, SubjectTaint, Refused, path, objectKinds, "entry dropped") {
 			continue
 		}
-		f := tr.objectFields(e, taintLevel)
-		if tr.present(f[keyField]) && !p.expect(tr, f[keyField], SubjectTaint, Refused, path+fieldPath(taintLevel, keyField), stringKinds, "entry dropped") {
+		f := objectFields(tr, e, taintLevel)
+		if tr.Present(f[keyField]) && !p.expect(tr, f[keyField], SubjectTaint, Refused, path+fieldPath(taintLevel, keyField), stringKinds, "entry dropped") {
 			continue
 		}
-		key := tr.strOr(f[keyField], "")
-		if v := f[valueField]; tr.present(v) && tr.nodes[v].kind != stringKind {
+		key := strOr(tr, f[keyField], "")
+		if v := f[valueField]; tr.Present(v) && tr.Kind(v) != jsontree.String {
 			done := "entry dropped"
 			if j.mayKeep(key) {
 				done += ", the plugin's current " + key + " taints kept"
 				keptNotString = append(keptNotString, key)
 			}
 			valuePath := path + fieldPath(taintLevel, valueField)
-			p.shapeWarn(ruleValueType, SubjectTaint, Refused, valuePath, "must be a string, got %s; %s", tr.describe(v), done)
+			p.shapeWarn(ruleValueType, SubjectTaint, Refused, valuePath, "must be a string, got %s; %s", describe(tr, v), done)
 			continue
 		}
-		taint := corev1.Taint{Key: key, Value: tr.strOr(f[valueField], "")}
-		if eff := f[effectField]; !tr.present(eff) || p.expect(tr, eff, SubjectTaint, Repaired, path+fieldPath(taintLevel, effectField), stringKinds, "NoSchedule used") {
-			taint.Effect = corev1.TaintEffect(tr.strOr(eff, ""))
+		taint := corev1.Taint{Key: key, Value: strOr(tr, f[valueField], "")}
+		if eff := f[effectField]; !tr.Present(eff) || p.expect(tr, eff, SubjectTaint, Repaired, path+fieldPath(taintLevel, effectField), stringKinds, "NoSchedule used") {
+			taint.Effect = corev1.TaintEffect(strOr(tr, eff, ""))
 		} else {
 			taint.Effect = corev1.TaintEffectNoSchedule
 		}

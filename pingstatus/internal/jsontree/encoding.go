@@ -1,4 +1,4 @@
-package pingstatus
+package jsontree
 
 import (
 	"encoding/binary"
@@ -7,12 +7,12 @@ import (
 	"unicode/utf8"
 )
 
-// utf8Text returns body as UTF-8 text: without a UTF-8 byte order mark
+// UTF8Text returns body as UTF-8 text: without a UTF-8 byte order mark
 // (which RFC 8259 lets a reader ignore), and decoded when it is UTF-16 or
 // UTF-32, as told by a byte order mark or by a '{' with zero bytes beside
 // it (RFC 4627, section 3). encoding names what it was decoded from, or is
 // "" for UTF-8. It allocates only to decode.
-func utf8Text(body []byte) (out []byte, encoding string) {
+func UTF8Text(body []byte) (out []byte, encoding string) {
 	b := body
 	switch {
 	case hasPrefix(b, "\xEF\xBB\xBF"):
@@ -37,9 +37,9 @@ func utf8Text(body []byte) (out []byte, encoding string) {
 	return body, ""
 }
 
-// maybeNotUTF8 reports whether a body that starts with c may be one that
-// utf8Text changes: a byte order mark, or UTF-16 or UTF-32 text.
-func maybeNotUTF8(c byte) bool {
+// MaybeNotUTF8 reports whether a body that starts with c may be one that
+// UTF8Text changes: a byte order mark, or UTF-16 or UTF-32 text.
+func MaybeNotUTF8(c byte) bool {
 	return c == 0xEF || c == 0xFF || c == 0xFE || c == 0 || c == '{'
 }
 

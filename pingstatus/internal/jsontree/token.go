@@ -1,4 +1,4 @@
-package pingstatus
+package jsontree
 
 import (
 	"unicode"
@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 )
 
-// The tokens of the tree (read.go): where each ends in the text, by
+// The tokens of the tree (Read): where each ends in the text, by
 // JSON's grammar, and what a string's says, as encoding/json reads it.
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
@@ -73,11 +73,11 @@ func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // scalarEnd returns the index just after the JSON number or literal that
 // starts at text[i], and its kind; or where it stops being one, and 0.
-func scalarEnd(text []byte, i int) (int, kind) {
+func scalarEnd(text []byte, i int) (int, Kind) {
 	for _, lit := range [...]struct {
 		s string
-		k kind
-	}{{"true", trueKind}, {"false", falseKind}, {"null", nullKind}} {
+		k Kind
+	}{{"true", True}, {"false", False}, {"null", Null}} {
 		if text[i] != lit.s[0] {
 			continue
 		}
@@ -123,14 +123,14 @@ func scalarEnd(text []byte, i int) (int, kind) {
 			i++
 		}
 	}
-	return i, numberKind
+	return i, Number
 }
 
-// unquote returns the text of the JSON string quoted, as encoding/json
+// Unquote returns the text of the JSON string quoted, as encoding/json
 // decodes it: escapes read, a \u escape of half a surrogate pair that is
 // not followed by the other half, and every byte that is not UTF-8, as
 // U+FFFD. quoted is a string token of the tree.
-func unquote(quoted []byte) string {
+func Unquote(quoted []byte) string {
 	s := quoted[1 : len(quoted)-1]
 	plain := 0
 	for plain < len(s) {

@@ -1,17 +1,11 @@
-package pingstatus
+package jsontree
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	goparser "go/parser"
-	"go/token"
 	"io"
-	"path/filepath"
-	"reflect"
-	"strconv"
-	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -68,15 +62,15 @@ func TestPropertyUnquoteIsEncodingJSONs(t *testing.T) {
 			t.Fatalf("%q: the tree takes it as a string: %v; encoding/json: %v", quoted, isString, err)
 		}
 		if isString {
-			if got := unquote(quoted); got != want {
-				t.Fatalf("unquote(%q) = %q, encoding/json decodes %q", quoted, got, want)
+			if got := Unquote(quoted); got != want {
+				t.Fatalf("Unquote(%q) = %q, encoding/json decodes %q", quoted, got, want)
 			}
 		}
 	})
 }
 
 // syntaxOfEncodingJSON says why text is no JSON object as encoding/json
-// tells it: the words the reader's syntaxError has, or "" for none.
+// tells it: the words the reader's SyntaxError has, or "" for none.
 func syntaxOfEncodingJSON(text []byte) string {
 	if json.Valid(text) {
 		return ""
@@ -85,11 +79,11 @@ func syntaxOfEncodingJSON(text []byte) string {
 	var first json.RawMessage
 	switch err := dec.Decode(&first); {
 	case err == nil:
-		return syntaxError{follows: dec.InputOffset()}.String()
+		return SyntaxError{follows: dec.InputOffset()}.String()
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return syntaxError{ends: true}.String()
+		return SyntaxError{ends: true}.String()
 	}
-	return syntaxError{}.String()
+	return SyntaxError{}.String()
 }
 
 // TestPropertyTreeReadsAsEncodingJSON: the tree reader takes a body that
@@ -112,7 +106,7 @@ func TestPropertyTreeReadsAsEncodingJSON(t *testing.T) {
 			fixed = []byte(`{"a":false,"b":[false,1],`)
 		}
 		body, fixed = append(body, text...), append(fixed, text...)
-		tr, problem := read(body)
+		tr, problem := Read(body)
 		got := ""
 		if problem != nil {
 			got = problem.String()
@@ -120,79 +114,8 @@ func TestPropertyTreeReadsAsEncodingJSON(t *testing.T) {
 		if want := syntaxOfEncodingJSON(fixed); got != want {
 			t.Fatalf("%q: the tree reader says %q, encoding/json %q (of %q)", body, got, want, fixed)
 		}
-		if problem == nil && (tr.nodes[0].kind != objectKind || int(tr.nodes[0].end) > len(body)) {
+		if problem == nil && (tr.nodes[0].kind != Object || int(tr.nodes[0].end) > len(body)) {
 			t.Fatalf("%q: the tree's first node is %+v", body, tr.nodes[0])
 		}
 	})
-}
-
-// TestPropertyFieldIndexMatchesEncodingJSON: a key names a field of a
-// level, for fieldIndex, exactly when encoding/json decodes it into that
-// field of a struct with the level's json tags: spelled in any case, with
-// the runes that fold alike (long s, Kelvin sign) or only look alike,
-// escaped or not.
-func TestPropertyFieldIndexMatchesEncodingJSON(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		lv := level(rapid.IntRange(0, len(levelFields)-1).Draw(t, "level"))
-		names := levelFields[lv]
-		name := rapid.SampledFrom(names).Draw(t, "name")
-		var key []rune
-		for _, class := range spellings(name) {
-			switch rapid.IntRange(0, 20).Draw(t, "change") {
-			case 0: // another rune
-				key = append(key, rapid.SampledFrom([]rune{0x131, 0x130, 0xDF, 0x78, 0x5F, 0xFFFD, 0}).Draw(t, "other"))
-			case 1: // none
-			default:
-				key = append(key, rapid.SampledFrom(class).Draw(t, "rune"))
-			}
-		}
-		var quoted strings.Builder
-		quoted.WriteByte('"')
-		for _, r := range key {
-			if r >= 0x10000 || r < ' ' || rapid.IntRange(0, 3).Draw(t, "escape") == 0 {
-				fmt.Fprintf(&quoted, `\u%04x`, r)
-			} else {
-				quoted.WriteRune(r)
-			}
-		}
-		quoted.WriteByte('"')
-		m := reflect.New(rawMirror(lv))
-		if err := json.Unmarshal([]byte(`{`+quoted.String()+`:"x"}`), m.Interface()); err != nil {
-			t.Fatal(err)
-		}
-		want := -1
-		for k := range names {
-			if len(m.Elem().Field(k).Bytes()) > 0 {
-				want = k
-			}
-		}
-		if got := fieldIndex([]byte(quoted.String()), names); got != want {
-			t.Fatalf("level %d: fieldIndex(%s) = %d, encoding/json decodes it into field %d", lv, quoted.String(), got, want)
-		}
-	})
-}
-
-// TestTreeIsTheOnlyReader: no file of the package but wire.go (whose
-// Validate marshals a reply to parse it) uses encoding/json, so that the
-// tree is the only reader of a reply and the wire types its only
-// description.
-func TestTreeIsTheOnlyReader(t *testing.T) {
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") || name == "wire.go" {
-			continue
-		}
-		f, err := goparser.ParseFile(token.NewFileSet(), name, nil, goparser.ImportsOnly)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, imp := range f.Imports {
-			if path, _ := strconv.Unquote(imp.Path.Value); path == "encoding/json" {
-				t.Errorf("%s imports encoding/json: the tree (read.go) is the reply's only reader", name)
-			}
-		}
-	}
 }
