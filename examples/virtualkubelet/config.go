@@ -21,7 +21,6 @@ import (
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/leases"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/setting"
-	"github.com/pingnode/pingnode/internal/kuberules"
 	"github.com/pingnode/pingnode/nodeapply"
 	"github.com/pingnode/pingnode/pingstatus"
 )
@@ -231,7 +230,7 @@ func (c *Config) check() error {
 		return settingError("DRADriver", c.DRADriver, "want a driver name: %s", problem)
 	}
 	for _, ns := range c.LabelNamespaces {
-		if problem := kuberules.NamespaceProblem(ns); problem != "" {
+		if problem := pingstatus.LabelNamespaceProblem(ns); problem != "" {
 			return settingError("LabelNamespaces", ns, "want a namespace a plugin's labels may have: %s", problem)
 		}
 	}

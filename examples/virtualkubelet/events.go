@@ -2,12 +2,12 @@ package main
 
 import (
 	"unicode"
+	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
 
-	"github.com/pingnode/pingnode/internal/text"
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
@@ -119,5 +119,19 @@ func conditionNamed(node *corev1.Node, t corev1.NodeConditionType) *corev1.NodeC
 	return nil
 }
 
-// bound cleans and cuts a message to what an event shows well.
-func bound(s string) string { return text.Clean(s, maxEventMessageCharacters) }
+// bound cuts a message to what an event shows well, at a character's
+// start, with a marker. The messages are clean already: pingstatus quotes
+// what it takes from a plugin, and nodeapply cleans a failure.
+func bound(s string) string {
+	if len(s) <= maxEventMessageCharacters {
+		return s
+	}
+	cut := maxEventMessageCharacters - len(cutMarker)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + cutMarker
+}
+
+// cutMarker ends a message that bound cut short.
+const cutMarker = "…"

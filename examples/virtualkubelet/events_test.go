@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -172,5 +173,19 @@ func TestWarningReason(t *testing.T) {
 		if got := warningReason(tt.w); got != tt.want {
 			t.Errorf("warningReason(%q) = %q, want %q", tt.w.String(), got, tt.want)
 		}
+	}
+}
+
+// TestBound: a message an event shows is at most 1024 bytes, cut at a
+// character's start with a marker; a shorter one is kept as it is.
+func TestBound(t *testing.T) {
+	short := "the plugin answered its last ping"
+	if got := bound(short); got != short {
+		t.Errorf("bound(%q) = %q", short, got)
+	}
+	long := strings.Repeat("é", 600) // 1200 bytes
+	got := bound(long)
+	if len(got) > maxEventMessageCharacters || !strings.HasSuffix(got, cutMarker) || !utf8.ValidString(got) {
+		t.Errorf("bound of 1200 bytes: %d bytes, ends %q, valid UTF-8 %v; want at most %d, the marker, valid", len(got), got[len(got)-6:], utf8.ValidString(got), maxEventMessageCharacters)
 	}
 }

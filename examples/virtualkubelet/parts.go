@@ -11,7 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
-	"github.com/pingnode/pingnode/internal/kuberules"
+	"github.com/pingnode/pingnode/pingstatus"
 )
 
 // A backend's parts (-parts): the machines, or partitions of identical
@@ -45,7 +45,7 @@ const (
 const maxNodeNameBytes = validation.DNS1123SubdomainMaxLength
 
 // partPattern is the regular expression of a part's name: a DNS label
-// of at most kuberules.MaxPartNameBytes characters.
+// of at most pingstatus.MaxPartNameBytes characters.
 const partPattern = `[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?`
 
 // Parts is the configuration of a provider that serves its plugin's parts
@@ -99,10 +99,10 @@ func templateProblem(template string) string {
 		return fmt.Sprintf("with -parts, the name must hold %s exactly once, the part's name (it holds it %d times)", PartToken, n)
 	}
 	prefix, suffix, _ := strings.Cut(template, PartToken)
-	if around, most := len(prefix)+len(suffix), maxNodeNameBytes-kuberules.MaxPartNameBytes; around > most {
-		return fmt.Sprintf("%d characters around %s, want at most %d, so that a part's name of %d makes a node name of at most %d", around, PartToken, most, kuberules.MaxPartNameBytes, maxNodeNameBytes)
+	if around, most := len(prefix)+len(suffix), maxNodeNameBytes-pingstatus.MaxPartNameBytes; around > most {
+		return fmt.Sprintf("%d characters around %s, want at most %d, so that a part's name of %d makes a node name of at most %d", around, PartToken, most, pingstatus.MaxPartNameBytes, maxNodeNameBytes)
 	}
-	for _, part := range []string{"a", strings.Repeat("a", kuberules.MaxPartNameBytes)} {
+	for _, part := range []string{"a", strings.Repeat("a", pingstatus.MaxPartNameBytes)} {
 		if problems := validation.IsDNS1123Subdomain(prefix + part + suffix); len(problems) > 0 {
 			return fmt.Sprintf("with the part %q it names the node %q, which is no node name: %s", part, prefix+part+suffix, strings.Join(problems, "; "))
 		}
@@ -137,7 +137,7 @@ func (p *Parts) partOf(node *corev1.Node) (string, bool) {
 		return "", false
 	}
 	part, ok := node.Labels[PartLabel]
-	if !ok || kuberules.PartNameProblem(part) != "" || p.NodeName(part) != node.Name {
+	if !ok || pingstatus.PartNameProblem(part) != "" || p.NodeName(part) != node.Name {
 		return part, false
 	}
 	return part, true
