@@ -284,4 +284,85 @@
 // patch's taints. The part-gone
 // taint is the one Apply adds with a TimeAdded, the ping's time: it is
 // when the part left, from which rule part-gone counts the part's grace.
+//
+// # What the provider's pods hold
+//
+// A plugin that reports what its backend has available now already leaves
+// out what this node's pods use there: a 64-cpu backend running 32 cpus of
+// the node's pods reports 32, the scheduler sees 32 - 32 = 0, and the node
+// starves itself as it fills. [Ping.Held] adds those pods back (rule
+// resource-written). The provider sums it as the scheduler sums a pod's
+// requests (init containers by their largest), for every resource the
+// reply names, ephemeral-storage and hugepages-<size> included. Against
+// the real kube-scheduler, the same stream of 100 pods fills a 64-cpu
+// backend to 100% with Held and to 56% without (TestHeldFill, in
+// examples/virtualkubelet).
+//
+// # When the plugin does not answer
+//
+// Whatever [Options.Unreachable] says, the connectivity condition tells
+// the truth about the plugin, and the node's Lease says whether the
+// provider itself lives: when the provider is gone, the node lifecycle
+// controller sets Ready Unknown and evicts by the taint
+// node.kubernetes.io/unreachable, whatever the policy.
+//
+// interLink 0.6.2 matches neither policy exactly: at the first failed
+// ping it turns Ready False and NetworkUnavailable True, so the node is
+// tainted not-ready (NoSchedule and NoExecute) and network-unavailable,
+// and every running pod is evicted 300 s after the first lost ping. That
+// is [UnreachableNotReady] with [Options.NoGrace]. A Slurm or HTCondor
+// backend whose jobs run for days loses them all to a six-minute outage
+// of the link between provider and plugin; a provider for such a backend
+// wants [UnreachableNoSchedule].
+//
+// # Taking over from interLink's provider
+//
+// A provider that adopts pingnode takes the node over as interLink 0.6.2
+// left it, in whatever state (examples/adopt is such a provider's module,
+// on interLink's Kubernetes). interLink's provider pings every 30 s and
+// hands the node to the node controller after every ping; with pingnode
+// it hands it on only when [Result.Changes] is not empty. Where interLink
+// differs from the defaults:
+//
+//   - It replaces every taint but virtual-node.interlink/no-schedule with
+//     the plugin's list; [Options.ReplaceAllTaints] keeps that. By default
+//     the plugin owns only the taints it set (rule taint-ownership): an
+//     administrator's kubectl taint and the node lifecycle controller's
+//     taints survive a reply.
+//   - It stores the raw body in interlink.virtual-kubelet.io/ping-response;
+//     [Options.KeepPingResponse] keeps that, cut to [MaxPingResponseBytes].
+//     It is off by default: a body that changes makes every ping a node
+//     write, and one large body can push the node past the 256 KiB limit
+//     of its annotations.
+//   - It turns Ready False at the first failed ping, and so evicts every
+//     running pod 300 s later; [Options.NoGrace] keeps that. The default
+//     grace, 50 s, is the node lifecycle controller's own: one lost ping
+//     does not taint the node not-ready and start the eviction clock.
+//   - It writes a condition set of its own: Ready (KubeletPending),
+//     OutOfDisk, MemoryPressure and DiskPressure False, and
+//     NetworkUnavailable, True at a failed ping. With
+//     [Options.VirtualNodeConditions], one answered ping takes them over,
+//     and the controller lifts its network-unavailable taint; OutOfDisk
+//     stays as it is (nothing reads it since Kubernetes 1.13). Without it,
+//     the NetworkUnavailable True of interLink's last failed ping keeps the
+//     node unschedulable for as long as it lives.
+//   - Its connectivity condition, InterlinkConnectivity with the reasons
+//     InterlinkPingSuccessful and InterlinkPingFailed, is the default, so
+//     dashboards keep working.
+//   - It moves lastTransitionTime at every ping, puts the body in the
+//     message, and replaces the whole condition list; Apply does none of
+//     these (rules condition-times and condition-others).
+//   - It accepts cpu "0" and drains the node; pingstatus.Options.AllowZero
+//     keeps that. By default a zero among free figures says the backend is
+//     full (rule backend-full), and a zero total, pods or scratch space is
+//     refused: "take no pods" is a taint.
+//   - It writes the figures as they are, as Apply does without
+//     [Ping.Held].
+//
+// pingcheck shows one answered ping on the node that interLink leaves
+// after a failed ping (tainted not-ready and network-unavailable by the
+// node lifecycle controller): Ready and NetworkUnavailable come back, and
+// the controller's taints for these conditions go.
+//
+//	go run ./examples/pingcheck -node testdata/nodes/interlink-failed-ping.json -virtual-node-conditions -at 2026-11-30T00:00:00Z testdata/replies/slurm.json
 package nodeapply

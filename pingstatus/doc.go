@@ -83,6 +83,17 @@
 // available says the backend is full now, as interLink's Slurm plugin
 // says it (rule resource-full); a total of zero says no such thing.
 //
+// The scheduler fits a pod on a node by cpu, memory, the pod count,
+// ephemeral-storage, hugepages-<size> and every extended resource, each
+// as allocatable minus what the pods bound to the node request. A
+// resource the node does not advertise counts as zero: a pod that
+// requests any ephemeral-storage stays Pending on such a node for good
+// ("Insufficient ephemeral-storage", kubernetes/kubernetes#63190),
+// however much scratch disk the backend has. interLink's reply and its
+// configuration name cpu, memory, pods and accelerators only, so no
+// interLink virtual node advertises it. A plugin that knows its scratch
+// space sends "ephemeralStorage", and its huge pages "hugepages".
+//
 // A backend of many machines may list them as its parts instead, each
 // a node of its own that the scheduler can fit a pod on, for a provider
 // that serves parts (rules part-entries, part-fields and part-no-sum):
@@ -101,6 +112,15 @@
 //
 // A sum over machines takes a pod that no machine can run: 24 free cpus,
 // one on each of 24 machines, take a 4-cpu pod that then never starts.
+// Liqo (#2712), k3k (#610) and Karmada's estimator (KEP-521) met the same
+// failure. A plugin sends parts when a pod must fit on one machine of its
+// backend (an HPC cluster, a pool of VMs), and the sum when the backend
+// fits a pod anywhere it has room (a cloud's serverless containers). A
+// part is a machine, or a partition of identical machines that reports
+// what one of them has free (its emptiest machine, never the partition's
+// sum). A machine's cpu and memory take about 75 bytes of a reply, 125
+// with a partition label, so [DefaultMaxParts] parts fit
+// [DefaultMaxBodyBytes].
 //
 // A body that is not a JSON object (plain text such as "ok" or "0", an
 // array, a string, a number, null, nothing) is a [Legacy] reply, the kind
@@ -185,8 +205,9 @@
 //     space keeps every pod that asks for it off the node; the tool for
 //     "take no pods" is a taint. ephemeralStorage is Kubernetes'
 //     ephemeral-storage, the scratch space the scheduler counts for pods
-//     that request it (Slurm's TmpDisk, an HTCondor slot's Disk): a node
-//     without it takes no such pod.
+//     that request it (Slurm's TmpDisk per node, in MB, so "64000M"; an
+//     HTCondor slot's Disk, in KiB, so "52428800Ki"): a node without it
+//     takes no such pod.
 //   - resource-full: A zero cpu or memory among figures of what the
 //     backend has available now (resources.basis "available", or none,
 //     wherever it stands in "resources") says the backend is full: a true
@@ -395,7 +416,8 @@
 // # Bounds
 //
 // No reply within [Options.MaxBodyBytes] costs more than a small multiple
-// of decoding it with encoding/json:
+// of decoding it with encoding/json (go test ./pingstatus -run '^$'
+// -bench ParseWorstCase measures the worst case):
 //
 //   - The text is read once, in one pass and without recursion, into the
 //     tree, with objects and arrays nested at most 10000 deep, as
@@ -438,4 +460,29 @@
 // [PingResponse] and its parts are the wire types; [PingResponse.Validate]
 // reports what a provider would refuse, and [JSONSchema] is the same format
 // as a JSON Schema (draft 2020-12) for plugins in other languages.
+//
+// Labels are best named as pods already select them on real nodes: GPU
+// feature discovery's names for GPUs (nvidia.com/gpu.product, such as
+// NVIDIA-A100-SXM4-80GB; nvidia.com/gpu.memory, in MiB;
+// nvidia.com/gpu.count; nvidia.com/gpu.family;
+// nvidia.com/cuda.driver.major), node-feature-discovery's
+// feature.node.kubernetes.io/ for CPU model and flags, kernel and PCI
+// devices (its custom- names for a plugin's own features, such as
+// feature.node.kubernetes.io/custom-cvmfs), and
+// profile.node.kubernetes.io/ for a whole profile, such as a software
+// stack. The nvidia.com names need a provider that allows that namespace
+// ([Options.LabelNamespaces]).
+//
+// Devices are best named as the driver they describe names them.
+// NVIDIA's DRA driver (gpu.nvidia.com) publishes for each GPU the
+// attributes type ("gpu"), uuid, productName, brand and architecture,
+// the versions cudaComputeCapability and driverVersion, and the capacity
+// memory. With the provider's driver set to gpu.nvidia.com, the same CEL
+// selects a real node's GPU and a virtual node's:
+// device.capacity['gpu.nvidia.com'].memory.compareTo(quantity('40Gi')) >= 0.
+// For device taints (KEP-5055, GA in Kubernetes 1.37) the driver uses
+// gpu.nvidia.com/xid (NoSchedule, or None for an XID error that is not
+// fatal), gpu.nvidia.com/gpu-lost (NoSchedule) and
+// gpu.nvidia.com/unmonitored (None). Taints are per group: a plugin that
+// tells one failing GPU from the others sends it as a group of its own.
 package pingstatus

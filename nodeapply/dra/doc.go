@@ -3,7 +3,9 @@
 // reads back which of them claims hold. It is a module of its own, so that
 // the library keeps its oldest Kubernetes (k8s.io/api v0.29.0, which has no
 // resource.k8s.io/v1) and only a provider that publishes devices requires
-// a newer one.
+// a newer one. Dynamic Resource Allocation needs no kubelet to allocate a
+// node's devices (KEP-4381), so a virtual node can publish its backend's
+// devices as a real node's driver does.
 //
 // A provider's ping with devices:
 //
@@ -21,9 +23,13 @@
 //     with their attributes, capacity and taints, for the ResourceSlices
 //     of one pool of the provider's driver on the node
 //     (k8s.io/dynamic-resource-allocation's resourceslice controller
-//     writes them, splits them at 128 devices a slice and bumps the pool's
-//     generation). The API server stamps each taint's TimeAdded; Pool
-//     reads a taint back without it, so a steady pool compares equal.
+//     writes them, with the Node as their owner, and bumps the pool's
+//     generation). The API server takes at most 128 devices a slice, and
+//     at most 64 in a slice with a tainted device. It stamps each taint's
+//     TimeAdded; Pool reads a taint back without it, so a steady pool
+//     compares equal. Pool copies what it reads from the slices, so
+//     devicepool.Apply of a steady pool allocates nothing, and no slice
+//     is written.
 //
 // When a pod bound to the node starts, [PodDevices] says which devices of
 // the pool its claims were given, with what they are, and refuses a pod
