@@ -79,8 +79,8 @@
 //
 // # Labels and the node controller
 //
-// The plugin's reply may carry `labels` (see the root README, "Labels: what
-// the backend is"): `nodeapply` keeps the plugin's labels apart from
+// The plugin's reply may carry `labels` (see pingstatus/doc.go, rules label-valid
+// and label-namespace): `nodeapply` keeps the plugin's labels apart from
 // everyone else's with the annotation `pingnode.io/plugin-labels`, and the
 // provider sends them by the object patch, its own strategic merge patch
 // of the node (the taints, the changed labels, null for a removed one, and
@@ -149,8 +149,8 @@
 // watches every version of the node's slices over several pings).
 //
 // Device health. A group of the reply may carry `taints` (key, value,
-// effect `None`, `NoSchedule` or `NoExecute`: see the root README, "Device
-// health"); each device of the group carries them in the slice. The
+// effect `None`, `NoSchedule` or `NoExecute`: see pingstatus/doc.go, rule
+// device-taints); each device of the group carries them in the slice. The
 // scheduler does not give a device with a `NoSchedule` or `NoExecute` taint
 // to a claim that does not tolerate it (`TestDevicesTaintNoSchedule`: of
 // `a100a` tainted `gpu.nvidia.com/xid=79:NoSchedule` and `a100b`, a claim

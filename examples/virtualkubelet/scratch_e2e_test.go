@@ -19,8 +19,8 @@ import (
 // scheduler counts it like cpu (local storage capacity isolation, GA since
 // Kubernetes 1.25), and a node that does not advertise it takes no pod
 // that asks for any: the pod is "Insufficient ephemeral-storage"
-// (kubernetes/kubernetes#63190; the root README's "Every resource the
-// scheduler counts").
+// (kubernetes/kubernetes#63190; pingstatus/doc.go, rule
+// resource-nonzero).
 
 // insufficientScratch is how the scheduler says a node lacks scratch space.
 const insufficientScratch = "Insufficient ephemeral-storage"
