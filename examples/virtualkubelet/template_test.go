@@ -43,7 +43,7 @@ func TestTemplateCopyBuilds(t *testing.T) {
 	for _, args := range [][]string{{"build", "./..."}, {"vet", "./..."}, {"test", "-short", "./..."}} {
 		cmd := exec.Command("go", args...)
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=readonly", "GOWORK=off")
+		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=readonly -race", "GOWORK=off") // -race: the build of the tests here, reused
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Errorf("go %s in a copy of the template: %v\n%s", strings.Join(args, " "), err, out)
 		}
