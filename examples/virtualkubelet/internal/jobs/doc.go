@@ -96,5 +96,8 @@
 // to the plugin carries, after the flags the pod has.
 //
 // A job of a pod deleted while no provider ran is not found again:
-// interLink's API lists no jobs but those asked about.
+// interLink's API lists no jobs but those asked about. Nor is the job of
+// a pod deleted with a grace period of 0 (kubectl delete --force), which
+// is gone at once, when the provider restarts before its next step: the
+// keeper removes that job from what it remembers, not from a record.
 package jobs
