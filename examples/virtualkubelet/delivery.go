@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -14,17 +13,10 @@ import (
 	"github.com/pingnode/pingnode/nodeapply"
 )
 
-// Delivery to the API server. The node object and its status go by two
-// independent writes: the provider sends the object patch itself (the
-// taints, the plugin's labels and their ownership annotations: the node
-// controller sends no spec, and would undo a label removed behind it),
-// and hands the node to the Virtual Kubelet node controller, which sends
-// its status. Events and metrics say that a condition changed when the
-// node controller's write that changes it has been stored, and only then.
-//
-// This file sends the object patch; handoff.go hands the node on to the
-// node controller, and statuswrite.go is the client the controller writes
-// the status through, and what each of its writes stored.
+// The object patch: the taints, the plugin's labels and their ownership
+// annotations (nodeapply.Result.ObjectPatch), sent with the
+// resourceVersion of the node it was computed from as a precondition.
+// The status goes by a write of its own (status.go).
 
 // objectDelivery is what deliverObject did.
 type objectDelivery struct {
@@ -85,28 +77,4 @@ func (p *Provider) deliverObject(ctx context.Context, ping nodeapply.Ping, base 
 		p.metrics.WriteError(metrics.KindObject)
 	}
 	return d, err
-}
-
-// withStatus returns stored, the node as stored (read back, or from the
-// cache), with the status of want: the node handed to the node
-// controller. Its labels and annotations are those stored, never those
-// of want, which may be older than stored (the ping applied to an earlier
-// read), or hold what the object patch did not store (it was refused):
-// what the plugin owns of them goes by the object patch alone.
-func withStatus(stored, want *corev1.Node) *corev1.Node {
-	next := stored.DeepCopy()
-	next.Status = *want.Status.DeepCopy()
-	return next
-}
-
-// handOn hands node, changed, to the node controller, and makes it stand
-// in for the cached node while the cache shows one of the versions in
-// older. The next status report is then one interval away, shifted at
-// random (report.go).
-func (p *Provider) handOn(node *corev1.Node, older []string) {
-	p.count.writes.Add(1)
-	p.metrics.Write(metrics.KindStatus)
-	p.setPending(node, older)
-	p.reportAfter(time.Now(), true)
-	p.handoff.put(node)
 }

@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 
@@ -119,51 +117,4 @@ func TestTaintsRefused(t *testing.T) {
 		return taintSet(node)[refusedKey+"=x:NoSchedule"] && strings.Contains(owned, refusedKey+":NoSchedule") && strings.Contains(owned, "vendor.example.com/maintenance:NoSchedule"),
 			"taints " + strings.Join(keys(taintSet(node)), ", ") + "; ownership " + owned
 	})
-}
-
-// TestStatusOnly: the node controller's status patch goes without its
-// labels and without annotations other than the controller's own
-// records; the status and those records go as they are.
-func TestStatusOnly(t *testing.T) {
-	tests := []struct {
-		name, patch, want string
-	}{
-		{
-			name: "labels and the provider's annotations dropped",
-			patch: `{"metadata":{"labels":{"site.example.com/rack":"r1","nvidia.com/gpu.count":null},"annotations":{"pingnode.io/plugin-labels":"nvidia.com/gpu.count",` +
-				`"virtual-kubelet.io/last-applied-object-meta":"{}","virtual-kubelet.io/last-applied-node-status":"{}"}},"status":{"capacity":{"cpu":"40"}}}`,
-			want: `{"metadata":{"annotations":{"virtual-kubelet.io/last-applied-object-meta":"{}","virtual-kubelet.io/last-applied-node-status":"{}"}},"status":{"capacity":{"cpu":"40"}}}`,
-		},
-		{
-			name:  "nothing but labels: no metadata",
-			patch: `{"metadata":{"labels":{"a.example.com/x":"y"},"annotations":{"a.example.com/y":null}},"status":{"$setElementOrder/conditions":[{"type":"Ready"}]}}`,
-			want:  `{"status":{"$setElementOrder/conditions":[{"type":"Ready"}]}}`,
-		},
-		{
-			name:  "no metadata",
-			patch: `{"status":{"allocatable":{"cpu":"8"}}}`,
-			want:  `{"status":{"allocatable":{"cpu":"8"}}}`,
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := statusOnly([]byte(tt.patch))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var gotJSON, wantJSON any
-			if err := json.Unmarshal(got, &gotJSON); err != nil {
-				t.Fatal(err)
-			}
-			if err := json.Unmarshal([]byte(tt.want), &wantJSON); err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(wantJSON, gotJSON); diff != "" {
-				t.Errorf("statusOnly (-want +got):\n%s", diff)
-			}
-		})
-	}
-	if _, err := statusOnly([]byte(`{"metadata":[]}`)); err == nil {
-		t.Error("statusOnly of a patch whose metadata is not an object: no error")
-	}
 }

@@ -141,23 +141,23 @@ func deleteNode(tb testing.TB, name string) {
 
 // settled waits until the node has settled after a change: the node
 // lifecycle controller has lifted its not-ready taint, and the status the
-// provider last handed to the node controller is stored. Until then, a
-// write on its way may still change the node.
+// provider last sent is stored. Until then, a write on its way may still
+// change the node.
 func settled(t *testing.T, p *Provider, name string) {
 	t.Helper()
 	schedulable(t, name)
-	eventually(t, "the status last handed on is stored", func(ctx context.Context) (bool, string) {
-		handed := p.lastHandedOn()
-		if handed == nil {
-			return false, "nothing handed on yet"
+	eventually(t, "the status last sent is stored", func(ctx context.Context) (bool, string) {
+		sent := p.lastSent()
+		if sent == nil {
+			return false, "nothing sent yet"
 		}
-		return sameStatus(handed, stored(ctx, t, name))
+		return sameStatus(sent, stored(ctx, t, name))
 	})
 }
 
 // sameStatus reports whether the node stored has the status of want: the
 // same allocatable and capacity, and the same conditions (but for their
-// heartbeat times, which the node controller sets as it writes).
+// heartbeat times, which a status report moves).
 func sameStatus(want, stored *corev1.Node) (bool, string) {
 	for _, list := range []corev1.ResourceList{want.Status.Capacity, want.Status.Allocatable} {
 		for name, q := range list {

@@ -8,13 +8,11 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/virtual-kubelet/virtual-kubelet/node"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -249,203 +247,76 @@ func TestLabelsBesideAdmin(t *testing.T) {
 	noWriteErrors(t, p)
 }
 
-// TestLabelsNodeControllerRace: the node controller holds a node handed
-// on before a label was removed, the plugin's (the object patch removed
-// it) and an administrator's, and writes it after the removals (a hook
-// holds the controller's read until then; in a cluster, the controller
-// busy with the previous write does the same). The controller's
-// three-way merge would put both labels back (TestNodeControllerLabels
-// shows it); the provider's status patch carries no label, so neither
-// comes back.
-func TestLabelsNodeControllerRace(t *testing.T) {
+// TestLabelsStatusRace: a status patch computed from a node with an
+// administrator's label, and sent after the administrator removed it (a
+// hook holds the patch until then; in a cluster, a slow write does the
+// same), does not put the label back, nor does it touch the plugin's: the
+// status patch names no label. (The Virtual Kubelet node controller,
+// which wrote the status before, merged the labels of the node it held.)
+func TestLabelsStatusRace(t *testing.T) {
 	needsControlPlane(t)
 	const name = "vk-labels-race"
 	p, plugin := startProvider(t, name, time.Hour, withNvidia)
 	labels := map[string]string{gpuProduct: a100, gpuCount: "8"}
-	reply := func(cpu string, labels map[string]string) string {
-		b, err := json.Marshal(map[string]any{"resources": map[string]string{"cpu": cpu}, "labels": labels})
+	reply := func(cpu int) string {
+		b, err := json.Marshal(map[string]any{"resources": map[string]string{"cpu": strconv.Itoa(cpu)}, "labels": labels})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return string(b)
 	}
-	plugin.reply(http.StatusOK, reply("64", labels), 0)
+	plugin.reply(http.StatusOK, reply(64), 0)
 	labelsAre(t, name, "the plugin's labels are stored", labels)
-	setAdminLabel(t, name, ownerLabel, "team-a")
 	setAdminLabel(t, name, rackLabel, "r1")
-	// A status change hands the node, with all four labels, to the
-	// controller, which now counts them among the labels it applied. A
-	// node handed on before the provider's cache had the administrator's
-	// labels is followed by another.
+
+	// Hold the status patches, until one is computed from a node with the
+	// rack label.
+	var hold atomic.Bool
+	held, release := make(chan struct{}), make(chan struct{})
+	p.beforeStatusPatch.set(func(ctx context.Context) {
+		if !hold.Load() {
+			return
+		}
+		select {
+		case held <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+	})
+	hold.Store(true)
 	cpu := 63
-	plugin.reply(http.StatusOK, reply(strconv.Itoa(cpu), labels), 0)
-	eventually(t, "the controller wrote a node with the four labels", func(ctx context.Context) (bool, string) {
-		handed := p.lastHandedOn()
-		if handed == nil || handed.Status.Capacity.Cpu().Value() != int64(cpu) {
-			return false, "not handed on yet"
+	for ; ; cpu-- {
+		plugin.reply(http.StatusOK, reply(cpu), 0)
+		select {
+		case <-held:
+		case <-time.After(defaultWait):
+			t.Fatalf("no status patch for cpu %d", cpu)
 		}
-		if handed.Labels[rackLabel] == "" || handed.Labels[gpuCount] == "" {
-			cpu--
-			plugin.reply(http.StatusOK, reply(strconv.Itoa(cpu), labels), 0)
-			return false, fmt.Sprintf("handed on without the labels: %v", handed.Labels)
+		if p.lastSent().Labels[rackLabel] == "r1" {
+			break
 		}
+		release <- struct{}{} // computed before the provider's cache had the label
+	}
+	setAdminLabel(t, name, rackLabel, "")
+	hold.Store(false)
+	release <- struct{}{}
+	eventually(t, "the status patch held is stored", func(ctx context.Context) (bool, string) {
 		return hasResources(stored(ctx, t, name), map[string]string{"cpu": strconv.Itoa(cpu)})
 	})
-	if applied := stored(t.Context(), t, name).Annotations["virtual-kubelet.io/last-applied-object-meta"]; !strings.Contains(applied, rackLabel) {
-		t.Fatalf("the controller's record lacks %s: %s", rackLabel, applied)
-	}
-
-	// Hold the controller's next read.
-	var armed atomic.Bool
-	held, release := make(chan struct{}), make(chan struct{})
-	var releaseOnce sync.Once
-	releaseAll := func() { releaseOnce.Do(func() { close(release) }) }
-	t.Cleanup(releaseAll)
-	armed.Store(true)
-	p.beforeStatusRead.set(func(ctx context.Context) {
-		if armed.CompareAndSwap(true, false) {
-			close(held)
-			select {
-			case <-release:
-			case <-ctx.Done():
-			}
-		}
-	})
-	plugin.reply(http.StatusOK, reply("40", labels), 0) // handed on with the four labels
-	select {
-	case <-held:
-	case <-time.After(defaultWait):
-		t.Fatal("the controller never read the node")
-	}
-	// Behind the controller's back: the plugin stops listing gpu.count
-	// (the object patch removes it), and the administrator removes the
-	// rack label.
-	plugin.reply(http.StatusOK, reply("40", map[string]string{gpuProduct: a100}), 0)
-	labelsAre(t, name, "the plugin's label is removed", map[string]string{gpuCount: ""})
-	setAdminLabel(t, name, rackLabel, "")
-	releaseAll()
-	eventually(t, "the controller wrote the node it held", func(ctx context.Context) (bool, string) {
-		return hasResources(stored(ctx, t, name), map[string]string{"cpu": "40"})
-	})
-	want := map[string]string{gpuProduct: a100, gpuCount: "", ownerLabel: "team-a", rackLabel: ""}
+	want := map[string]string{gpuProduct: a100, gpuCount: "8", rackLabel: ""}
 	if ok, why := hasLabels(stored(t.Context(), t, name), want); !ok {
-		t.Errorf("after the controller's write: %s", why)
+		t.Errorf("after the status patch: %s", why)
 	}
 	pings := p.count.pings.Load()
 	eventually(t, "five more pings", func(context.Context) (bool, string) { return p.count.pings.Load() >= pings+5, "pings" })
-	node := stored(t.Context(), t, name)
-	if ok, why := hasLabels(node, want); !ok {
+	if ok, why := hasLabels(stored(t.Context(), t, name), want); !ok {
 		t.Errorf("five pings later: %s", why)
 	}
-	if got := node.Annotations[nodeapply.DefaultLabelOwnershipAnnotation]; got != gpuProduct {
-		t.Errorf("the plugin owns %q, want only %s", got, gpuProduct)
-	}
 	noWriteErrors(t, p)
-}
-
-// bareProvider is the least a Virtual Kubelet node controller needs: the
-// test hands it nodes itself.
-type bareProvider struct {
-	mu     sync.Mutex
-	notify func(*corev1.Node)
-}
-
-func (b *bareProvider) Ping(context.Context) error { return nil }
-
-func (b *bareProvider) NotifyNodeStatus(_ context.Context, cb func(*corev1.Node)) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.notify = cb
-}
-
-// TestNodeControllerLabels shows, on the real API server, what the
-// Virtual Kubelet node controller (v1.14.1) does to labels when it is
-// handed a node, with no provider in between: the cpu the test hands on
-// tells when the controller's write of that node is stored.
-//
-//   - A label it never applied (the plugin's, written by an object
-//     patch, and an administrator's) is left alone, though the node it is
-//     handed lacks it.
-//   - Once a node it was handed carried them, they are its own: removed
-//     behind it (by the object patch, by the administrator), they come
-//     back when the node it is handed still has them, an older node; and
-//     a node without them removes them, whoever set them since.
-func TestNodeControllerLabels(t *testing.T) {
-	needsControlPlane(t)
-	const name = "vk-bare-controller"
-	deleteNode(t, name) // left by a run that was killed
-	bare := &bareProvider{}
-	registered := StaticNode(name)
-	controller, err := node.NewNodeController(bare, StaticNode(name), client.CoreV1().Nodes())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() { _ = controller.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		<-controller.Done()
-		deleteNode(t, name)
-	})
-	select {
-	case <-controller.Ready():
-	case <-controller.Done():
-		t.Fatalf("the controller stopped: %v", controller.Err())
-	}
-	cpu := 100
-	hand := func(what string, n *corev1.Node) {
-		t.Helper()
-		cpu++
-		n = n.DeepCopy()
-		q := *resource.NewQuantity(int64(cpu), resource.DecimalSI)
-		n.Status.Capacity[corev1.ResourceCPU], n.Status.Allocatable[corev1.ResourceCPU] = q, q
-		bare.mu.Lock()
-		notify := bare.notify
-		bare.mu.Unlock()
-		notify(n)
-		eventually(t, what+": the controller's write is stored", func(ctx context.Context) (bool, string) {
-			return hasResources(stored(ctx, t, name), map[string]string{"cpu": q.String()})
-		})
-	}
-	objectPatch := func(key, value string) {
-		t.Helper()
-		if _, err := client.CoreV1().Nodes().Patch(t.Context(), name, types.StrategicMergePatchType, labelPatch(t, key, value), metav1.PatchOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-
-	// (a) Labels it did not set.
-	objectPatch(gpuProduct, a100)
-	setAdminLabel(t, name, ownerLabel, "team-a")
-	hand("the static node", registered)
-	node := stored(t.Context(), t, name)
-	if ok, why := hasLabels(node, map[string]string{gpuProduct: a100, ownerLabel: "team-a"}); !ok {
-		t.Errorf("(a) labels it never applied, the node it was handed without them: %s", why)
-	}
-	t.Logf("(a) left alone: %s=%s, %s=%s", gpuProduct, node.Labels[gpuProduct], ownerLabel, node.Labels[ownerLabel])
-
-	// (b) Labels removed behind it.
-	held := stored(t.Context(), t, name) // with both labels, as a provider reads it
-	hand("the node as stored", held)
-	applied := stored(t.Context(), t, name).Annotations["virtual-kubelet.io/last-applied-object-meta"]
-	if !strings.Contains(applied, ownerLabel) || !strings.Contains(applied, gpuProduct) {
-		t.Errorf("its record %s lacks the labels of the node it was handed", applied)
-	}
-	objectPatch(gpuProduct, "")
-	setAdminLabel(t, name, ownerLabel, "")
-	hand("the node it held, handed before the removals", held)
-	node = stored(t.Context(), t, name)
-	if ok, why := hasLabels(node, map[string]string{gpuProduct: a100, ownerLabel: "team-a"}); !ok {
-		t.Errorf("(b) removed behind it, handed an older node: %s, want both put back", why)
-	}
-	t.Logf("(b) put back: %s=%s, %s=%s", gpuProduct, node.Labels[gpuProduct], ownerLabel, node.Labels[ownerLabel])
-	setAdminLabel(t, name, ownerLabel, "team-b") // the administrator's own value now
-	hand("a node without them", registered)
-	node = stored(t.Context(), t, name)
-	if ok, why := hasLabels(node, map[string]string{gpuProduct: "", ownerLabel: ""}); !ok {
-		t.Errorf("(b) labels it applied, handed a node without them: %s, want both removed", why)
-	}
-	t.Logf("(b) removed, the administrator's team-b among them: labels %v", node.Labels)
 }
 
 // TestLabelFence: with the provider's own token and the admission policy

@@ -2,15 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/virtual-kubelet/virtual-kubelet/node"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -25,16 +22,17 @@ import (
 )
 
 // Provider pings a plugin and keeps a virtual node true to its replies and
-// to whether it answers: it hands status changes (resources, conditions)
-// to the Virtual Kubelet node controller and sends the object patch
-// itself, since the node controller sends no spec. The node's Lease, by
+// to whether it answers: it registers the node, and sends the library's
+// patches itself, the object patch (taints, labels) and the status patch
+// (resources, conditions), as the template does. The node's Lease, by
 // which the node lifecycle controller judges that the provider lives, is
 // renewed by the renewer of its process (internal/leases); the conditions say
 // whether the plugin does.
 //
 // Its work is split by job: this file starts and stops it ([Provider.Run],
-// [Provider.RunRetrying]); ping.go is the step at each ping; delivery.go,
-// handoff.go and statuswrite.go bring what changed to the API server;
+// [Provider.RunRetrying]); register.go registers the node; ping.go is the
+// step at each ping; delivery.go and status.go write what changed, and
+// report.go a steady node's status report;
 // internal/caches holds its view of the node and its pods; internal/pods
 // finishes the deletion of its pods; devices.go and poddevices.go, with
 // internal/devices, publish its devices, with -dra-driver.
@@ -51,28 +49,18 @@ type Provider struct {
 	feed    *feed
 	metrics metrics.Node
 
-	mu sync.Mutex // guards handoff
-
 	// What follows belongs to one run: Run sets it up before it starts
-	// the ping loop and the node controller.
+	// the ping loop, and only the ping loop touches it (ping.go,
+	// report.go, devices.go), but live, the caches while they run, which
+	// the parts supervisor reads too, and sent, which tests read.
 
-	// handoff passes the nodes the ping loop hands on to the node
-	// controller (handoff.go).
-	handoff *handoff
 	// events records Kubernetes events on the node.
 	events *nodeEvents
-	// stale is set when the node controller's status write failed: the
-	// next ping applies to the node as cached, not to pending.
-	stale atomic.Bool
-	// advertised is the allocatable list the metrics' gauges show; only
-	// the node controller's goroutine touches it (statuswrite.go).
+	// advertised is the allocatable list the metrics' gauges show
+	// (status.go).
 	advertised corev1.ResourceList
-
-	// Only the ping loop touches what follows (ping.go, report.go,
-	// devices.go), but live, the caches while they run, which the parts
-	// supervisor reads too.
-	caches *caches.Caches
-	live   atomic.Pointer[caches.Caches]
+	caches     *caches.Caches
+	live       atomic.Pointer[caches.Caches]
 	// devices is what the run keeps of the node's devices; nil without a
 	// DRA driver.
 	devices *deviceState
@@ -81,9 +69,8 @@ type Provider struct {
 	// devicesIgnored says that the log has said, once, that the plugin's
 	// devices are ignored (no DRA driver).
 	devicesIgnored bool
-	// pending is the node as last written or handed to the node
-	// controller; it stands in for the cached node while the cache shows
-	// one of the versions in older.
+	// pending is the node as its last write stored it; it stands in for
+	// the cached node while the cache shows one of the versions in older.
 	pending *corev1.Node
 	older   map[string]bool
 	// unseen says that pending is the node as the run registered it, which
@@ -102,19 +89,21 @@ type Provider struct {
 	// ping.
 	lastWarnings map[pingstatus.Warning]bool
 
-	// beforePing, beforeObjectPatch and beforeStatusRead are where a
+	// sent is the node whose status it last sent (status.go).
+	sent atomic.Pointer[corev1.Node]
+
+	// beforePing, beforeObjectPatch and beforeStatusPatch are where a
 	// test steps it (hooks.go): before each ping of its supervisor of one
 	// node; before each object patch is sent, after the node it was
-	// computed from was read; and in the node controller's goroutine,
-	// before each read of the node that precedes its status patch.
-	beforePing, beforeObjectPatch, beforeStatusRead hook
+	// computed from was read; and before each status patch is sent.
+	beforePing, beforeObjectPatch, beforeStatusPatch hook
 
 	// count is what it did, for logs and tests.
 	count struct {
 		pings       atomic.Int64 // plugin pings
 		failures    atomic.Int64 // pings the plugin did not answer
-		writes      atomic.Int64 // changes handed to the node controller, and object patches sent
-		reports     atomic.Int64 // a steady node handed to the node controller for its status report
+		writes      atomic.Int64 // writes of a change: object and status patches, a registration with its first ping
+		reports     atomic.Int64 // status reports of a steady node
 		writeErrors atomic.Int64 // writes the API server refused (a conflict, retried, is not one)
 		conflicts   atomic.Int64 // object patches that conflicted and were retried
 		startErrors atomic.Int64 // starts that failed, each tried again after a backoff
@@ -145,12 +134,9 @@ func NewProvider(cfg Config, client kubernetes.Interface, log *slog.Logger) *Pro
 	}
 }
 
-// Ping is the node controller's liveness check of the provider itself.
-func (p *Provider) Ping(context.Context) error { return nil }
-
 // RunRetrying runs the provider until ctx ends, and then returns nil. A
 // start that fails (the API server unreachable or refusing the node's
-// registration, the caches not synced, the node controller stopped) is
+// registration, the caches not synced) is
 // logged, counted, and tried again after a backoff ([Config.StartRetry]),
 // for as long as it takes. Only a configuration that cannot work is
 // returned at once, as a *SettingError.
@@ -188,13 +174,12 @@ func runRetrying(ctx context.Context, cfg Config, run func(context.Context) erro
 	return nil
 }
 
-// Run starts the provider, once: it reads the node, starts its caches and
-// the node controller, which registers the node, has its Lease renewed,
-// then steps each ping its supervisor hands it (supervisor.go) until ctx
-// ends, and returns nil.
-// If the start fails, or the node controller stops before ctx ends, Run
-// stops what it started and returns the error at once: nothing it waits
-// for outlives it. [Provider.RunRetrying] tries again.
+// Run starts the provider, once: it reads the node, starts its caches,
+// registers the node (or refreshes the node as stored: register.go), has
+// its Lease renewed, then steps each ping its supervisor hands it
+// (supervisor.go) until ctx ends, and returns nil. If the start fails, Run
+// stops what it started and returns the error at once: nothing it starts
+// outlives it. [Provider.RunRetrying] tries again.
 func (p *Provider) Run(ctx context.Context) error {
 	if err := p.cfg.check(); err != nil {
 		return err
@@ -206,13 +191,11 @@ func (p *Provider) Run(ctx context.Context) error {
 		defer broadcaster.Shutdown()
 	}
 	p.events = newNodeEvents(broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: FieldManager, Host: p.cfg.Static.Name}), p.cfg.Static.Name)
-	p.setHandoff(newHandoff())
 	p.pending, p.older, p.unseen, p.statusAt = nil, nil, false, time.Time{}
-	p.stale.Store(false)
 
 	// A read first, which fails at once if the API server cannot be
 	// reached or refuses this provider.
-	registration, stored, err := p.registration(ctx)
+	stored, err := p.storedNode(ctx)
 	if err != nil {
 		return fmt.Errorf("reading the node: %w", err)
 	}
@@ -224,10 +207,6 @@ func (p *Provider) Run(ctx context.Context) error {
 	p.caches = view
 	p.live.Store(view)
 	defer p.live.Store(nil)
-	applied := false
-	if !stored {
-		registration, applied = p.withFirstPing(registration)
-	}
 	defer p.startDevices()()     // the device controller stops before the caches
 	defer p.finishDeletes(ctx)() // and so do the deletes of pods
 
@@ -236,71 +215,27 @@ func (p *Provider) Run(ctx context.Context) error {
 	leases, stopLeases := renewer(ctx, p.cfg, p.client, 1, p.log)
 	defer stopLeases()
 
-	// The node controller runs until Run returns, and Run waits for it.
-	running, stop := context.WithCancel(ctx)
-	// The provider hands the node on at each status report itself, with
-	// jitter (report.go); the controller's own interval (with no Lease of
-	// its, its ping interval) is a backstop it always beats.
-	backstop := 2 * p.cfg.statusReport()
-	watch := &statusWatch{NodeInterface: p.nodes, delivered: p.delivered, beforeRead: &p.beforeStatusRead}
-	watch.absent.Store(!stored)
-	controller, err := node.NewNodeController(p, registration, watch,
-		node.WithNodePingInterval(backstop), node.WithNodeStatusUpdateErrorHandler(p.statusRefused))
+	registered := p.registrar(ctx, stored == nil)
+	node, err := p.register(ctx, stored)
+	registered()
 	if err != nil {
-		stop()
-		return fmt.Errorf("node controller: %w", err)
+		return fmt.Errorf("registering the node: %w", err)
 	}
-	registered := p.registrar(ctx, !stored)
-	go func() { _ = controller.Run(running) }()
-	defer func() {
-		stop()
-		<-controller.Done()
-	}()
-	select {
-	case <-controller.Ready():
-		registered()
-	case <-controller.Done():
-		registered()
-		return fmt.Errorf("registering the node: %w", controller.Err())
-	case <-ctx.Done():
-		registered()
-		return nil
-	}
-	created := watch.registered()
-	if created != nil {
-		// The node as registered stands in for the cached node until the
-		// cache shows it, at the first ping (current).
-		p.setPending(created, nil)
-		p.unseen = true
-		if applied {
-			p.count.writes.Add(1)
-			p.metrics.Write(metrics.KindRegister)
-		}
-	}
+	// The node as registered stands in for the cached node until the
+	// cache shows it, at the first ping (current).
+	p.setPending(node, nil)
+	p.unseen = true
+	p.delivered(nil, node)
 	p.metrics.Running(1)
 	defer p.metrics.Running(-1)
-	leases.Serve(p.cfg.Static.Name, view.Node, created != nil)
+	leases.Serve(p.cfg.Static.Name, view.Node, stored == nil)
 	defer leases.Drop(p.cfg.Static.Name)
 
-	go p.handoff.run(running)
-	p.reportAfter(time.Now(), true) // the controller has just written the status
-	// Ping until ctx ends, or until the node controller stops on its own.
-	pinging, stopPinging := context.WithCancel(running)
-	defer stopPinging()
-	go func() {
-		select {
-		case <-controller.Done():
-			stopPinging()
-		case <-pinging.Done():
-		}
-	}()
+	p.reportAfter(time.Now(), true) // the node was just registered or refreshed
 	p.feed.attach()
 	defer p.feed.detach()
-	for pinging.Err() == nil {
-		p.PingOnce(pinging)
+	for ctx.Err() == nil {
+		p.PingOnce(ctx)
 	}
-	if ctx.Err() != nil {
-		return nil
-	}
-	return errors.New("the node controller stopped")
+	return nil
 }

@@ -9,12 +9,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
 	"github.com/pingnode/pingnode/nodeapply"
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
 // The step at each ping: ask the plugin, apply the outcome to the node,
-// and hand what changed on to be delivered (delivery.go).
+// and write what changed: the object patch (delivery.go), then the
+// status patch (status.go), the library's patches both.
 //
 // Each ping is applied to the node as cached (an informer on this node
 // alone: no read of the API server at a ping), so what an administrator or
@@ -24,12 +26,12 @@ import (
 // was computed from, so a cache that lags costs a conflict, a read of the
 // node as stored and a retry, never a lost taint.
 //
-// A cache lags the provider's own writes too. So that a write on its way
-// is not made twice, the node last written (or handed to the node
-// controller) stands in for the cached one while the cache shows a version
-// the provider knows to be older than that write: the one the write was
-// built on, any the provider read on the way, and the result of its own
-// object patch when the status is still to come. A cache shows versions in
+// A cache lags the provider's own writes too. So that a write is not made
+// twice, the node as its last write stored it stands in for the cached
+// one while the cache shows a version the provider knows to be older than
+// that write: the one the write was built on, any the provider read on
+// the way, and the result of its own object patch when the status patch
+// came after it. A cache shows versions in
 // order, so any other version is newer and holds the write, or another
 // writer's change, which the next Apply sees.
 //
@@ -37,10 +39,9 @@ import (
 // the status are independent writes: an object patch the API server
 // refuses never holds the status back. The status then goes on with the
 // node as stored, and the next ping, applied to that node, finds the
-// taints and labels still to send and sends them again. The node
-// controller writes no label and no annotation but its own records
-// (statusWatch, statuswrite.go), so a node it holds that is older than the
-// node as stored never undoes a label removed since.
+// taints and labels still to send and sends them again. The status patch
+// names no label and no taint, so it never undoes one removed since the
+// ping was applied.
 
 // PingOnce takes the next ping that its supervisor handed the node (its
 // plugin's ping, or the ping of its part: source.go), applies it to the
@@ -74,7 +75,7 @@ func (p *Provider) PingOnce(ctx context.Context) {
 	p.publishDevices(ctx, base, ping, pool)
 	p.podDevices(ctx, pool.Devices)
 	if len(res.Changes) == 0 {
-		p.reportIfDue(base, time.Now())
+		p.reportIfDue(ctx, base, ping, time.Now())
 		return
 	}
 	if p.holdsBack(res, ping.At) {
@@ -95,21 +96,26 @@ func (p *Provider) PingOnce(ctx context.Context) {
 		} else {
 			p.logChanges(d.res, pingstatus.SubjectTaint, pingstatus.SubjectLabel, pingstatus.SubjectAnnotation)
 			base, res, objectSent = d.stored, d.res, true
+			older = append(older, base.ResourceVersion)
 		}
 	}
-	// The node as stored (with the taints and labels just delivered, or
-	// as they were), with the new status; it stands in for the cached
-	// node while the cache shows base's version (the result of the object
-	// patch, if any) or an older one.
-	next := withStatus(base, res.Node)
-	older = append(older, base.ResourceVersion)
-	switch {
-	case res.NeedsStatusPatch():
+	// The status goes on from the node as stored (with the taints and
+	// labels just delivered, or as they were). The node as stored after
+	// the last write stands in for the cached node while the cache shows
+	// one of the versions before it.
+	if res.NeedsStatusPatch() {
 		p.logChanges(res, pingstatus.SubjectResource, pingstatus.SubjectCondition)
-		p.statusAt = ping.At
-		p.handOn(next, older)
-	case objectSent:
-		p.setPending(next, older) // only the taints: nothing more is on its way
+		p.count.writes.Add(1)
+		p.metrics.Write(metrics.KindStatus)
+		if stored, err := p.deliverStatus(ctx, base, res); err == nil {
+			p.statusAt = ping.At
+			p.reportAfter(time.Now(), true)
+			p.setPending(stored, older)
+			return
+		}
+	}
+	if objectSent {
+		p.setPending(base, older)
 	}
 }
 
@@ -120,9 +126,6 @@ func (p *Provider) PingOnce(ctx context.Context) {
 // takes the node as registered), or deleted by someone, and then
 // registered again.
 func (p *Provider) current(ctx context.Context) (*corev1.Node, error) {
-	if p.stale.Swap(false) {
-		p.pending, p.older = nil, nil // a status write failed: it is not on its way
-	}
 	unseen := p.unseen
 	p.unseen = false
 	cached, err := p.caches.Node.Get(p.cfg.Static.Name)

@@ -2,64 +2,106 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
 	"github.com/pingnode/pingnode/nodeapply"
 )
 
-// A node's registration. A run reads the node once (registration); a new
-// node is created by the node controller, with its first ping applied
-// when one waits (withFirstPing), so that a fleet's new node costs the API
-// server one create, not a create, a status read and patch, and an object
-// patch; a node someone deleted is registered again by the ping that finds
-// it gone (registerAgain).
+// A node's registration. A run reads the node once (storedNode). A new
+// node is created with its first ping applied when one waits
+// (withFirstPing), so that a fleet's new node costs the API server one
+// create, not a create, a status patch and an object patch. A node stored
+// already keeps what it has, and takes this provider's static labels and
+// version, as a kubelet's at its start (refresh). A node someone deleted
+// is registered again by the ping that finds it gone (registerAgain).
 
-// registration is the node handed to the node controller, and whether
-// the node is stored: the static configuration, or, when the node is
-// stored already (the provider restarted), the stored status, labels and
-// annotations over it. The controller's first write replaces the stored
-// status with this one, and its later writes remove what it wrote before
-// and this one lacks, so starting from the static node would drop the
-// plugin's last resources, the conditions and the ownership annotation.
-// It reads the node as stored, once: from the API server, or, at the first
-// run of a part's node, as its supervisor read it at the ping that
-// registers it (readNew).
-func (p *Provider) registration(ctx context.Context) (*corev1.Node, bool, error) {
-	node := p.cfg.Static.DeepCopy()
+// storedNode returns the node as stored, nil when there is none. It reads
+// it once: from the API server, or, at the first run of a part's node, as
+// its supervisor read it at the ping that registers it (readNew).
+func (p *Provider) storedNode(ctx context.Context) (*corev1.Node, error) {
 	var stored *corev1.Node
 	var err error
 	if r := p.known; r != nil {
 		p.known = nil
 		stored, err = p.ours(r.node, r.err)
 	} else {
-		stored, err = p.ours(p.nodes.Get(ctx, node.Name, metav1.GetOptions{}))
+		stored, err = p.ours(p.nodes.Get(ctx, p.cfg.Static.Name, metav1.GetOptions{}))
 	}
 	if apierrors.IsNotFound(err) {
-		return node, false, nil
+		return nil, nil
 	}
+	return stored, err
+}
+
+// register creates the node when stored is nil, and otherwise refreshes
+// it; it returns the node as stored after.
+func (p *Provider) register(ctx context.Context, stored *corev1.Node) (*corev1.Node, error) {
+	if stored != nil {
+		return p.refresh(ctx, stored)
+	}
+	node, applied := p.withFirstPing(p.cfg.Static.DeepCopy())
+	created, err := p.nodes.Create(ctx, node, metav1.CreateOptions{FieldManager: FieldManager})
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
-	status := stored.Status.DeepCopy()
-	status.NodeInfo = node.Status.NodeInfo // this provider's version
-	node.Status = *status
-	labels := stored.Labels
-	for k, v := range node.Labels {
-		if labels == nil {
-			labels = map[string]string{}
+	if applied {
+		p.count.writes.Add(1)
+		p.metrics.Write(metrics.KindRegister)
+	}
+	return created, nil
+}
+
+// refresh gives stored, a node registered before this run (by this
+// provider before a restart, or by another, as interLink's), this
+// provider's static labels and version (its status.nodeInfo), writing
+// only what differs; what else it has stays, and the next ping brings the
+// plugin's reply. It returns the node as stored after.
+func (p *Provider) refresh(ctx context.Context, stored *corev1.Node) (*corev1.Node, error) {
+	static := p.cfg.Static
+	labels := map[string]string{}
+	for k, v := range static.Labels {
+		if got, ok := stored.Labels[k]; !ok || got != v {
+			labels[k] = v
 		}
-		labels[k] = v
 	}
-	node.Labels, node.Annotations = labels, stored.Annotations
-	return node, true, nil
+	var err error
+	if len(labels) > 0 {
+		patch := map[string]any{"metadata": map[string]any{"labels": labels}}
+		if stored, err = p.patch(ctx, metrics.KindObject, patch); err != nil {
+			return nil, err
+		}
+	}
+	if !equality.Semantic.DeepEqual(stored.Status.NodeInfo, static.Status.NodeInfo) {
+		patch := map[string]any{"status": map[string]any{"nodeInfo": static.Status.NodeInfo}}
+		if stored, err = p.patch(ctx, metrics.KindStatus, patch, "status"); err != nil {
+			return nil, err
+		}
+	}
+	return stored, nil
+}
+
+// patch sends patch, a JSON merge patch, to the node or to its
+// subresource, as a write of kind.
+func (p *Provider) patch(ctx context.Context, kind string, patch map[string]any, subresource ...string) (*corev1.Node, error) {
+	data, err := json.Marshal(patch)
+	if err != nil {
+		return nil, err
+	}
+	p.count.writes.Add(1)
+	p.metrics.Write(kind)
+	return p.nodes.Patch(ctx, p.cfg.Static.Name, types.MergePatchType, data, metav1.PatchOptions{FieldManager: FieldManager}, subresource...)
 }
 
 // registrar waits, when the node is new and its supervisor bounds how
 // many register at once, until the node may register, and returns what to
-// call once its node controller has registered it (or failed to).
+// call once it is registered (or failed to be).
 func (p *Provider) registrar(ctx context.Context, new bool) (registered func()) {
 	places := p.cfg.registering
 	if !new || places == nil {
@@ -76,12 +118,10 @@ func (p *Provider) registrar(ctx context.Context, new bool) (registered func()) 
 // withFirstPing is node, new, with the ping that waits for its run applied
 // (the first ping of a part's node, which its supervisor handed on before
 // the run started): the node is then registered with its status, taints and
-// labels in one request, not registered bare and written again at once,
-// which took a status write (a read and a patch) and an object patch more
-// for each of a fleet's new nodes. The run's first step applies the same
-// ping again, to the node as registered, and finds nothing to write. A node
-// of its own has no ping waiting: its supervisor pings once the run takes
-// the pings.
+// labels in one request, not registered bare and written again at once.
+// The run's first step applies the same ping again, to the node as
+// registered, and finds nothing to write. A node of its own has no ping
+// waiting: its supervisor pings once the run takes the pings.
 func (p *Provider) withFirstPing(node *corev1.Node) (*corev1.Node, bool) {
 	ping, ok := p.feed.peek()
 	if !ok || !ping.Reached() {
@@ -96,10 +136,8 @@ func (p *Provider) withFirstPing(node *corev1.Node) (*corev1.Node, bool) {
 
 // registerAgain returns the node as stored, and registers it again, as
 // the static configuration has it, if someone deleted it: the ping then
-// brings back what the plugin reports, and the node controller's next
-// status write what it was handed. This is the one place that registers
-// a node once the node controller has; the node controller's status
-// error handler only says that the node is gone (statuswrite.go).
+// brings back what the plugin reports. This is the one place that
+// registers a node once its run has.
 func (p *Provider) registerAgain(ctx context.Context) (*corev1.Node, error) {
 	stored, err := p.nodes.Get(ctx, p.cfg.Static.Name, metav1.GetOptions{})
 	if !apierrors.IsNotFound(err) {
@@ -107,7 +145,7 @@ func (p *Provider) registerAgain(ctx context.Context) (*corev1.Node, error) {
 	}
 	p.log.Warn("the node is gone; registering it again")
 	stored, err = p.nodes.Create(ctx, p.cfg.Static, metav1.CreateOptions{FieldManager: FieldManager})
-	if apierrors.IsAlreadyExists(err) { // registered meanwhile, by the node controller
+	if apierrors.IsAlreadyExists(err) { // registered meanwhile, by another
 		return p.ours(p.nodes.Get(ctx, p.cfg.Static.Name, metav1.GetOptions{}))
 	}
 	return stored, err

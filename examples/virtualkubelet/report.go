@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"math/rand/v2"
 	"time"
 
@@ -19,7 +20,7 @@ const DefaultStatusReport = 5 * time.Minute
 // NodeStatusUpdateFrequency is the kubelet's nodeStatusUpdateFrequency:
 // with -parts, a ping whose changes are figures alone (capacity and
 // allocatable: nodeapply.Result.FiguresOnly, nodeapply rule change-list) is not
-// delivered while the node's status was handed on less than this long
+// written while the node's status was written less than this long
 // before, by the pings' times. The next ping, applied to the node as it
 // stands, finds the change still to make, so that a backend whose free
 // cpus change at every ping costs one status write in this long, not one
@@ -29,23 +30,18 @@ const DefaultStatusReport = 5 * time.Minute
 const NodeStatusUpdateFrequency = 10 * time.Second
 
 // The provider writes the node's status when a ping changes it (at once),
-// and otherwise once every status report interval, as the kubelet does. To
-// keep many nodes from writing in step (Kubernetes issue 124202: 5,000
+// and otherwise once every status report interval, as the kubelet does:
+// the report refreshes the heartbeat of each condition the provider sets.
+// To keep many nodes from writing in step (Kubernetes issue 124202: 5,000
 // kubelets aligned on the 5-minute mark), it uses the kubelet's jitter:
 // after a start and after each change, the next report alone moves by a
 // random shift, uniform within half the interval either way; the reports
 // that follow keep the interval. Nodes started together, or changed by
 // one event, so spread over a whole interval after one report.
-//
-// The Virtual Kubelet node controller has no jitter of its own: its status
-// timer restarts at each update it sends, with a fixed interval. The
-// provider therefore decides when to report, and hands the node to the
-// controller then; the controller's own timer is set to twice the interval
-// (see [Provider.Run]), a backstop that a running provider always beats.
 
 // holdsBack reports whether res, the change of the ping at at, waits:
 // a part's node's change of figures alone, less than
-// [NodeStatusUpdateFrequency] after its last status handed on.
+// [NodeStatusUpdateFrequency] after its last status written.
 func (p *Provider) holdsBack(res nodeapply.Result, at time.Time) bool {
 	return p.cfg.Parts != nil && res.FiguresOnly() && at.Sub(p.statusAt) < NodeStatusUpdateFrequency
 }
@@ -61,15 +57,25 @@ func (p *Provider) reportAfter(now time.Time, shift bool) {
 	p.reportDue = now.Add(d)
 }
 
-// reportIfDue hands node, unchanged, to the node controller if the status
-// report interval has passed since the last write of its status: the
-// controller refreshes the conditions' heartbeat times and writes it.
-func (p *Provider) reportIfDue(node *corev1.Node, now time.Time) {
+// reportIfDue writes the status of base, steady at this ping, if the
+// status report interval has passed since its last write: the ping
+// applied again with every heartbeat due (nodeapply's
+// Options.HeartbeatInterval), which changes the heartbeat times of the
+// conditions the provider sets, and nothing else.
+func (p *Provider) reportIfDue(ctx context.Context, base *corev1.Node, ping nodeapply.Ping, now time.Time) {
 	if now.Before(p.reportDue) {
 		return
 	}
+	p.reportAfter(now, false)
+	opts := p.opts.apply
+	opts.HeartbeatInterval = time.Nanosecond // due, whatever their age
+	res := nodeapply.Apply(base, ping, opts)
+	if !res.NeedsStatusPatch() {
+		return // a ping without a time moves no heartbeat
+	}
 	p.count.reports.Add(1)
 	p.metrics.Write(metrics.KindReport)
-	p.reportAfter(now, false)
-	p.handoff.put(node)
+	if stored, err := p.deliverStatus(ctx, base, res); err == nil {
+		p.setPending(stored, []string{base.ResourceVersion})
+	}
 }

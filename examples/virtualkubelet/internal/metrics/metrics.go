@@ -24,8 +24,8 @@ const (
 	outcomeFailed   = "failed"   // it did not: transport error, timeout, other status
 
 	KindObject = "object" // an object patch (taints, labels, ownership annotations) sent to the API server
-	KindStatus = "status" // a changed status handed to the node controller
-	KindReport = "report" // a steady node's status handed on for its periodic report
+	KindStatus = "status" // a status patch sent to the API server
+	KindReport = "report" // a steady node's status written for its periodic report
 	// KindRegister is a new node registered with its first ping applied:
 	// its status, taints and labels in the one create.
 	KindRegister = "register"
