@@ -10,8 +10,8 @@
 //
 //	go run . -kubeconfig /tmp/pingnode-env/kubeconfig -dra-driver gpu.nvidia.com
 //
-// One process can run a fleet of virtual nodes, each with its own node
-// controller, Lease and plugin URL ({i} in -plugin is the node's index,
+// One process can run a fleet of virtual nodes, each with its own Lease
+// and plugin URL ({i} in -plugin is the node's index,
 // for a gateway that serves many; without it, one plugin serves all):
 //
 //	go run . -kubeconfig /tmp/pingnode-env/kubeconfig -nodes 100 -node 'pingnode-virtual-{i}'
@@ -23,8 +23,8 @@
 //	go run . -kubeconfig /tmp/pingnode-env/kubeconfig -parts -node 'slurm-{part}'
 //
 // Several replicas can run for the same nodes: with -leader-elect they
-// elect a leader with a Lease (see internal/election), and only the leader runs
-// the node controllers and pings. With -metrics-addr, each serves its
+// elect a leader with a Lease (see internal/election), and only the leader
+// serves the nodes and pings. With -metrics-addr, each serves its
 // Prometheus metrics (see internal/metrics):
 //
 //	go run . -kubeconfig /tmp/pingnode-env/kubeconfig -leader-elect -leader-elect-id a -metrics-addr 127.0.0.1:9101
@@ -48,12 +48,12 @@
 //	| file | job |
 //	|---|---|
 //	| `config.go`, `flags.go` | configuration: `Config` and its check, the library's options and the plugin client (built in one place each), the command line's flags (registered in one function, checked once at start) |
-//	| `lifecycle.go`, `fleet.go` | start, retry and stop, one lifecycle for a node and a supervisor: `Run`, `RunRetrying`, the node's registration; the fleet's configurations, and a supervisor for each of them, with one Lease renewer |
+//	| `lifecycle.go`, `register.go`, `fleet.go` | start, retry and stop, one lifecycle for a node and a supervisor: `Run`, `RunRetrying`; the node's registration, or its refresh when it is stored; the fleet's configurations, and a supervisor for each of them, with one Lease renewer |
 //	| `supervisor.go`, `source.go` | the one ping loop: the supervisor that pings the plugin for its one node, or once for every part and asks `nodeapply/parts` what becomes of each node; the feed that hands a node its ping |
-//	| `ping.go`, `held.go`, `report.go` | the step at each ping: apply it, what the node's pods hold, when a steady node reports |
+//	| `ping.go`, `held.go`, `report.go` | the step at each ping: apply it, what the node's pods hold, a steady node's status report |
 //	| `internal/leases` | the one renewer of every node's Lease |
 //	| `parts.go`, `partnode.go` | with `-parts`, a node for each of the plugin's parts (see Parts): a part's node, its name and labels, and which nodes are the provider's; the runner of each part's node |
-//	| `delivery.go`, `handoff.go`, `statuswrite.go` | delivery to the API server: the object patch (taints, labels, their ownership annotations); the status handed to the node controller; the client the node controller writes the status through, and what a write stored |
+//	| `delivery.go`, `status.go` | the library's patches sent to the API server: the object patch (taints, labels, their ownership annotations), with a precondition; the status patch (resources, conditions), and what it stored |
 //	| `internal/caches` | the informers the provider reads its node, its pods, its ResourceSlices and the ResourceClaims from; with `-parts`, the supervisor's, which every part's node reads by its name |
 //	| `podfinish.go`, `internal/pods` | the end of a pod deleted on the node: deleted at once (grace period 0), as a kubelet deletes a pod that has stopped (see Pods deleted on the node); `podfinish.go` wires the finisher to the node's caches and its pings |
 //	| `devices.go`, `poddevices.go`, `internal/devices` | with `-dra-driver`, its devices (see Devices): the pool read at each ping and handed on when it changed; what each pod bound to the node was given; the ResourceSlice controller that publishes the pool, and the pool's split into slices |
@@ -77,7 +77,7 @@
 // `delete` on pods, which `-print-node-policy` fences to the pods of its
 // own nodes that are being deleted (see Rights).
 //
-// # Labels and the node controller
+// # Labels
 //
 // The plugin's reply may carry `labels` (see pingstatus/doc.go, rules label-valid
 // and label-namespace): `nodeapply` keeps the plugin's labels apart from
@@ -90,31 +90,11 @@
 // is said as a Warning event `LabelRefused` and in
 // `pingnode_warnings_total{subject="label",action="refused"}`.
 //
-// The Virtual Kubelet node controller (v1.14.1, `node/node.go`) patches
-// labels and annotations with the status, by a three-way merge against its
-// own record on the node (the annotation
-// `virtual-kubelet.io/last-applied-object-meta`) and with no precondition.
-// `TestNodeControllerLabels` shows on the real API server what it does:
-//
-//   - a label it never applied (the plugin's, written by the object patch; an
-//     administrator's `kubectl label`) is left alone, though the node it is
-//     handed lacks it;
-//   - once a node it was handed carried a label, the label is its own: removed
-//     behind it, the label comes back when the node it writes still has it (a
-//     node handed on before the removal, written while the controller was
-//     busy), and a node without it removes it, whoever set it since.
-//
-// So the provider hands the controller the node as stored (read back after
-// the object patch, or from its cache) with the ping's status applied, and
-// the node client the controller writes through sends its status patch
-// without labels and without annotations other than the controller's own
-// records: once the node is registered, the labels and annotations are
-// written by the object patch and by others, never by the controller.
-// `TestLabelsNodeControllerRace` holds the controller with a node handed on
-// before the plugin dropped a label and an administrator removed one, and
-// shows that neither comes back (with the controller's own patch, the
-// administrator's label came back for good). One consequence: a static
-// label an administrator removed is not put back at the provider's restart.
+// The status patch names no label, so a status written after an
+// administrator removed a label never puts it back
+// (`TestLabelsStatusRace`). The static labels are written at
+// registration, and again at each start of a node stored without them
+// (`register.go`), as a kubelet does at its start.
 //
 // # Devices
 //
@@ -332,9 +312,8 @@
 // 25 KB of memory a node). A part's allocatable is on its node, not in
 // `pingnode_node_allocatable`. `/readyz` waits for every part's node served.
 //
-// What a part's node costs. Each part's node has its own Virtual
-// Kubelet node controller, which writes a steady status every 5 minutes,
-// and little more: the process's one renewer renews every node's Lease
+// What a part's node costs. Each part's node writes a steady status
+// every 5 minutes (its status report), and little more: the process's one renewer renews every node's Lease
 // every 10 s (360 Lease writes a node-hour, as a kubelet: one delaying
 // queue and 64 workers for all, `internal/leases`); each node reads its
 // node and its pods from the supervisor's two watches (the nodes with its
@@ -347,7 +326,7 @@
 // 1,500 requests a second, with a burst of 3,000 (`partsQPS`,
 // `partnode.go`): the worst case of the fleet the provider is sized for,
 // 5,000 parts, which every 10 s renew 5,000 Leases and write at most 5,000
-// statuses, each the node controller's read of the node and its patch; a
+// statuses, each one patch; a
 // steady fleet needs about a third of it. client-go's default, 5 a second,
 // is what made the supervisor of the version before take 3 minutes 20 to
 // register 1,000 parts (one read of each).
@@ -446,7 +425,7 @@
 // rest run: the flags and what a flag that cannot work says
 // (`flags_test.go`), the printed manifests (`-print-rbac`,
 // `-print-node-policy`, and `deploy/`, which must be what they print), the
-// rules of `internal/rights`, the node controller's status patch, the
+// rules of `internal/rights`, a stored node's refresh, the
 // finisher of pods being deleted (`internal/pods`), and the provider itself, a node under its
 // supervisor of one node against a fake clientset
 // (`k8s.io/client-go/kubernetes/fake`) and a plugin on `httptest`: its

@@ -70,7 +70,7 @@ const DefaultTimeout = 3 * time.Second
 func registerFlags(fs *flag.FlagSet) *flags {
 	f := &flags{fs: fs, base: Config{StaticKeys: []string{StaticTaintKey}}}
 	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "the cluster's kubeconfig `file`; not given: $KUBECONFIG; empty: the in-cluster configuration")
-	fs.IntVar(&f.nodes, "nodes", 1, "how many virtual nodes to run, each with its own node controller, Lease, client and plugin URL: "+Index+" in -node (required with more than one) and in -plugin is the node's index, from 0")
+	fs.IntVar(&f.nodes, "nodes", 1, "how many virtual nodes to run, each with its own Lease, client and plugin URL: "+Index+" in -node (required with more than one) and in -plugin is the node's index, from 0")
 	fs.StringVar(&f.node, "node", "pingnode-virtual", "the node's `name`; with -nodes above 1 it must hold "+Index+". With -parts, a template that holds "+PartToken+" exactly once, the part's name (-node 'slurm-"+PartToken+"' names the node of the part cn001 slurm-cn001), "+DefaultPartsNode+" when not given; it must make a valid node name (a DNS subdomain of at most 253 characters) of every valid part name (a DNS label of at most 63), so at most 190 characters around "+PartToken+"")
 	fs.StringVar(&f.plugin, "plugin", "http://127.0.0.1:4000/status", "the plugin's status `URL`: http://, https://, or unix:///path/to/plugin.sock (with -plugin-http-path); "+Index+" in it is the node's index")
 	f.base.Transport.AddFlags(fs, "plugin-")
@@ -98,7 +98,7 @@ func registerFlags(fs *flag.FlagSet) *flags {
 	fs.DurationVar(&f.partGrace, "part-grace", nodeapply.DefaultGrace, "with -parts: how long a part's node keeps its running pods once the reply no longer lists its part (nodeapply.Options.PartGrace), more than zero: new pods are kept away at once (the taint "+nodeapply.PartGoneTaintKey+":NoSchedule), after it Ready turns False and the node's pods are evicted by their tolerations, and the node is deleted once no pod holds it")
 	fs.StringVar(&f.partsOwner, "parts-owner", "", "with -parts: the `owner` of the parts' nodes, the value of their label "+OwnerLabel+", which says they are this provider's: it serves those it finds at start and after a takeover, and touches no other node. A label value, at most 63 characters; not given: -node with "+PartToken+" read as part (slurm-part for slurm-"+PartToken+"), and a template that makes one longer needs one given")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "the `host:port` to serve Prometheus metrics on, at /metrics, and the probes /healthz and /readyz; empty: none")
-	fs.BoolVar(&f.leaderElect, "leader-elect", false, "elect a leader among replicas with a Lease: only the leader runs the node controllers and pings")
+	fs.BoolVar(&f.leaderElect, "leader-elect", false, "elect a leader among replicas with a Lease: only the leader serves the nodes and pings")
 	fs.StringVar(&f.election.Namespace, "leader-elect-namespace", metav1.NamespaceDefault, "the `namespace` of the leader election Lease")
 	fs.StringVar(&f.election.Name, "leader-elect-name", "", "the `name` of the leader election Lease (empty: pingnode- and the -node pattern, "+Index+" read as fleet and "+PartToken+" as parts)")
 	fs.StringVar(&f.election.Identity, "leader-elect-id", "", "this replica's `identity` in the Lease, not empty; not given: the host name and the process id")

@@ -33,6 +33,8 @@ var fleetSmoke = flag.Bool("fleet.smoke", false, "BenchmarkFleet as a smoke run:
 type fleetPlugin struct {
 	mu  sync.Mutex
 	cpu []int
+	// flip changes each node's reply at every ping, once set.
+	flip bool
 }
 
 func (f *fleetPlugin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -42,6 +44,9 @@ func (f *fleetPlugin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	cpu := 0
 	if ok {
 		cpu = f.cpu[i]
+		if f.flip {
+			f.cpu[i] = 127 - cpu
+		}
 	}
 	f.mu.Unlock()
 	if !ok {
@@ -49,6 +54,13 @@ func (f *fleetPlugin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_, _ = w.Write([]byte(strings.Replace(goodReply, `"cpu":"64"`, fmt.Sprintf(`"cpu":"%d"`, cpu), 1)))
+}
+
+// flipping makes every reply differ from the node's last from now on.
+func (f *fleetPlugin) flipping() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.flip = true
 }
 
 // change makes node i's next reply differ from its last.

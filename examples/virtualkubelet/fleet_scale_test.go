@@ -24,14 +24,23 @@ import (
 // what the provider of one node uses in all. Every node must be Ready
 // with its plugin's figures, and its Lease renewed every 10 s. With
 // $PINGNODE_FLEET_BEFORE, the path of a provider built from another
-// version, it measures that one first, and the ratios.
+// version, it measures that one first, and the ratios. With
+// $PINGNODE_FLEET_CHANGING=1, every reply differs from the node's last
+// once every node is Ready (its cpu, 64 then 63), so every ping in the
+// window changes its node: the CPU a node-hour, over its 720 pings, is
+// the CPU of a changing ping.
 //
 //	PINGNODE_FLEET_BEFORE=/tmp/vk-head go test -run TestFleetScale -v -timeout 30m .
 func TestFleetScale(t *testing.T) {
 	needsControlPlane(t)
 	n, window := scaleSettings(t, "PINGNODE_FLEET", 100, 2)
-	measureVersions(t, os.Getenv("PINGNODE_FLEET_BEFORE"), fmt.Sprintf("%d nodes of their own", n), func(t *testing.T, version, bin string, env []string) partsCost {
-		return measureFleet(t, bin, env, "vk-fleet-scale-"+version+"-", n, window)
+	changing := os.Getenv("PINGNODE_FLEET_CHANGING") == "1"
+	what := fmt.Sprintf("%d nodes of their own", n)
+	if changing {
+		what += ", every ping changing"
+	}
+	measureVersions(t, os.Getenv("PINGNODE_FLEET_BEFORE"), what, func(t *testing.T, version, bin string, env []string) partsCost {
+		return measureFleet(t, bin, env, "vk-fleet-scale-"+version+"-", n, window, changing)
 	})
 }
 
@@ -61,7 +70,7 @@ func fleetReady(ctx context.Context, prefix string, n int) (bool, string) {
 
 // measureFleet runs bin as a provider of one node, then of n, and
 // measures the second against the first.
-func measureFleet(t *testing.T, bin string, env []string, prefix string, n int, window time.Duration) partsCost {
+func measureFleet(t *testing.T, bin string, env []string, prefix string, n int, window time.Duration, changing bool) partsCost {
 	plugin := &fleetPlugin{cpu: make([]int, n)}
 	for i := range plugin.cpu {
 		plugin.cpu[i] = 64
@@ -96,7 +105,10 @@ func measureFleet(t *testing.T, bin string, env []string, prefix string, n int, 
 	deleteFleet(t, prefix, 1)
 
 	p, url := start(n)
-	time.Sleep(30 * time.Second)                       // the first status reports, the controller manager's annotations
+	time.Sleep(30 * time.Second) // the first status reports, the controller manager's annotations
+	if changing {
+		plugin.flipping()
+	}
 	cost, d := costOver(t, p, url, s1, n-1, n, window) // memory above one node, of the n-1 others
 	cost.current = 1
 	t.Logf("counted in %s:%s", window, d)

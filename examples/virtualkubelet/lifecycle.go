@@ -82,7 +82,7 @@ type Provider struct {
 	// once taken, and for a node of its own.
 	known *read
 	// reportDue is when a steady node's status is next written, statusAt
-	// the time of the ping whose status it last handed on (ping.go).
+	// the time of the ping whose status it last wrote (ping.go).
 	reportDue, statusAt time.Time
 	// lastWarnings are the warnings of the last ping's reply and of its
 	// Apply: a warning is logged when it begins or changes, not at every

@@ -16,7 +16,7 @@ import (
 )
 
 // A part's node, as the parts supervisor runs it: a Provider of its own
-// (its node controller, Lease, object patch and status, devices and the
+// (its registration, Lease, object and status patches, devices and the
 // end of its pods' deletion, as any node's), whose pings are the
 // supervisor's pings of the part (partFeed, source.go). What a fleet's
 // node has of its own, a part's node shares with the others: it reads
@@ -24,17 +24,18 @@ import (
 // through the supervisor's client, records its events through the
 // supervisor's broadcaster, counts in the template's metrics, and has its
 // Lease renewed by the process's renewer (internal/leases), so that a part's
-// node costs its node controller, and little more.
+// node costs its writes, and little more.
 
 // The rate limit of the client every part's node of a process writes
 // through. A fleet of N nodes writes, every 10 s, N Lease renewals (one
 // update each) and, with the figures held back (NodeStatusUpdateFrequency,
-// report.go), at most N status writes (the node controller's read of the
-// node and its patch: two requests), so at most 3N/10 requests a second,
-// besides the rare object patches; a steady fleet writes a status once
-// every status report (5 minutes), and so about N/10 a second. The limit
-// is the worst case of the fleet the provider is sized for, 5,000 parts:
-// 1,500 a second, with a burst of two seconds' worth for a start, when
+// report.go), at most N status patches, so at most 2N/10 requests a
+// second, besides the rare object patches; a steady fleet writes a status
+// once every status report (5 minutes), and so about N/10 a second. The
+// limit is half again the worst case of the fleet the provider is sized
+// for, 5,000 parts (1,000 a second, and 1,500 when the Virtual Kubelet
+// node controller read the node before each status patch): 1,500 a
+// second, with a burst of two seconds' worth for a start, when
 // every node registers (client-go's default, 5 a second, would let a
 // fleet of 5,000 renew a Lease once every 1,000 s). The API server's
 // priority and fairness, not this limit, guards the API server.
@@ -86,7 +87,7 @@ func (s *supervisor) start(ctx context.Context, part string, known *read) *partN
 }
 
 // registrars is how many new parts' nodes register at once, each until
-// its node controller has created it. The 5,000 parts of a first ping
+// its create is answered. The 5,000 parts of a first ping
 // registered all at once sent 5,000 creates together; the API server's
 // priority and fairness turned four in five away (429), and client-go
 // sent them again and again: 5 creates a node. With a bound as wide as

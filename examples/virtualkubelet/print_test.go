@@ -9,9 +9,11 @@ import (
 
 // printedFlags are flag sets whose -print-rbac and -print-node-policy
 // output testdata/print holds, one file each. The ten without -parts were
-// printed by the provider before it served parts, and must stay so byte
-// for byte (-update never rewrites them); those with -parts are rewritten
-// by go test -run TestPrintedRights -update.
+// printed by the provider before it served parts, and must stay so rule
+// for rule (-update never rewrites them; the words of three rules' reasons
+// were edited by hand when the Virtual Kubelet node controller went);
+// those with -parts are rewritten by go test -run TestPrintedRights
+// -update.
 var printedFlags = []struct {
 	file  string
 	parts bool

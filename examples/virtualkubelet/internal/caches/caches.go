@@ -275,8 +275,7 @@ func (c *Caches) NodeSlices() []*resourcev1.ResourceSlice {
 // The managed fields of the nodes and pods the provider holds are not
 // kept: no reader needs them (its object patches are strategic merge
 // patches, with their field manager), and they are a third of a node's
-// size or more, held several times a node (its cache, the node
-// controller's last write, the last one handed on).
+// size or more, held more than once a node (its cache, its last write).
 
 // stripManagedFields is the transform of a node or a pod as it enters a
 // cache: without its managed fields.

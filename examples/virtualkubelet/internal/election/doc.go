@@ -1,5 +1,5 @@
 // Package election elects, among replicas of the provider run for the
-// same nodes (`-leader-elect`), the one that runs the node controllers and
+// same nodes (`-leader-elect`), the one that runs the nodes and
 // pings: client-go's leader election with a Lease ([Election.Lead]). Only
 // the leader writes the nodes, their Leases and their events; a standby
 // writes nothing but its tries at the election Lease.

@@ -21,7 +21,7 @@ import (
 )
 
 // Election is how replicas of the provider elect the one that runs the
-// node controllers and pings: client-go's leader election with a Lease.
+// nodes and pings: client-go's leader election with a Lease.
 // The timings default to kube-controller-manager's.
 type Election struct {
 	// Namespace and Name are the Lease's.

@@ -7,7 +7,7 @@
 // delaying queue and a few workers, instead of a goroutine, a timer, a
 // copy of the node at each renewal and a copy of the Lease with its
 // managed fields for each node, as the Virtual Kubelet node controller's
-// Lease loop has.
+// Lease loop has (virtual-kubelet v1.14.1, node/lease_controller_v1.go).
 //
 // It renews a node's Lease as the kubelet does: the Lease is named after
 // the node, held by it, owned by it (so that the garbage collector

@@ -15,8 +15,7 @@ type health struct {
 	// (see [Metrics.Expect]).
 	nodes    atomic.Int64
 	election atomic.Bool
-	// running counts the nodes whose node controller has registered the
-	// node and runs; leading is whether this replica leads; reached is
+	// running counts the nodes registered and running; leading is whether this replica leads; reached is
 	// whether a standby's last try at the election Lease reached the API
 	// server and was allowed (the provider's election says, [Metrics.ReachedElection]).
 	running, leading, reached atomic.Int64
@@ -35,7 +34,7 @@ func (m *Metrics) ExpectNodes(n int) { m.health.nodes.Store(int64(n)) }
 
 // ready reports whether this replica is ready, and says why. A replica
 // that leads (or runs without an election) is ready once every node it
-// runs has started: its node registered and its node controller running.
+// runs has started: its node registered, its pings taken.
 // A standby is ready once its last try at the election Lease was allowed
 // (a read of the Lease another replica holds, or a write): it reaches the
 // API server, with its rights, and can take over.

@@ -78,7 +78,7 @@ func New(reg prometheus.Registerer) *Metrics {
 		}, []string{"node", "to"}),
 		writes: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "pingnode_node_writes_total",
-			Help: "Writes of the node by the provider, by kind: object (an object patch of taints, labels and their ownership annotations sent, each attempt), status (a changed status handed to the node controller), report (a steady status handed on for its periodic report), register (a new node registered with its first ping's status, taints and labels in one create).",
+			Help: "Writes of the node by the provider, by kind: object (an object patch of taints, labels and their ownership annotations sent, each attempt), status (a status patch of a change), report (a steady status written for its periodic report), register (a new node registered with its first ping's status, taints and labels in one create).",
 		}, []string{"node", "kind"}),
 		conflicts: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "pingnode_node_write_conflicts_total",
@@ -98,7 +98,7 @@ func New(reg prometheus.Registerer) *Metrics {
 		}, []string{"node", "resource", "unit"}),
 		startErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "pingnode_start_errors_total",
-			Help: "Starts of the node that failed (the API server unreachable or refusing its registration, its caches not synced, its node controller stopped); each is tried again after a backoff.",
+			Help: "Starts of the node that failed (the API server unreachable or refusing its registration, its caches not synced); each is tried again after a backoff.",
 		}, []string{"node"}),
 		devicePools: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "pingnode_device_pools_total",
@@ -110,7 +110,7 @@ func New(reg prometheus.Registerer) *Metrics {
 		}, []string{"node"}),
 		leader: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "pingnode_leader",
-			Help: "1 when this replica leads (runs the node controllers and pings), 0 when it stands by.",
+			Help: "1 when this replica leads (serves the nodes and pings), 0 when it stands by.",
 		}),
 	}
 	reg.MustRegister(m.pings, m.pingDuration, m.lastSuccess, m.transitions, m.writes,

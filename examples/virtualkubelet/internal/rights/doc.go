@@ -29,10 +29,10 @@
 //	| where | resource | verbs | names | why | without it (`TestRightsEachNeeded`) |
 //	|---|---|---|---|---|---|
 //	| cluster | nodes | create | any | register the node, and again when someone deletes it | the start fails at once: 403 to `POST /api/v1/nodes`, no node |
-//	| cluster | nodes | get | `N` | read the node at start, after a conflict, and before each status patch (the node controller) | the start fails at once: 403 to `GET /api/v1/nodes/N` |
+//	| cluster | nodes | get | `N` | read the node at start, and after a conflict | the start fails at once: 403 to `GET /api/v1/nodes/N` |
 //	| cluster | nodes | list, watch | `N` | the node's informer, selected by `metadata.name`, which RBAC authorizes as a request for that name | the start fails at once: the node's cache is refused (it would wait 30 s for a cache that does not sync; a 403 ends the wait) |
-//	| cluster | nodes | patch | `N` | the object patch: the plugin's taints and labels and their ownership annotations (the node controller sends no spec) | the status lands, the plugin's taints and labels never do; `pingnode_node_write_errors_total{kind="object"}` counts each refusal |
-//	| cluster | nodes/status | patch | `N` | the node controller's status writes | the node stays as registered (static capacity, no condition of the plugin's); `pingnode_node_write_errors_total{kind="status"}`; the taints still land |
+//	| cluster | nodes | patch | `N` | the object patch: the plugin's taints and labels and their ownership annotations | the status lands, the plugin's taints and labels never do; `pingnode_node_write_errors_total{kind="object"}` counts each refusal |
+//	| cluster | nodes/status | patch | `N` | the status patch: resources and conditions | the node stays as registered (static capacity, no condition of the plugin's); `pingnode_node_write_errors_total{kind="status"}`; the taints still land |
 //	| cluster | pods | list, watch | any | the pods bound to the node: to finish their deletion, and with `-held` to count what they hold | the start fails at once: the pods' cache is refused |
 //	| cluster | pods | delete | any | finish the deletion of a pod bound to the node: delete it with grace period 0 and its UID as a precondition, as the kubelet does | a pod deleted on the node stays Terminating: 403 to `DELETE /api/v1/namespaces/NS/pods/NAME` |
 //	| kube-node-lease | leases | create | any | the node's Lease, its heartbeat, at the first renewal | the node runs with no Lease (403 to the create); with no heartbeat, the node lifecycle controller would mark it Unknown 50 s after its last status write |
@@ -133,7 +133,7 @@
 //	| cluster | nodes | get | any | read each part's node at its start, after a conflict and before each status patch, and a new part's before it registers it, to leave alone a node of that name that is not its own |
 //	| cluster | nodes | list, watch | any | watch the nodes with its ownership label, which it serves at start and after a takeover, and each part's node by name |
 //	| cluster | nodes | patch | any | each part's node's object patch: the plugin's taints and labels, the part-gone taint, their ownership annotations |
-//	| cluster | nodes/status | patch | any | the node controller's status writes |
+//	| cluster | nodes/status | patch | any | the status patch |
 //	| cluster | nodes | delete | any | delete a part's node once its part has been gone for `-part-grace` and no pod holds it, with its UID and `resourceVersion` as preconditions |
 //	| kube-node-lease | leases | get, update | any | renew each part's node's Lease |
 //

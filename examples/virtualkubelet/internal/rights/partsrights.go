@@ -51,10 +51,10 @@ func (a Access) partNodeRights() []Rule {
 	every := " (RBAC cannot name the nodes of a template: every node"
 	fenced := "; -print-node-policy fences it to the nodes with its ownership label " + a.Parts.OwnerLabel + "=" + a.Parts.Owner + " and a name of its template " + a.Parts.Template + ")"
 	return []Rule{
-		rule("", "nodes", nil, "read each part's node at its start, after a conflict and before each status patch (the Virtual Kubelet node controller), and a new part's before it registers it, to leave alone a node of that name that is not its own"+every+")", "get"),
+		rule("", "nodes", nil, "read each part's node at its start and after a conflict, and a new part's before it registers it, to leave alone a node of that name that is not its own"+every+")", "get"),
 		rule("", "nodes", nil, "watch the nodes with its ownership label, which it serves at start and after a takeover, and each part's node by name"+every+")", "list", "watch"),
 		rule("", "nodes", nil, "send each part's node's object patch: the plugin's taints and labels, the part-gone taint, and their ownership annotations"+every+fenced, "patch"),
-		rule("", "nodes/status", nil, "the node controller patches each part's node's status"+every+fenced, "patch"),
+		rule("", "nodes/status", nil, "send each part's node's status patch"+every+fenced, "patch"),
 		rule("", "nodes", nil, "delete a part's node once its part has been gone for -part-grace and no pod holds it, with its UID and resourceVersion as preconditions"+every+fenced, "delete"),
 	}
 }

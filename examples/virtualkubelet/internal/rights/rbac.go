@@ -129,10 +129,10 @@ func (a Access) Roles() []Role {
 		cluster = append(cluster, a.partNodeRights()...)
 	} else if named {
 		cluster = append(cluster,
-			rule("", "nodes", nodes, "read each node at start, after a conflict, and before each status patch (the Virtual Kubelet node controller)", "get"),
+			rule("", "nodes", nodes, "read each node at start, and after a conflict", "get"),
 			rule("", "nodes", nodes, "watch each node by name: an informer with a metadata.name field selector, which RBAC authorizes as a request for that name", "list", "watch"),
-			rule("", "nodes", nodes, "send the object patch: the plugin's taints and labels and their ownership annotations (the node controller sends no spec)", "patch"),
-			rule("", "nodes/status", nodes, "the node controller patches the status (resources, conditions, and the annotations in which it records what it applied)", "patch"),
+			rule("", "nodes", nodes, "send the object patch: the plugin's taints and labels and their ownership annotations", "patch"),
+			rule("", "nodes/status", nodes, "send the status patch: resources and conditions", "patch"),
 		)
 	}
 	if named || a.Parts != nil { // no node, no pod bound to it
