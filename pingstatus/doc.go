@@ -461,6 +461,14 @@
 // reports what a provider would refuse, and [JSONSchema] is the same format
 // as a JSON Schema (draft 2020-12) for plugins in other languages.
 //
+// A reply is read the same way by every later release: what each body
+// in the repository (the shared replies, real plugins' among them, the
+// sample plugin's and interLink's plugin API's) was read as at a release
+// is frozen in testdata/wire (its patch, and each warning's path, subject,
+// action and rule; a warning's words may change), and a release that
+// reads one otherwise names it in CHANGELOG.md. A patch release never
+// does.
+//
 // Labels are best named as pods already select them on real nodes: GPU
 // feature discovery's names for GPUs (nvidia.com/gpu.product, such as
 // NVIDIA-A100-SXM4-80GB; nvidia.com/gpu.memory, in MiB;
