@@ -10,7 +10,7 @@ replace (
 require (
 	github.com/go-logr/logr v1.4.4
 	github.com/google/go-cmp v0.7.0
-	github.com/pingnode/pingnode v0.0.0-00010101000000-000000000000
+	github.com/pingnode/pingnode v0.1.0
 	github.com/pingnode/pingnode/nodeapply/dra v0.0.0-00010101000000-000000000000
 	github.com/prometheus/client_golang v1.24.0
 	github.com/prometheus/client_model v0.6.3

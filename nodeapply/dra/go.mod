@@ -6,7 +6,7 @@ replace github.com/pingnode/pingnode => ../..
 
 require (
 	github.com/google/go-cmp v0.7.0
-	github.com/pingnode/pingnode v0.0.0-00010101000000-000000000000
+	github.com/pingnode/pingnode v0.1.0
 	k8s.io/api v0.34.0
 	k8s.io/apimachinery v0.34.0
 	k8s.io/utils v0.0.0-20250604170112-4c0f3b243397
