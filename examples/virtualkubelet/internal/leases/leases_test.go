@@ -3,6 +3,7 @@ package leases
 import (
 	"log/slog"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	corev1listers "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/logcount"
@@ -42,6 +44,9 @@ func TestRenewer(t *testing.T) {
 	log := logcount.New(t.Output(), "renewing a node's Lease")
 	nodes := corev1listers.NewNodeLister(indexer)
 	r := New(client.CoordinationV1().Leases(corev1.NamespaceNodeLease), "pingnode-provider", 2, 40, renew, clock, slog.New(log))
+	r.queue.ShutDown() // the renewer's own; the test's is stepped by hand
+	queue := newSteppedQueue(clock)
+	r.queue = queue
 	t.Cleanup(r.queue.ShutDown)
 	leases := client.CoordinationV1().Leases(corev1.NamespaceNodeLease)
 	lease := func(name string) *coordinationv1.Lease {
@@ -65,6 +70,10 @@ func TestRenewer(t *testing.T) {
 	step := func(d time.Duration) {
 		t.Helper()
 		clock.Step(d)
+		queue.due()
+		if r.queue.Len() == 0 {
+			t.Fatalf("nothing due after %s", d)
+		}
 		if !r.next(ctx) {
 			t.Fatal("the queue stopped")
 		}
@@ -133,6 +142,65 @@ func TestRenewer(t *testing.T) {
 	}
 	if n := r.queue.Len(); n != 0 {
 		t.Errorf("%d renewals queued after both nodes were dropped, want none", n)
+	}
+}
+
+// steppedQueue is the renewer's queue, its delays kept on the test clock
+// and moved to the queue by due, in the test's goroutine. client-go's
+// delaying queue moves them in a goroutine of its own, which reads the
+// time and then sets its timer: a step of the clock between the two set
+// the timer after the step, and TestRenewer waited for ever (it hung
+// once in CI, at the retry after the Lease was deleted).
+type steppedQueue struct {
+	workqueue.TypedRateLimitingInterface[string] // ready items: Add, Get, Done, Len
+	clock                                        *clocktesting.FakeClock
+	limiter                                      workqueue.TypedRateLimiter[string]
+	mu                                           sync.Mutex
+	waiting                                      map[string]time.Time // by item, when it is due
+}
+
+func newSteppedQueue(clock *clocktesting.FakeClock) *steppedQueue {
+	return &steppedQueue{
+		TypedRateLimitingInterface: workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]()),
+		clock:                      clock,
+		limiter:                    workqueue.NewTypedItemExponentialFailureRateLimiter[string](retryFirst, retryMax),
+		waiting:                    map[string]time.Time{},
+	}
+}
+
+func (q *steppedQueue) AddAfter(item string, d time.Duration) {
+	if d <= 0 {
+		q.Add(item)
+		return
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	at := q.clock.Now().Add(d)
+	if was, ok := q.waiting[item]; !ok || at.Before(was) { // the earlier wins, as in client-go's
+		q.waiting[item] = at
+	}
+}
+
+func (q *steppedQueue) AddRateLimited(item string)  { q.AddAfter(item, q.limiter.When(item)) }
+func (q *steppedQueue) Forget(item string)          { q.limiter.Forget(item) }
+func (q *steppedQueue) NumRequeues(item string) int { return q.limiter.NumRequeues(item) }
+
+// due moves to the queue what is due by the clock, earliest first.
+func (q *steppedQueue) due() {
+	q.mu.Lock()
+	var items []string
+	for item, at := range q.waiting {
+		if !at.After(q.clock.Now()) {
+			items = append(items, item)
+		}
+	}
+	slices.SortFunc(items, func(a, b string) int { return q.waiting[a].Compare(q.waiting[b]) })
+	for _, item := range items {
+		delete(q.waiting, item)
+	}
+	q.mu.Unlock()
+	for _, item := range items {
+		q.Add(item)
 	}
 }
 
