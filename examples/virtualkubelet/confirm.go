@@ -17,7 +17,6 @@ import (
 	"github.com/pingnode/pingnode/examples/internal/podapi"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/caches"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/jobs"
-	"github.com/pingnode/pingnode/nodeapply"
 	"github.com/pingnode/pingnode/nodeapply/dra/confirm"
 )
 
@@ -48,7 +47,7 @@ func startWaiting(ctx context.Context, client kubernetes.Interface, cfg Config) 
 // startJobs starts, with Confirm, the keeper of the jobs of the pods that
 // wait on the supervisor's nodes, and returns what stops it; the caches
 // it reads are the process's, or its own when it runs alone.
-func (s *supervisor) startJobs(ctx context.Context) (stop func(), err error) {
+func (s *pinging) startJobs(ctx context.Context, nodes served) (stop func(), err error) {
 	s.jobs = nil
 	if !s.cfg.Confirm {
 		return func() {}, nil
@@ -82,10 +81,10 @@ func (s *supervisor) startJobs(ctx context.Context) (stop func(), err error) {
 	k := jobs.New(jobs.Config{
 		Client: s.client, Plugin: s.pinger,
 		Claims: claims.InPool, Waiting: waiting,
-		Bound: s.boundTo, Nodes: s.servedNodes,
+		Bound: nodes.boundTo, Nodes: nodes.servedNodes,
 		Driver: confirm.DefaultDriver, Resource: confirm.DefaultResource,
 		FieldManager: FieldManager, Deadline: s.cfg.ConfirmDeadline, Log: s.log,
-		Part: s.partOfNode, PinAnnotation: pinAnnotation, PinFlag: pinFlag,
+		Part: nodes.partOfNode, PinAnnotation: pinAnnotation, PinFlag: pinFlag,
 	})
 	running, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
@@ -96,14 +95,6 @@ func (s *supervisor) startJobs(ctx context.Context) (stop func(), err error) {
 	stops = append(stops, func() { cancel(); <-done })
 	s.jobs = k
 	return stop, nil
-}
-
-// kickJobs asks the keeper of the jobs for a step after a ping the plugin
-// answered: the backend is there to ask.
-func (s *supervisor) kickJobs(ping nodeapply.Ping) {
-	if s.jobs != nil && ping.Reached() {
-		s.jobs.Kick()
-	}
 }
 
 // ensureClass creates the DeviceClass that serves the confirmation
@@ -117,22 +108,52 @@ func ensureClass(ctx context.Context, client kubernetes.Interface, log *slog.Log
 	}
 }
 
-// servedNodes returns the nodes the supervisor serves, as its caches show
-// them: its one node, or its parts' nodes.
-func (s *supervisor) servedNodes() []*corev1.Node {
-	if s.one != nil {
-		view := s.one.live.Load()
-		if view == nil {
-			return nil
-		}
-		node, err := view.Node.Get(s.one.cfg.Static.Name)
-		if err != nil {
-			return nil
-		}
-		return []*corev1.Node{node}
+// servedNodes returns the node served, as its cache shows it.
+func (s *nodeSupervisor) servedNodes() []*corev1.Node {
+	view := s.node.live.Load()
+	if view == nil {
+		return nil
 	}
+	node, err := view.Node.Get(s.node.cfg.Static.Name)
+	if err != nil {
+		return nil
+	}
+	return []*corev1.Node{node}
+}
+
+// partOfNode is "": a node of its own.
+func (s *nodeSupervisor) partOfNode(string) string { return "" }
+
+// boundTo returns the pods bound to the node served.
+func (s *nodeSupervisor) boundTo(string) []*corev1.Pod {
+	view := s.node.live.Load()
+	if view == nil {
+		return nil
+	}
+	return view.BoundPods()
+}
+
+// servedNodes returns the parts' nodes served, as the cache of the owned
+// nodes shows them.
+func (s *partsSupervisor) servedNodes() []*corev1.Node {
 	nodes, _ := s.owned.Node.List(labels.SelectorFromSet(labels.Set{OwnerLabel: s.cfg.Parts.Owner})) // a cache lister never fails
 	return nodes
+}
+
+// partOfNode returns the part of the node name, one of the supervisor's.
+func (s *partsSupervisor) partOfNode(name string) string {
+	node, err := s.owned.Node.Get(name)
+	if err != nil {
+		return ""
+	}
+	part, _ := s.cfg.Parts.partOf(node)
+	return part
+}
+
+// boundTo returns the pods bound to the node name, one of the
+// supervisor's.
+func (s *partsSupervisor) boundTo(name string) []*corev1.Pod {
+	return s.owned.BoundTo(name)
 }
 
 // DefaultPartPin is -part-pin's default: interLink's Slurm plugin copies
@@ -157,31 +178,4 @@ func (c Config) confirmProblem() error {
 		return settingError("PartPin", c.PartPin, "want an annotation key, = and the flag that names a part, like %s, or nothing", DefaultPartPin)
 	}
 	return nil
-}
-
-// partOfNode returns the part of the node name, one of the supervisor's:
-// "" for a node of its own.
-func (s *supervisor) partOfNode(name string) string {
-	if s.one != nil {
-		return ""
-	}
-	node, err := s.owned.Node.Get(name)
-	if err != nil {
-		return ""
-	}
-	part, _ := s.cfg.Parts.partOf(node)
-	return part
-}
-
-// boundTo returns the pods bound to the node name, one of the
-// supervisor's.
-func (s *supervisor) boundTo(name string) []*corev1.Pod {
-	if s.one != nil {
-		view := s.one.live.Load()
-		if view == nil {
-			return nil
-		}
-		return view.BoundPods()
-	}
-	return s.owned.BoundTo(name)
 }

@@ -49,7 +49,7 @@
 //	|---|---|
 //	| `config.go`, `flags.go` | configuration: `Config` and its check, the library's options and the plugin client (built in one place each), the command line's flags (registered in one function, checked once at start) |
 //	| `lifecycle.go`, `register.go`, `fleet.go` | start, retry and stop, one lifecycle for a node and a supervisor: `Run`, `RunRetrying`; the node's registration, or its refresh when it is stored; the fleet's configurations, and a supervisor for each of them, with one Lease renewer |
-//	| `supervisor.go`, `source.go` | the one ping loop: the supervisor that pings the plugin for its one node, or once for every part and asks `nodeapply/parts` what becomes of each node; the feed that hands a node its ping |
+//	| `pinging.go`, `source.go`, `supervisor.go` | the one ping loop, of two kinds of supervisor over what both have (the plugin's client, its pings, the keeper of the jobs): the supervisor of one node, and the feed that hands a node its ping; the supervisor of a plugin's parts, which pings once for every part and asks `nodeapply/parts` what becomes of each node |
 //	| `ping.go`, `held.go`, `report.go` | the step at each ping: apply it, what the node's pods hold, a steady node's status report |
 //	| `internal/leases` | the one renewer of every node's Lease |
 //	| `parts.go`, `partnode.go` | with `-parts`, a node for each of the plugin's parts (see Parts): a part's node, its name and labels, and which nodes are the provider's; the runner of each part's node |

@@ -65,7 +65,7 @@ type partNode struct {
 // serves it as stored, and waits for its pings; nil if it cannot have a
 // client. known, if not nil, is the node as just read (readNew), which
 // the runner's first start takes instead of reading it again.
-func (s *supervisor) start(ctx context.Context, part string, known *read) *partNode {
+func (s *partsSupervisor) start(ctx context.Context, part string, known *read) *partNode {
 	cfg := s.cfg.forPart(part)
 	cfg.shared, cfg.events, cfg.leases, cfg.registering = s.owned, s.events, s.leases, s.registering
 	client, err := s.newClient()
@@ -109,7 +109,7 @@ type read struct {
 
 // readNew reads from the API server the node of each part that decisions
 // register, readers at a time, by part.
-func (s *supervisor) readNew(ctx context.Context, decisions []parts.Decision) map[string]read {
+func (s *partsSupervisor) readNew(ctx context.Context, decisions []parts.Decision) map[string]read {
 	var names []string
 	for _, d := range decisions {
 		if d.Action == parts.Register {
@@ -144,7 +144,7 @@ func (s *supervisor) readNew(ctx context.Context, decisions []parts.Decision) ma
 // its name as the API server has it (readNew). A node of the part's name
 // that is not its own (it lacks the ownership label) is left alone, and
 // the part is not served; it is looked at again at the next ping.
-func (s *supervisor) register(ctx context.Context, part string, ping nodeapply.Ping, r read) {
+func (s *partsSupervisor) register(ctx context.Context, part string, ping nodeapply.Ping, r read) {
 	name := s.cfg.Parts.NodeName(part)
 	stored, err := r.node, r.err
 	switch {
@@ -170,7 +170,7 @@ func (n *partNode) halt() {
 }
 
 // stopAll stops every runner, together, and waits until they have.
-func (s *supervisor) stopAll() {
+func (s *partsSupervisor) stopAll() {
 	for _, n := range s.nodes {
 		n.stop()
 	}
@@ -210,7 +210,7 @@ func holding(pods []*corev1.Pod, name string) int {
 // node someone changed since, or another of the same name, is never
 // deleted. A node that is not deleted after all is served again at the
 // next ping (adopt), and judged again.
-func (s *supervisor) remove(ctx context.Context, d parts.Decision, ping nodeapply.Ping) {
+func (s *partsSupervisor) remove(ctx context.Context, d parts.Decision, ping nodeapply.Ping) {
 	n := s.nodes[d.Part]
 	delete(s.nodes, d.Part)
 	n.halt()
@@ -251,7 +251,7 @@ func (s *supervisor) remove(ctx context.Context, d parts.Decision, ping nodeappl
 
 // deletes reports whether parts.Step deletes node, the node of part as
 // stored, held by pods pods, at ping.
-func (s *supervisor) deletes(ping nodeapply.Ping, part string, node *corev1.Node, pods int) bool {
+func (s *partsSupervisor) deletes(ping nodeapply.Ping, part string, node *corev1.Node, pods int) bool {
 	for _, d := range parts.Step(ping, []parts.Node{{Part: part, Node: node, Pods: pods}}, s.opts.apply) {
 		if d.Node == node {
 			return d.Action == parts.Delete

@@ -54,7 +54,7 @@ func startPartsPlugin(t *testing.T, reply string) *fakePlugin {
 // When the test ends, what the provider leaves of the nodes of parts
 // (each node, its Lease and its events) is deleted; what an earlier run
 // that was killed left of them is deleted now.
-func newPartsProvider(t *testing.T, cfg Config, partNames ...string) *supervisor {
+func newPartsProvider(t *testing.T, cfg Config, partNames ...string) *partsSupervisor {
 	t.Helper()
 	needsControlPlane(t)
 	names := make([]string, len(partNames))
@@ -69,7 +69,7 @@ func newPartsProvider(t *testing.T, cfg Config, partNames ...string) *supervisor
 }
 
 // runSupervisor runs s until the test ends.
-func runSupervisor(t *testing.T, s *supervisor) {
+func runSupervisor(t *testing.T, s *partsSupervisor) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -84,7 +84,7 @@ func runSupervisor(t *testing.T, s *supervisor) {
 
 // stepSupervisor runs s until the test ends, parked before each ping of
 // its plugin: step lets pings through, one at a time (parkedSteps).
-func stepSupervisor(t *testing.T, s *supervisor) (step func(n int)) {
+func stepSupervisor(t *testing.T, s *partsSupervisor) (step func(n int)) {
 	t.Helper()
 	return parkedSteps(t, func(hook func(context.Context)) {
 		s.beforePing.set(hook)
@@ -392,8 +392,8 @@ func TestPartsPluginDown(t *testing.T) {
 		clock.advance(10 * time.Second)
 		step(1)
 	}
-	if got := ownedNodes(t.Context(), t, owner); len(got) != 0 || s.count.registered.Load() != 0 || s.count.failures.Load() != 3 {
-		t.Fatalf("a plugin that fails from the start: nodes %v, %d registered, %d failures; want none, none, 3", got, s.count.registered.Load(), s.count.failures.Load())
+	if got := ownedNodes(t.Context(), t, owner); len(got) != 0 || s.count.registered.Load() != 0 || s.failures.Load() != 3 {
+		t.Fatalf("a plugin that fails from the start: nodes %v, %d registered, %d failures; want none, none, 3", got, s.count.registered.Load(), s.failures.Load())
 	}
 
 	plugin.reply(http.StatusOK, partsReply(2, "cn1", "cn2"), 0)
@@ -490,9 +490,9 @@ func TestPartsSamplePlugin(t *testing.T) {
 		names = append(names, cfg.Parts.NodeName(part))
 	}
 	leasesRenewed(t, names...)
-	pings := s.count.pings.Load()
+	pings := s.pings.Load()
 	within(t, time.Minute, "two more pings", func(context.Context) (bool, string) {
-		return s.count.pings.Load() >= pings+2, "pings"
+		return s.pings.Load() >= pings+2, "pings"
 	})
 	if n := ignored.Count(); n != 1 {
 		t.Errorf("the devices ignored were said %d times, want once", n)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 	"sync"
-	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
 
@@ -12,39 +11,62 @@ import (
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
-// Where a node's pings come from: its supervisor (supervisor.go), the
-// one ping loop of every node. A supervisor pings its plugin every
-// interval and hands each node it serves the node's ping through the
-// node's feed: a node of its own (a fleet's, or the only one) is served
-// by a supervisor of one node, a part's node by the supervisor of its
-// plugin's parts. Everything after the ping, the step of ping.go, is the
-// same for both.
+// The supervisor of one node: a node of its own (see pinging.go for the
+// two kinds of supervisor), and the feed by which any supervisor hands a
+// node its pings.
 
-// supervise returns the supervisor of one node, p's: a node of its own.
-func supervise(p *Provider) *supervisor {
-	return &supervisor{cfg: p.cfg, opts: p.opts, client: p.client, log: p.log, metrics: p.metrics, one: p}
+// nodeSupervisor serves one node, a node of its own: it pings the plugin
+// every interval and hands the node the ping, with the reply's warnings,
+// which the node says; it waits until the node has stepped it before the
+// next, as a kubelet's loop does.
+type nodeSupervisor struct {
+	pinging
+	node *Provider
 }
 
-// runOne runs the node of a supervisor of one node, and pings its plugin
+// supervise returns the supervisor of one node, p's.
+func supervise(p *Provider) *nodeSupervisor {
+	return &nodeSupervisor{
+		pinging: pinging{cfg: p.cfg, opts: p.opts, client: p.client, log: p.log, metrics: p.metrics, before: &p.beforePing},
+		node:    p,
+	}
+}
+
+// RunRetrying runs the supervisor until ctx ends, and then returns nil: a
+// start that fails (the plugin's client, the caches of the jobs) is
+// logged, counted and tried again after a backoff, by the lifecycle a
+// node's start has too (runRetrying). Only a configuration that cannot
+// work is returned at once.
+func (s *nodeSupervisor) RunRetrying(ctx context.Context) error {
+	return runRetrying(ctx, s.cfg, s.Run, s.node.startFailed)
+}
+
+// Run starts the supervisor once, runs the node, and pings its plugin
 // every interval, until ctx ends; it returns once the node has stopped.
-func (s *supervisor) runOne(ctx context.Context) error {
-	running, stop := context.WithCancel(ctx)
-	var node sync.WaitGroup
-	node.Go(func() { _ = s.one.RunRetrying(running) }) // its configuration is the supervisor's, checked
-	defer node.Wait()
+// A start that fails returns at once.
+func (s *nodeSupervisor) Run(ctx context.Context) error {
+	stop, err := s.startRun(ctx, s)
+	if err != nil {
+		return err
+	}
 	defer stop()
-	wait.NonSlidingUntilWithContext(ctx, s.pingOne, s.cfg.Interval)
+	running, stopNode := context.WithCancel(ctx)
+	var node sync.WaitGroup
+	node.Go(func() { _ = s.node.RunRetrying(running) }) // its configuration is the supervisor's, checked
+	defer node.Wait()
+	defer stopNode()
+	wait.NonSlidingUntilWithContext(ctx, s.pingOnce, s.cfg.Interval)
 	return nil
 }
 
-// pingOne pings the plugin once, and hands the node of a supervisor of
-// one node the ping, with the reply's warnings; it returns once the node
-// has stepped it, or once its run has ended. It pings only while a run of
-// the node takes the pings, as a kubelet's loop does: a node that cannot
-// start costs its plugin no ping.
-func (s *supervisor) pingOne(ctx context.Context) {
+// pingOnce pings the plugin once, and hands the node the ping, with the
+// reply's warnings; it returns once the node has stepped it, or once its
+// run has ended. It pings only while a run of the node takes the pings,
+// as a kubelet's loop does: a node that cannot start costs its plugin no
+// ping.
+func (s *nodeSupervisor) pingOnce(ctx context.Context) {
 	select {
-	case <-s.one.feed.running():
+	case <-s.node.feed.running():
 	case <-ctx.Done():
 		return
 	}
@@ -57,36 +79,9 @@ func (s *supervisor) pingOne(ctx context.Context) {
 	}
 	defer s.kickJobs(ping)
 	select {
-	case <-s.one.feed.put(ping, warnings):
+	case <-s.node.feed.put(ping, warnings):
 	case <-ctx.Done():
 	}
-}
-
-// ping runs the hook, pings the plugin once, counts the ping (in the
-// supervisor's counters, and in its metrics), and parses the reply with
-// the reply's options. It returns the ping, with its reply when the
-// plugin answered, and the reply's warnings; false when ctx ended first.
-// A failure is logged when it begins or changes, not at every ping.
-func (s *supervisor) ping(ctx context.Context) (nodeapply.Ping, []pingstatus.Warning, bool) {
-	if s.stepHook().run(ctx); ctx.Err() != nil {
-		return nodeapply.Ping{}, nil, false
-	}
-	s.count.pings.Add(1)
-	start := time.Now()
-	ping := s.pinger.Ping(ctx)
-	if ctx.Err() != nil {
-		return ping, nil, false // stopping: the failure is ours, not the plugin's
-	}
-	s.metrics.Ping(ping.Reached(), ping.At, time.Since(start))
-	ping, warnings := nodeapply.Judge(ping, s.opts.apply.Reply)
-	if !ping.Reached() {
-		s.count.failures.Add(1)
-		if ping.Failure != s.lastFailure { // said once, not at every ping of an outage
-			s.log.Warn("plugin ping failed", "failure", ping.Failure)
-		}
-	}
-	s.lastFailure = ping.Failure
-	return ping, warnings, true
 }
 
 // partsIgnored is the warning of a reply that lists parts, to a provider

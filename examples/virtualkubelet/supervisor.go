@@ -20,9 +20,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/record"
 
-	"github.com/pingnode/pingnode/examples/internal/pingclient"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/caches"
-	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/jobs"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/leases"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
 	"github.com/pingnode/pingnode/nodeapply"
@@ -42,39 +40,20 @@ import (
 // name is a part's: that part is not served, and the log says why, once.
 // Part nodes are served by runners of their own (partnode.go).
 
-// A node of its own (no -parts) is served the same way, by a supervisor
-// of one node (supervise): it pings the plugin every interval and hands
-// the node the ping, with the reply's warnings, which the node says; it
-// waits until the node has stepped it before the next, as a kubelet's
-// loop does. There is one ping loop, one lifecycle (runRetrying) and one
-// Lease renewer (the process's) for every node.
-
-// supervisor serves the nodes of one plugin: the node of each of its
-// parts, or its one node.
-type supervisor struct {
-	cfg Config // Parts set, Static nil; or Static set, for one node
-	// one is the node of a supervisor of one node; nil for parts.
-	one    *Provider
-	opts   options
-	client kubernetes.Interface // its own reads and deletes, its caches and its events
+// partsSupervisor serves the nodes of one plugin's parts (see pinging.go
+// for the two kinds of supervisor).
+type partsSupervisor struct {
+	pinging
 	// newClient is the client of a part's node: in a process, the
 	// supervisor's, whose rate limit allows the whole fleet (partsQPS).
 	newClient func() (kubernetes.Interface, error)
-	log       *slog.Logger
 	all       *metrics.Metrics
-	metrics   metrics.Node // its pings and the reply's warnings, under the template
 
 	// beforePing is where a test steps it (hooks.go): before each ping of
 	// the plugin, in its loop.
 	beforePing hook
 
 	// What follows belongs to one run; only its loop touches it.
-	pinger *pingclient.Client
-	// jobs keeps the jobs of the pods that wait for the backend's
-	// confirmation (confirm.go); nil without Confirm.
-	jobs *jobs.Keeper
-	// lastFailure is the last ping's failure, "" when it was answered.
-	lastFailure string
 	owned       *caches.Caches          // the nodes with its ownership label, and every node's pods
 	events      record.EventBroadcaster // the events of every part's node
 	leases      *leases.Renewer         // the Leases of every part's node
@@ -88,8 +67,6 @@ type supervisor struct {
 
 	// count is what it did, for logs and tests.
 	count struct {
-		pings      atomic.Int64 // pings of the plugin
-		failures   atomic.Int64 // pings it did not answer
 		registered atomic.Int64 // parts' nodes registered
 		adopted    atomic.Int64 // parts' nodes served as stored: at a start, or registered by another replica
 		deleted    atomic.Int64 // parts' nodes deleted
@@ -99,7 +76,7 @@ type supervisor struct {
 // newSupervisor returns the supervisor of cfg, a configuration with
 // Parts, which reads and deletes nodes through client and gives each
 // part's node a client of newClient.
-func newSupervisor(cfg Config, client kubernetes.Interface, newClient func() (kubernetes.Interface, error), log *slog.Logger) *supervisor {
+func newSupervisor(cfg Config, client kubernetes.Interface, newClient func() (kubernetes.Interface, error), log *slog.Logger) *partsSupervisor {
 	if cfg.Metrics == nil {
 		cfg.Metrics = metrics.New(prometheus.NewRegistry())
 	}
@@ -107,16 +84,15 @@ func newSupervisor(cfg Config, client kubernetes.Interface, newClient func() (ku
 	if cfg.Parts != nil { // else Run returns the configuration's error
 		template = cfg.Parts.Template
 	}
-	return &supervisor{
-		cfg: cfg, opts: cfg.options(), client: client, newClient: newClient, log: log,
-		all: cfg.Metrics, metrics: cfg.Metrics.ForParts(template),
-	}
+	s := &partsSupervisor{newClient: newClient, all: cfg.Metrics}
+	s.pinging = pinging{cfg: cfg, opts: cfg.options(), client: client, log: log, metrics: cfg.Metrics.ForParts(template), before: &s.beforePing}
+	return s
 }
 
 // runParts runs the supervisor of cfg, a configuration with Parts, until
 // ctx ends, with client, whose rate limit is that of every part's node
 // (partsRestConfig); it returns an error only for a configuration that
-// cannot work (see [supervisor.RunRetrying]).
+// cannot work (see [partsSupervisor.RunRetrying]).
 func runParts(ctx context.Context, restConfig *rest.Config, client kubernetes.Interface, cfg Config, log *slog.Logger) error {
 	claims, stopClaims, err := caches.SharedClaims(ctx, restConfig, cfg.DRADriver != "" || cfg.Confirm)
 	if err != nil {
@@ -140,10 +116,7 @@ func runParts(ctx context.Context, restConfig *rest.Config, client kubernetes.In
 // logged, counted and tried again after a backoff, by the lifecycle a
 // node's start has too (runRetrying). Only a configuration that cannot
 // work is returned at once.
-func (s *supervisor) RunRetrying(ctx context.Context) error {
-	if s.one != nil {
-		return runRetrying(ctx, s.cfg, s.Run, s.one.startFailed)
-	}
+func (s *partsSupervisor) RunRetrying(ctx context.Context) error {
 	return runRetrying(ctx, s.cfg, s.Run, func(err error) {
 		s.metrics.StartError()
 		s.log.Error("the provider of parts did not start; trying again after a backoff", "error", err)
@@ -154,24 +127,12 @@ func (s *supervisor) RunRetrying(ctx context.Context) error {
 // the nodes with its ownership label, each of which it serves at once;
 // then it pings every interval until ctx ends, and returns nil once every
 // part's node it started has stopped. A start that fails returns at once.
-func (s *supervisor) Run(ctx context.Context) error {
-	if err := s.cfg.check(); err != nil {
-		return err
-	}
-	pinger, err := s.cfg.pingClient(s.log)
-	if err != nil {
-		return fmt.Errorf("the plugin's client: %w", err)
-	}
-	defer pinger.Close()
-	s.pinger, s.lastFailure = pinger, ""
-	stopJobs, err := s.startJobs(ctx)
+func (s *partsSupervisor) Run(ctx context.Context) error {
+	stop, err := s.startRun(ctx, s)
 	if err != nil {
 		return err
 	}
-	defer stopJobs()
-	if s.one != nil {
-		return s.runOne(ctx)
-	}
+	defer stop()
 	owned, err := caches.Owned(ctx, s.client, labels.Set{OwnerLabel: s.cfg.Parts.Owner})
 	if err != nil {
 		return err
@@ -196,7 +157,7 @@ func (s *supervisor) Run(ctx context.Context) error {
 
 // pingOnce pings the plugin once and does what parts.Step says of each
 // part's node.
-func (s *supervisor) pingOnce(ctx context.Context) {
+func (s *partsSupervisor) pingOnce(ctx context.Context) {
 	ping, warnings, ok := s.ping(ctx)
 	if !ok {
 		return
@@ -238,7 +199,7 @@ var noParts = pingstatus.Warning{
 // served returns the nodes it serves, sorted by part, as parts.Step reads
 // them: each as its cache of the owned nodes has it (none yet for a node
 // being registered), with the pods that hold it.
-func (s *supervisor) served() []parts.Node {
+func (s *partsSupervisor) served() []parts.Node {
 	out := make([]parts.Node, 0, len(s.nodes))
 	for _, part := range slices.Sorted(maps.Keys(s.nodes)) {
 		n := s.nodes[part]
@@ -256,7 +217,7 @@ func (s *supervisor) served() []parts.Node {
 // does not serve yet: at a start, the nodes it served before (it was
 // killed and started again, or another replica led). A node labelled as
 // its own whose part label does not name it is not served.
-func (s *supervisor) adopt(ctx context.Context) {
+func (s *partsSupervisor) adopt(ctx context.Context) {
 	nodes, _ := s.owned.Node.List(labels.Everything()) // a cache lister never fails
 	slices.SortFunc(nodes, func(a, b *corev1.Node) int { return strings.Compare(a.Name, b.Name) })
 	seen := make(map[string]bool, len(s.deleted))
@@ -289,7 +250,7 @@ func (s *supervisor) adopt(ctx context.Context) {
 // deleted the node (the cache showed it, and shows it no more): a node of
 // its own is registered again, a gone part's is not, and its runner
 // stops.
-func (s *supervisor) leave(d parts.Decision, ping nodeapply.Ping) {
+func (s *partsSupervisor) leave(d parts.Decision, ping nodeapply.Ping) {
 	n := s.nodes[d.Part]
 	if d.Node == nil && n.seen {
 		s.log.Info("a gone part's node was deleted: not registered again", "part", d.Part, "node", n.name)
@@ -304,7 +265,7 @@ func (s *supervisor) leave(d parts.Decision, ping nodeapply.Ping) {
 // its ownership label was removed, or another's node of its name
 // replaced it. Its part is then a new part, and register leaves the node
 // alone.
-func (s *supervisor) dropForeign() {
+func (s *partsSupervisor) dropForeign() {
 	for part, n := range s.nodes {
 		if n.p.another.Load() {
 			s.log.Warn("a part's node is not this provider's any more (its ownership label is gone): not served", "part", part, "node", n.name)
@@ -315,18 +276,9 @@ func (s *supervisor) dropForeign() {
 }
 
 // skip says, once, why what is named key is not served.
-func (s *supervisor) skip(key, why string) {
+func (s *partsSupervisor) skip(key, why string) {
 	if s.skipped[key] != why {
 		s.log.Warn("not served", "what", key, "why", why)
 		s.skipped[key] = why
 	}
-}
-
-// stepHook is the hook before each ping: the supervisor's, or for a
-// supervisor of one node the node's.
-func (s *supervisor) stepHook() *hook {
-	if s.one != nil {
-		return &s.one.beforePing
-	}
-	return &s.beforePing
 }

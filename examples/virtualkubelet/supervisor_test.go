@@ -77,7 +77,7 @@ func partsConfig(url, template, owner string, grace time.Duration) Config {
 // plugin is a fake one that answers reply. It returns once the supervisor
 // is parked before its first ping: step lets pings through, one at a
 // time (parkedSteps).
-func startFakeSupervisor(t *testing.T, cfg Config, client *fake.Clientset, h slog.Handler, reply string) (*supervisor, *fakePlugin, func(n int)) {
+func startFakeSupervisor(t *testing.T, cfg Config, client *fake.Clientset, h slog.Handler, reply string) (*partsSupervisor, *fakePlugin, func(n int)) {
 	t.Helper()
 	plugin := &fakePlugin{}
 	plugin.reply(http.StatusOK, reply, 0)
@@ -264,8 +264,8 @@ func TestPartsSupervisorFakeClient(t *testing.T) {
 	clock.advance(time.Second)
 	step(1)
 	connectivity(corev1.ConditionFalse, "a", "old")
-	if s.count.registered.Load() != 2 || s.count.deleted.Load() != 1 || s.count.failures.Load() != 1 {
-		t.Errorf("after a failed ping: %d registered, %d deleted, %d failures; want 2, 1, 1", s.count.registered.Load(), s.count.deleted.Load(), s.count.failures.Load())
+	if s.count.registered.Load() != 2 || s.count.deleted.Load() != 1 || s.failures.Load() != 1 {
+		t.Errorf("after a failed ping: %d registered, %d deleted, %d failures; want 2, 1, 1", s.count.registered.Load(), s.count.deleted.Load(), s.failures.Load())
 	}
 
 	// A reply without parts is no news of them: said once, counted at
