@@ -386,6 +386,14 @@
 // make the API server refuse the Leases (429), and the nodes went
 // NotReady: the test polls every 2 s from the watch cache.
 //
+// Since the provider sends the library's status patch itself, with no
+// Virtual Kubelet node controller (5,000 parts, churn 0.02, 1 minute,
+// the version before measured in the same run,
+// `PINGNODE_PARTS_BEFORE`): 1.0 goroutine, 0.027 MB of heap and 0.055 MB
+// of RSS a node (5.0, 0.060 and 0.105 before), 0.14 s of CPU a node-hour
+// (0.15), the same 21.4 node writes a node-hour, and a third of the node
+// reads (the controller read the node before each status patch).
+//
 // Registration. A new part's node is created with its first ping applied
 // (its status, taints and labels; `register.go`), at most 64 at once
 // (`registrars`), and its Lease created without a read: a read of the
