@@ -26,6 +26,7 @@ import (
 
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/election"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/rights"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 )
 
 // The tests run every provider as a ServiceAccount of its own, bound to
@@ -79,7 +80,7 @@ func grantObjects(tb testing.TB, a rights.Access, objects []runtime.Object) *ide
 	needsControlPlane(tb) // every test that runs a provider against the API server comes here
 	ctx := context.Background()
 	account := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{
-		Name: a.ServiceAccount, Namespace: a.Namespace, Labels: map[string]string{"app.kubernetes.io/name": FieldManager},
+		Name: a.ServiceAccount, Namespace: a.Namespace, Labels: map[string]string{"app.kubernetes.io/name": vnode.FieldManager},
 	}}
 	all := append([]runtime.Object{account}, objects...)
 	for _, obj := range all { // left by a run that was killed
@@ -201,7 +202,7 @@ func (id *identity) kubeconfig(tb testing.TB, server string) string {
 // settingsOfArgs parses the provider's command line args as its start
 // does, the flags' defaults for every flag not given, and returns the
 // flags and their settings.
-func settingsOfArgs(tb testing.TB, args []string) (*flags, []Config, *election.Election) {
+func settingsOfArgs(tb testing.TB, args []string) (*flags, []vnode.Config, *election.Election) {
 	tb.Helper()
 	fs := flag.NewFlagSet("virtualkubelet", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -296,7 +297,7 @@ func describeObject(obj runtime.Object) string {
 // internal/rights labels them) that are still there: after the tests,
 // none should be.
 func leftRights(ctx context.Context) ([]string, error) {
-	selector := metav1.ListOptions{LabelSelector: "app.kubernetes.io/name=" + FieldManager}
+	selector := metav1.ListOptions{LabelSelector: "app.kubernetes.io/name=" + vnode.FieldManager}
 	var left []string
 	add := func(kind string, items []metav1.Object) {
 		for _, o := range items {

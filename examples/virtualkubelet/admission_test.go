@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -117,7 +118,7 @@ func refuseRegistration(t *testing.T, node string) *refusal {
 	t.Helper()
 	return refuse(t, node, admissionregistrationv1.Create, "false", "the test refuses to register "+node,
 		func(ctx context.Context) error {
-			_, err := client.CoreV1().Nodes().Create(ctx, StaticNode(node), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+			_, err := client.CoreV1().Nodes().Create(ctx, vnode.StaticNode(node), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 			return err
 		})
 }

@@ -3,20 +3,17 @@ package main
 import (
 	"context"
 	"log/slog"
-	"strings"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes"
 	corev1listers "k8s.io/client-go/listers/core/v1"
 
-	"github.com/pingnode/pingnode/examples/internal/podapi"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/caches"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/jobs"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 	"github.com/pingnode/pingnode/nodeapply/dra/confirm"
 )
 
@@ -28,16 +25,10 @@ import (
 // created at the start, once for the cluster: the same for every
 // provider.
 
-// schedulerBindingTimeout is the scheduler's default binding timeout
-// (its DynamicResources plugin's bindingTimeout): a pod held at PreBind
-// longer is given up on, so ConfirmDeadline is less, that the refusal,
-// and the job's removal, come first.
-const schedulerBindingTimeout = 600 * time.Second
-
 // startWaiting starts the process's cache of the pods not bound to a
 // node, with cfg's Confirm, and returns it and what stops it; nil and a
 // no-op without.
-func startWaiting(ctx context.Context, client kubernetes.Interface, cfg Config) (corev1listers.PodLister, func(), error) {
+func startWaiting(ctx context.Context, client kubernetes.Interface, cfg vnode.Config) (corev1listers.PodLister, func(), error) {
 	if !cfg.Confirm {
 		return nil, func() {}, nil
 	}
@@ -58,7 +49,7 @@ func (s *pinging) startJobs(ctx context.Context, nodes served) (stop func(), err
 			stops[i]()
 		}
 	}
-	claims, waiting := s.cfg.claims, s.cfg.waiting
+	claims, waiting := s.cfg.Claims, s.cfg.Waiting
 	if claims == nil {
 		var stopClaims func()
 		claims, stopClaims = caches.RunClaims(ctx, s.client)
@@ -77,13 +68,13 @@ func (s *pinging) startJobs(ctx context.Context, nodes served) (stop func(), err
 		stops = append(stops, stopWaiting)
 	}
 	ensureClass(ctx, s.client, s.log)
-	pinAnnotation, pinFlag := pinOf(s.cfg.PartPin)
+	pinAnnotation, pinFlag := vnode.PinOf(s.cfg.PartPin)
 	k := jobs.New(jobs.Config{
 		Client: s.client, Plugin: s.pinger,
 		Claims: claims.InPool, Waiting: waiting,
 		Bound: nodes.boundTo, Nodes: nodes.servedNodes,
 		Driver: confirm.DefaultDriver, Resource: confirm.DefaultResource,
-		FieldManager: FieldManager, Deadline: s.cfg.ConfirmDeadline, Log: s.log,
+		FieldManager: vnode.FieldManager, Deadline: s.cfg.ConfirmDeadline, Log: s.log,
 		Part: nodes.partOfNode, PinAnnotation: pinAnnotation, PinFlag: pinFlag,
 	})
 	running, cancel := context.WithCancel(ctx)
@@ -102,7 +93,7 @@ func (s *pinging) startJobs(ctx context.Context, nodes served) (stop func(), err
 // pods that ask then stay pending, as without the class.
 func ensureClass(ctx context.Context, client kubernetes.Interface, log *slog.Logger) {
 	class := confirm.Class(confirm.DefaultClass, confirm.DefaultDriver, confirm.DefaultResource)
-	_, err := client.ResourceV1().DeviceClasses().Create(ctx, class, metav1.CreateOptions{FieldManager: FieldManager})
+	_, err := client.ResourceV1().DeviceClasses().Create(ctx, class, metav1.CreateOptions{FieldManager: vnode.FieldManager})
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		log.Warn("the DeviceClass of the backend's confirmation could not be created: pods that ask for it stay pending", "class", class.Name, "error", err)
 	}
@@ -110,11 +101,11 @@ func ensureClass(ctx context.Context, client kubernetes.Interface, log *slog.Log
 
 // servedNodes returns the node served, as its cache shows it.
 func (s *nodeSupervisor) servedNodes() []*corev1.Node {
-	view := s.node.live.Load()
+	view := s.node.Caches()
 	if view == nil {
 		return nil
 	}
-	node, err := view.Node.Get(s.node.cfg.Static.Name)
+	node, err := view.Node.Get(s.node.Config().Static.Name)
 	if err != nil {
 		return nil
 	}
@@ -126,7 +117,7 @@ func (s *nodeSupervisor) partOfNode(string) string { return "" }
 
 // boundTo returns the pods bound to the node served.
 func (s *nodeSupervisor) boundTo(string) []*corev1.Pod {
-	view := s.node.live.Load()
+	view := s.node.Caches()
 	if view == nil {
 		return nil
 	}
@@ -136,7 +127,7 @@ func (s *nodeSupervisor) boundTo(string) []*corev1.Pod {
 // servedNodes returns the parts' nodes served, as the cache of the owned
 // nodes shows them.
 func (s *partsSupervisor) servedNodes() []*corev1.Node {
-	nodes, _ := s.owned.Node.List(labels.SelectorFromSet(labels.Set{OwnerLabel: s.cfg.Parts.Owner})) // a cache lister never fails
+	nodes, _ := s.owned.Node.List(labels.SelectorFromSet(labels.Set{vnode.OwnerLabel: s.cfg.Parts.Owner})) // a cache lister never fails
 	return nodes
 }
 
@@ -146,7 +137,7 @@ func (s *partsSupervisor) partOfNode(name string) string {
 	if err != nil {
 		return ""
 	}
-	part, _ := s.cfg.Parts.partOf(node)
+	part, _ := s.cfg.Parts.PartOf(node)
 	return part
 }
 
@@ -154,28 +145,4 @@ func (s *partsSupervisor) partOfNode(name string) string {
 // supervisor's.
 func (s *partsSupervisor) boundTo(name string) []*corev1.Pod {
 	return s.owned.BoundTo(name)
-}
-
-// DefaultPartPin is -part-pin's default: interLink's Slurm plugin copies
-// the pod's annotation slurm-job.vk.io/flags, verbatim, into the sbatch
-// flags of its job, and --nodelist pins the job to a machine.
-const DefaultPartPin = podapi.SlurmFlags + "=--nodelist="
-
-// pinOf returns the annotation and the flag of a PartPin, "annotation=flag".
-func pinOf(pin string) (annotation, flag string) {
-	annotation, flag, _ = strings.Cut(pin, "=")
-	return annotation, flag
-}
-
-// confirmProblem returns what is wrong with the settings of the backend's
-// confirmation: a deadline of the scheduler's binding timeout or more,
-// and a pin that is not an annotation key, "=" and a flag.
-func (c Config) confirmProblem() error {
-	if c.ConfirmDeadline < 0 || c.ConfirmDeadline >= schedulerBindingTimeout {
-		return settingError("ConfirmDeadline", c.ConfirmDeadline, "want zero (the default) or more, and less than the scheduler's binding timeout, %v", schedulerBindingTimeout)
-	}
-	if annotation, flag := pinOf(c.PartPin); c.PartPin != "" && (len(validation.IsQualifiedName(annotation)) > 0 || flag == "") {
-		return settingError("PartPin", c.PartPin, "want an annotation key, = and the flag that names a part, like %s, or nothing", DefaultPartPin)
-	}
-	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/pingnode/pingnode/examples/internal/pingclient"
 	"github.com/pingnode/pingnode/examples/internal/podapi"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/jobs"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 	"github.com/pingnode/pingnode/nodeapply/dra/confirm"
 )
 
@@ -359,7 +360,7 @@ func TestConfirmFence(t *testing.T) {
 	ctx := t.Context()
 	cfg := testConfig(own, "http://127.0.0.1:1/status")
 	cfg.DRADriver, cfg.Confirm = driver, true
-	id := grant(t, own, accessFor("", "", []Config{cfg}, nil))
+	id := grant(t, own, accessFor("", "", []vnode.Config{cfg}, nil))
 	for _, s := range [][2]string{{driver, own}, {confirm.DefaultDriver, own}, {confirm.DefaultDriver, other}, {third, own}} {
 		deleteSlicesAtEnd(t, s[0], s[1])
 	}

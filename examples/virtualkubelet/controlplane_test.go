@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 	"github.com/pingnode/pingnode/nodeapply"
 )
 
@@ -24,7 +25,7 @@ func TestNotReadyTaints(t *testing.T) {
 	needsControlPlane(t)
 	const name, healthy = "vk-notready", "vk-notready-neighbour"
 	startProvider(t, healthy, 5*time.Second) // keeps the zone from counting as fully disrupted
-	p, plugin := startProvider(t, name, 5*time.Second, func(c *Config) { c.Grace = testGrace })
+	p, plugin := startProvider(t, name, 5*time.Second, func(c *vnode.Config) { c.Grace = testGrace })
 	plugin.reply(http.StatusOK, goodReply, 0)
 	schedulable(t, name)
 	eventually(t, "the good reply is stored", func(ctx context.Context) (bool, string) { return nothingLost(ctx, t, name, false) })
@@ -43,8 +44,8 @@ func TestNotReadyTaints(t *testing.T) {
 		{Key: "vendor.example.com/maintenance", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
 	}})
 	t.Logf("while not ready: %s", pending(t, "while-not-ready"))
-	pings := p.count.pings.Load()
-	eventually(t, "ten more failed pings", func(context.Context) (bool, string) { return p.count.pings.Load() >= pings+10, "pings" })
+	pings := p.Count.Pings.Load()
+	eventually(t, "ten more failed pings", func(context.Context) (bool, string) { return p.Count.Pings.Load() >= pings+10, "pings" })
 	node := stored(t.Context(), t, name)
 	if taints := allTaints(node); !taints["node.kubernetes.io/not-ready:NoSchedule"] || !taints["node.kubernetes.io/not-ready:NoExecute"] {
 		t.Errorf("the not-ready taints went while the plugin still fails: %v", keys(taints))
@@ -108,7 +109,7 @@ func (b *backend) run(pod string, cpus int) {
 // 64.
 func startBackend(t *testing.T, name string, countHeld bool) *backend {
 	t.Helper()
-	_, plugin := startProvider(t, name, time.Hour, func(c *Config) { c.CountHeld = countHeld })
+	_, plugin := startProvider(t, name, time.Hour, func(c *vnode.Config) { c.CountHeld = countHeld })
 	b := &backend{t: t, plugin: plugin, node: name, total: 64}
 	b.report()
 	schedulable(t, name)

@@ -18,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 	"github.com/pingnode/pingnode/nodeapply"
 )
 
@@ -203,7 +204,7 @@ func TestSteadyCost(t *testing.T) {
 		report = 10 * time.Second
 		window = 3 * report
 	)
-	p, plugin := startProvider(t, name, report, func(c *Config) { c.Interval = 100 * time.Millisecond; c.CountHeld = true })
+	p, plugin := startProvider(t, name, report, func(c *vnode.Config) { c.Interval = 100 * time.Millisecond; c.CountHeld = true })
 	plugin.reply(http.StatusOK, goodReply, 0)
 	schedulable(t, name)
 	eventually(t, "the good reply and every condition stored", func(ctx context.Context) (bool, string) {
@@ -223,7 +224,7 @@ func TestSteadyCost(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer renewals.Stop()
-	before, writes, reports, pings := mustReadRequests(t), p.count.writes.Load(), p.count.reports.Load(), p.count.pings.Load()
+	before, writes, reports, pings := mustReadRequests(t), p.Count.Writes.Load(), p.Count.Reports.Load(), p.Count.Pings.Load()
 	renewed := 0
 	for end := time.After(window); end != nil; {
 		select {
@@ -236,8 +237,8 @@ func TestSteadyCost(t *testing.T) {
 		}
 	}
 	d := mustReadRequests(t).since(before)
-	pinged := p.count.pings.Load() - pings
-	t.Logf("%s, %d pings, %d status reports, %d renewals of the Lease; counted by the API server:%s", window, pinged, p.count.reports.Load()-reports, renewed, d)
+	pinged := p.Count.Pings.Load() - pings
+	t.Logf("%s, %d pings, %d status reports, %d renewals of the Lease; counted by the API server:%s", window, pinged, p.Count.Reports.Load()-reports, renewed, d)
 
 	periods := float64(window / report)
 	if n := d.nodeWrites(); n > 2*periods || n < 1 {
@@ -254,7 +255,7 @@ func TestSteadyCost(t *testing.T) {
 	if n := d.api["LIST pods"]; n != 0 {
 		t.Errorf("%g pod LISTs: want the pods read from the cache", n)
 	}
-	if n := p.count.writes.Load() - writes; n != 0 {
+	if n := p.Count.Writes.Load() - writes; n != 0 {
 		t.Errorf("pingnode reported %d changes of a steady node", n)
 	}
 	if pinged < 100 {
@@ -338,7 +339,7 @@ func TestProviderKilled(t *testing.T) {
 		return taints[corev1.TaintNodeUnreachable+":NoSchedule"], "taints " + strings.Join(keys(taints), ", ")
 	})
 	node = stored(t.Context(), t, name)
-	unknownAt := conditionNamed(node, corev1.NodeReady).LastTransitionTime.Time
+	unknownAt := vnode.ConditionNamed(node, corev1.NodeReady).LastTransitionTime.Time
 	// Times are kept to the second; the controller looks every second.
 	if after := unknownAt.Sub(lastRenewal); after < nodeMonitorGrace-time.Second || after > nodeMonitorGrace+5*time.Second {
 		t.Errorf("Ready Unknown %s after the last renewal, want the grace %s", after, nodeMonitorGrace)

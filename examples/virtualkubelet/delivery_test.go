@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 	"github.com/pingnode/pingnode/nodeapply"
 )
 
@@ -41,7 +42,7 @@ func TestTaintsRefused(t *testing.T) {
 	clearNodeEvents(t, name)
 	reg := prometheus.NewRegistry()
 	all := metrics.New(reg)
-	p, plugin := startGood(t, name, func(c *Config) { c.Metrics = all })
+	p, plugin := startGood(t, name, func(c *vnode.Config) { c.Metrics = all })
 	settled(t, p, name)
 	policy := refuseTaint(t, name, refusedKey)
 
@@ -58,14 +59,14 @@ func TestTaintsRefused(t *testing.T) {
 		n, _ := gather(t, reg).value("pingnode_node_write_errors_total", "node", name, "kind", metrics.KindObject)
 		return n
 	}
-	transitions, refusals, writeErrors := reachable(), taintErrors(), p.count.writeErrors.Load()
+	transitions, refusals, writeErrors := reachable(), taintErrors(), p.Count.WriteErrors.Load()
 	// The recorder sends events in order: once the failure's is stored,
 	// so is the first ping's PluginPingSucceeded, and the count below is
 	// the transition's alone.
 	eventually(t, "the failure's event", func(ctx context.Context) (bool, string) {
-		return eventCount(ctx, t, name, ReasonPingFailed) >= 1, describe(nodeEventsOf(ctx, t, name))
+		return eventCount(ctx, t, name, vnode.ReasonPingFailed) >= 1, describe(nodeEventsOf(ctx, t, name))
 	})
-	succeeded := eventCount(t.Context(), t, name, ReasonPingSucceeded)
+	succeeded := eventCount(t.Context(), t, name, vnode.ReasonPingSucceeded)
 
 	// Back, with a new cpu figure and a taint the API server refuses.
 	refusedReply := strings.Replace(goodReply, `"cpu":"64"`, `"cpu":"48"`, 1)
@@ -78,16 +79,16 @@ func TestTaintsRefused(t *testing.T) {
 		}
 		return hasResources(node, map[string]string{"cpu": "48", "memory": "64Gi", "nvidia.com/gpu": "4"})
 	})
-	pings := p.count.pings.Load()
+	pings := p.Count.Pings.Load()
 	eventually(t, "twenty more pings, each with the taint refused", func(context.Context) (bool, string) {
-		return p.count.pings.Load() >= pings+20, fmt.Sprintf("%d pings", p.count.pings.Load()-pings)
+		return p.Count.Pings.Load() >= pings+20, fmt.Sprintf("%d pings", p.Count.Pings.Load()-pings)
 	})
 	eventually(t, "the event of the transition", func(ctx context.Context) (bool, string) {
-		n := eventCount(ctx, t, name, ReasonPingSucceeded) - succeeded
-		return n >= 1, fmt.Sprintf("%d %s events", n, ReasonPingSucceeded)
+		n := eventCount(ctx, t, name, vnode.ReasonPingSucceeded) - succeeded
+		return n >= 1, fmt.Sprintf("%d %s events", n, vnode.ReasonPingSucceeded)
 	})
-	if n := eventCount(t.Context(), t, name, ReasonPingSucceeded) - succeeded; n != 1 {
-		t.Errorf("%d %s events for one transition, want 1:%s", n, ReasonPingSucceeded, describe(nodeEventsOf(t.Context(), t, name)))
+	if n := eventCount(t.Context(), t, name, vnode.ReasonPingSucceeded) - succeeded; n != 1 {
+		t.Errorf("%d %s events for one transition, want 1:%s", n, vnode.ReasonPingSucceeded, describe(nodeEventsOf(t.Context(), t, name)))
 	}
 	if n := reachable() - transitions; n != 1 {
 		t.Errorf("pingnode_reachability_transitions_total{to=%q} counted %g for one transition, want 1", metrics.ToReachable, n)
@@ -96,7 +97,7 @@ func TestTaintsRefused(t *testing.T) {
 	if n := taintErrors() - refusals; n < 20 {
 		t.Errorf("pingnode_node_write_errors_total{kind=%q} counted %g refusals in twenty pings and more, want each counted", metrics.KindObject, n)
 	}
-	if n := p.count.writeErrors.Load() - writeErrors; n < 20 {
+	if n := p.Count.WriteErrors.Load() - writeErrors; n < 20 {
 		t.Errorf("the provider counted %d write errors in twenty pings and more, want each refusal counted", n)
 	}
 	node := stored(t.Context(), t, name)

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -408,7 +409,7 @@ func TestDeployDryRun(t *testing.T) {
 	readManifest(t, deployDeployment, &d)
 	node, _ := flagValue(d.Spec.Template.Spec.Containers[0].Args, "node")
 	register := func(ctx context.Context, name string) error {
-		_, err := provider.CoreV1().Nodes().Create(ctx, StaticNode(name), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		_, err := provider.CoreV1().Nodes().Create(ctx, vnode.StaticNode(name), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 		return err
 	}
 	const refusal = "may create only its own nodes"

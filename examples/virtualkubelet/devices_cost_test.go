@@ -20,6 +20,7 @@ import (
 
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/logcount"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 )
 
 // What publishing devices costs the control plane, counted by the API
@@ -50,7 +51,7 @@ func (l *requestLog) sliceWrites() int {
 }
 
 // running runs p until stop is called, or the test ends.
-func running(t *testing.T, p *Provider) (stop func()) {
+func running(t *testing.T, p *vnode.Provider) (stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -124,11 +125,11 @@ func TestDevicesSteadyCost(t *testing.T) {
 	t.Cleanup(func() { deleteNode(t, name) })
 	cfg := testConfig(name, plugin.server.URL+"/status")
 	cfg.DRADriver = driver
-	id := grant(t, name, accessFor("", "", []Config{cfg}, nil))
+	id := grant(t, name, accessFor("", "", []vnode.Config{cfg}, nil))
 	var log requestLog
 	c := log.clientFor(t, id)
 
-	first := NewProvider(cfg, c, slog.New(slog.NewTextHandler(t.Output(), nil)))
+	first := vnode.NewProvider(cfg, c, slog.New(slog.NewTextHandler(t.Output(), nil)))
 	stopFirst := running(t, first)
 	want := append(deviceNames("a100", 2), deviceNames("mig", 200)...)
 	before := published(t, driver, name, want...)
@@ -155,14 +156,14 @@ func TestDevicesSteadyCost(t *testing.T) {
 	h := logcount.New(t.Output(), "Completed comparison")
 	reg := prometheus.NewRegistry()
 	cfg.Metrics = metrics.New(reg)
-	second := NewProvider(cfg, c, slog.New(h))
+	second := vnode.NewProvider(cfg, c, slog.New(h))
 	running(t, second)
 	eventually(t, "the second provider hands its pool on, and its controller compares it with the slices", func(context.Context) (bool, string) {
 		handed, _ := gather(t, reg).value("pingnode_device_pools_total", "node", name)
 		return handed == 1 && h.Count() >= 1, fmt.Sprintf("%g pools handed on, %d syncs", handed, h.Count())
 	})
-	pings := second.count.pings.Load()
-	eventually(t, "five more pings", func(context.Context) (bool, string) { return second.count.pings.Load() >= pings+5, "pings" })
+	pings := second.Count.Pings.Load()
+	eventually(t, "five more pings", func(context.Context) (bool, string) { return second.Count.Pings.Load() >= pings+5, "pings" })
 	after := published(t, driver, name, want...)
 	if fmt.Sprint(after.generations) != fmt.Sprint(before.generations) || after.slices != before.slices {
 		t.Errorf("after the restart: %s, was %s", after, before)
@@ -252,8 +253,8 @@ func TestDevicesGoWithNode(t *testing.T) {
 	t.Cleanup(func() { deleteNode(t, name) })
 	cfg := testConfig(name, plugin.server.URL+"/status")
 	cfg.DRADriver = driver
-	id := grant(t, name, accessFor("", "", []Config{cfg}, nil))
-	stop := running(t, NewProvider(cfg, id.client, slog.New(slog.NewTextHandler(t.Output(), nil))))
+	id := grant(t, name, accessFor("", "", []vnode.Config{cfg}, nil))
+	stop := running(t, vnode.NewProvider(cfg, id.client, slog.New(slog.NewTextHandler(t.Output(), nil))))
 	published(t, driver, name, "a100-0", "a100-1")
 	stop()
 	if err := client.CoreV1().Nodes().Delete(t.Context(), name, metav1.DeleteOptions{}); err != nil {
@@ -286,16 +287,16 @@ func TestDevicesUntilNews(t *testing.T) {
 	t.Cleanup(func() { deleteNode(t, name) })
 	cfg := testConfig(name, plugin.server.URL+"/status")
 	cfg.DRADriver = driver
-	id := grant(t, name, accessFor("", "", []Config{cfg}, nil))
-	stopFirst := running(t, NewProvider(cfg, id.client, slog.New(slog.NewTextHandler(t.Output(), nil))))
+	id := grant(t, name, accessFor("", "", []vnode.Config{cfg}, nil))
+	stopFirst := running(t, vnode.NewProvider(cfg, id.client, slog.New(slog.NewTextHandler(t.Output(), nil))))
 	before := published(t, driver, name, "a100-0", "a100-1")
 	stopFirst()
 
 	plugin.reply(http.StatusOK, `{"resources":{"cpu":"32"}}`, 0)
 	var log requestLog
-	second := NewProvider(cfg, log.clientFor(t, id), slog.New(slog.NewTextHandler(t.Output(), nil)))
+	second := vnode.NewProvider(cfg, log.clientFor(t, id), slog.New(slog.NewTextHandler(t.Output(), nil)))
 	running(t, second)
-	eventually(t, "the second provider pings", func(context.Context) (bool, string) { return second.count.pings.Load() > 0, "no ping" })
+	eventually(t, "the second provider pings", func(context.Context) (bool, string) { return second.Count.Pings.Load() > 0, "no ping" })
 	step := stepPings(t, second)
 	step(5)
 	plugin.reply(http.StatusServiceUnavailable, "down", 0)
@@ -324,7 +325,7 @@ func TestDevicesIgnoredWithoutDriver(t *testing.T) {
 	const name = "vk-dra-none"
 	h := logcount.New(t.Output(), "only -dra-driver publishes")
 	reg := prometheus.NewRegistry()
-	p, plugin := startProviderLogging(t, name, time.Hour, h, func(c *Config) { c.Metrics = metrics.New(reg) })
+	p, plugin := startProviderLogging(t, name, time.Hour, h, func(c *vnode.Config) { c.Metrics = metrics.New(reg) })
 	bad := a100Devices(2)
 	bad["name"] = "Not A Name"
 	plugin.reply(http.StatusOK, devicesReply(t4Devices(2), bad), 0)

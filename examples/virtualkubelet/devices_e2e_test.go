@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -64,7 +65,9 @@ func devicesReply(groups ...map[string]any) string {
 }
 
 // withDriver publishes the node's devices under driver.
-func withDriver(driver string) func(*Config) { return func(c *Config) { c.DRADriver = driver } }
+func withDriver(driver string) func(*vnode.Config) {
+	return func(c *vnode.Config) { c.DRADriver = driver }
+}
 
 // pool is a node's pool as the administrator reads its ResourceSlices.
 type pool struct {
@@ -154,7 +157,7 @@ func deleteSlicesAtEnd(t *testing.T, driver, node string) {
 
 // startDeviceProvider runs a provider of the node that publishes its
 // devices under driver, its plugin replying with the groups given.
-func startDeviceProvider(t *testing.T, driver, name string, groups ...map[string]any) (*Provider, *fakePlugin) {
+func startDeviceProvider(t *testing.T, driver, name string, groups ...map[string]any) (*vnode.Provider, *fakePlugin) {
 	t.Helper()
 	deleteSlicesAtEnd(t, driver, name)
 	p, plugin := startProvider(t, name, time.Hour, withDriver(driver))
@@ -322,7 +325,7 @@ func podEvents(ctx context.Context, t *testing.T, name, reason string) []corev1.
 // toldOnce waits until the pod has one event of reason whose message holds
 // each of want, and checks it was said once: one event, of count 1, a few
 // pings later.
-func toldOnce(t *testing.T, p *Provider, pod, reason string, want ...string) string {
+func toldOnce(t *testing.T, p *vnode.Provider, pod, reason string, want ...string) string {
 	t.Helper()
 	var message string
 	eventually(t, pod+" is told "+reason, func(ctx context.Context) (bool, string) {
@@ -338,8 +341,8 @@ func toldOnce(t *testing.T, p *Provider, pod, reason string, want ...string) str
 		}
 		return true, ""
 	})
-	pings := p.count.pings.Load()
-	eventually(t, "three more pings", func(context.Context) (bool, string) { return p.count.pings.Load() >= pings+3, "pings" })
+	pings := p.Count.Pings.Load()
+	eventually(t, "three more pings", func(context.Context) (bool, string) { return p.Count.Pings.Load() >= pings+3, "pings" })
 	if events := podEvents(t.Context(), t, pod, reason); len(events) != 1 || events[0].Count != 1 {
 		t.Errorf("%s: %s said again:%s", pod, reason, describe(events))
 	}
@@ -398,9 +401,9 @@ func TestDevicesScheduler(t *testing.T) {
 
 	for _, pod := range []string{"dra-big-1", "dra-big-2"} {
 		device := allocated(t, pod, driver, big, "a100")
-		t.Logf("%s: %s", pod, toldOnce(t, pa, pod, ReasonDevicesGiven, device+" ", `productName "NVIDIA A100-SXM4-80GB"`, "memory 80Gi"))
+		t.Logf("%s: %s", pod, toldOnce(t, pa, pod, vnode.ReasonDevicesGiven, device+" ", `productName "NVIDIA A100-SXM4-80GB"`, "memory 80Gi"))
 	}
-	t.Logf("dra-small-1: %s", toldOnce(t, pt, "dra-small-1", ReasonDevicesGiven, t4+" ", `productName "Tesla T4"`, "memory 16Gi"))
+	t.Logf("dra-small-1: %s", toldOnce(t, pt, "dra-small-1", vnode.ReasonDevicesGiven, t4+" ", `productName "Tesla T4"`, "memory 16Gi"))
 
 	// A third A100: published, and the pod Pending lands on it.
 	pluginA.reply(http.StatusOK, devicesReply(a100Devices(3)), 0)
@@ -409,13 +412,13 @@ func TestDevicesScheduler(t *testing.T) {
 	if device := allocated(t, "dra-big-3", driver, big, "a100"); device != "a100-2" {
 		t.Errorf("dra-big-3 was given %s, want the new a100-2", device)
 	}
-	toldOnce(t, pa, "dra-big-3", ReasonDevicesGiven, "a100-2 ")
+	toldOnce(t, pa, "dra-big-3", vnode.ReasonDevicesGiven, "a100-2 ")
 
 	// Fewer A100s than the pods hold: the three held stay published while
 	// their group is listed, whatever the count; four is one free more.
 	pluginA.reply(http.StatusOK, devicesReply(a100Devices(1)), 0)
-	pings := pa.count.pings.Load()
-	eventually(t, "five more pings", func(context.Context) (bool, string) { return pa.count.pings.Load() >= pings+5, "pings" })
+	pings := pa.Count.Pings.Load()
+	eventually(t, "five more pings", func(context.Context) (bool, string) { return pa.Count.Pings.Load() >= pings+5, "pings" })
 	published(t, driver, big, "a100-0", "a100-1", "a100-2")
 	pluginA.reply(http.StatusOK, devicesReply(a100Devices(4)), 0)
 	published(t, driver, big, "a100-0", "a100-1", "a100-2", "a100-3")
@@ -462,7 +465,7 @@ func TestDevicesExtendedResource(t *testing.T) {
 		boundTo(t, pod, name)
 		device := allocated(t, pod, driver, name, "t4")
 		devices = append(devices, device)
-		toldOnce(t, p, pod, ReasonDevicesGiven, device+" ", "its extended resources", `productName "Tesla T4"`)
+		toldOnce(t, p, pod, vnode.ReasonDevicesGiven, device+" ", "its extended resources", `productName "Tesla T4"`)
 	}
 	if devices[0] == devices[1] {
 		t.Errorf("both pods were given %s", devices[0])
@@ -514,7 +517,7 @@ func TestDevicesClaimNotAllowed(t *testing.T) {
 	}
 	pod := missingClaimPod("dra-refused", name, claim)
 	createPodObject(t, pod)
-	t.Logf("no claim: %s", toldOnce(t, p, pod.Name, ReasonClaimNotAllowed, claim, "does not exist"))
+	t.Logf("no claim: %s", toldOnce(t, p, pod.Name, vnode.ReasonClaimNotAllowed, claim, "does not exist"))
 
 	// The claim, allocated a100-1 by hand and reserved for the pod, as the
 	// scheduler would have.
@@ -545,12 +548,12 @@ func TestDevicesClaimNotAllowed(t *testing.T) {
 	if _, err := claims.UpdateStatus(t.Context(), made, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("allowed: %s", toldOnce(t, p, pod.Name, ReasonDevicesGiven, "a100-1 ", "ResourceClaim "+claim))
+	t.Logf("allowed: %s", toldOnce(t, p, pod.Name, vnode.ReasonDevicesGiven, "a100-1 ", "ResourceClaim "+claim))
 	// Each refusal is said once. Between the claim's creation and its
 	// allocation (two writes, as the API server takes a status), the
 	// provider may see it unallocated and say that once too: another
 	// refusal, not the first said again.
-	events := podEvents(t.Context(), t, pod.Name, ReasonClaimNotAllowed)
+	events := podEvents(t.Context(), t, pod.Name, vnode.ReasonClaimNotAllowed)
 	said := map[string]bool{}
 	for _, e := range events {
 		if e.Count != 1 || said[e.Message] || !strings.Contains(e.Message, "does not exist") && !strings.Contains(e.Message, "is not allocated") {

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -95,7 +96,7 @@ func samplePlugin(t *testing.T, args ...string) string {
 
 // configOfArgs is the configuration of the provider's command line args,
 // as its start runs it: the flags' defaults for every flag not given.
-func configOfArgs(tb testing.TB, args ...string) Config {
+func configOfArgs(tb testing.TB, args ...string) vnode.Config {
 	tb.Helper()
 	_, configs, _ := settingsOfArgs(tb, args)
 	return configs[0]
@@ -104,15 +105,15 @@ func configOfArgs(tb testing.TB, args ...string) Config {
 // runConfig runs a provider of cfg until the test ends, as its own
 // ServiceAccount (as startProvider does), and waits until its node is
 // registered and it has pinged.
-func runConfig(t *testing.T, cfg Config) *Provider {
+func runConfig(t *testing.T, cfg vnode.Config) *vnode.Provider {
 	t.Helper()
 	name := cfg.Static.Name
-	id := grant(t, name, accessFor("", "", []Config{cfg}, nil))
-	p := NewProvider(cfg, id.client, slog.New(slog.NewTextHandler(t.Output(), nil)))
+	id := grant(t, name, accessFor("", "", []vnode.Config{cfg}, nil))
+	p := vnode.NewProvider(cfg, id.client, slog.New(slog.NewTextHandler(t.Output(), nil)))
 	runProvider(t, p, func() { deleteNode(t, name) })
 	eventually(t, "the node is registered and the provider pings", func(ctx context.Context) (bool, string) {
 		_, err := client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
-		return err == nil && p.count.pings.Load() > 0, "no node yet"
+		return err == nil && p.Count.Pings.Load() > 0, "no node yet"
 	})
 	return p
 }
@@ -234,8 +235,8 @@ func TestDevicesSamplePlugin(t *testing.T) {
 	pendingFor(t, "dra-sample-3", "cannot allocate all claims")
 
 	// Several pings with both claims allocated and neither pod started.
-	pings := p.count.pings.Load()
-	within(t, time.Minute, "three more pings", func(context.Context) (bool, string) { return p.count.pings.Load() >= pings+3, "pings" })
+	pings := p.Count.Pings.Load()
+	within(t, time.Minute, "three more pings", func(context.Context) (bool, string) { return p.Count.Pings.Load() >= pings+3, "pings" })
 	published(t, driver, name, all...)
 	if got := history.names(); !slices.Equal(got, all) {
 		t.Errorf("devices published at some point: %v, want only %v", got, all)
@@ -261,9 +262,9 @@ func TestDevicesSamplePlugin(t *testing.T) {
 	if taints := taintSet(node); !equalSets(taints, map[string]bool{protectedTaint: true, staticTaint: true}) {
 		t.Errorf("taints %v, want the protected and the static one", keys(taints))
 	}
-	if ok, why := hasLabels(node, StaticNode(name).Labels); !ok {
+	if ok, why := hasLabels(node, vnode.StaticNode(name).Labels); !ok {
 		t.Errorf("labels: %s", why)
 	}
 	noWriteErrors(t, p)
-	t.Logf("%d pings; devices ever published: %v", p.count.pings.Load(), history.names())
+	t.Logf("%d pings; devices ever published: %v", p.Count.Pings.Load(), history.names())
 }

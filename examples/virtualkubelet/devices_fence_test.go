@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 )
 
 // The rights of a provider that publishes devices, with its own token:
@@ -41,7 +42,7 @@ func podEvent(reason, host string) *corev1.Event {
 		ObjectMeta:     metav1.ObjectMeta{GenerateName: "dra-fence.", Namespace: metav1.NamespaceDefault},
 		InvolvedObject: corev1.ObjectReference{Kind: "Pod", Namespace: metav1.NamespaceDefault, Name: "dra-fence", UID: types.UID("dra-fence")},
 		Reason:         reason, Message: "a test", Type: corev1.EventTypeNormal,
-		Source: corev1.EventSource{Component: FieldManager, Host: host},
+		Source: corev1.EventSource{Component: vnode.FieldManager, Host: host},
 	}
 }
 
@@ -60,7 +61,7 @@ func TestDeviceFence(t *testing.T) {
 	ctx := t.Context()
 	cfg := testConfig(own, "http://127.0.0.1:1/status")
 	cfg.DRADriver = driver
-	id := grant(t, own, accessFor("", "", []Config{cfg}, nil))
+	id := grant(t, own, accessFor("", "", []vnode.Config{cfg}, nil))
 	sa := id.client.ResourceV1().ResourceSlices()
 	for _, s := range [][2]string{{driver, own}, {driver, other}, {foreignDriver, own}} {
 		deleteSlicesAtEnd(t, s[0], s[1])
@@ -122,10 +123,10 @@ func TestDeviceFence(t *testing.T) {
 		{"create a slice of another driver on its own node", func(ctx context.Context) error { return create(ctx, testSlice(foreignDriver, own)) }, refusal},
 		{"update another node's slice", update(foreign), refusal},
 		{"delete another node's slice", remove(foreign), refusal},
-		{"tell a pod its devices, from its node", event(ReasonDevicesGiven, own), ""},
-		{"refuse a pod its claim, from its node", event(ReasonClaimNotAllowed, own), ""},
+		{"tell a pod its devices, from its node", event(vnode.ReasonDevicesGiven, own), ""},
+		{"refuse a pod its claim, from its node", event(vnode.ReasonClaimNotAllowed, own), ""},
 		{"record another event on a pod", event("Started", own), eventRefusal},
-		{"tell a pod its devices from another node", event(ReasonDevicesGiven, other), eventRefusal},
+		{"tell a pod its devices from another node", event(vnode.ReasonDevicesGiven, other), eventRefusal},
 	} {
 		err := c.do(ctx)
 		switch {
@@ -172,7 +173,7 @@ var deviceRightsSymptoms = map[string]func(t *testing.T, c *rightsCase){
 		pod := missingClaimPod(c.name+"-pod", c.name, claim)
 		createPodObject(t, pod)
 		c.awaitRefused(t, http.MethodGet, "/apis/resource.k8s.io/v1/namespaces/"+metav1.NamespaceDefault+"/resourceclaims/"+claim)
-		if events := podEvents(t.Context(), t, pod.Name, ReasonClaimNotAllowed); len(events) > 0 {
+		if events := podEvents(t.Context(), t, pod.Name, vnode.ReasonClaimNotAllowed); len(events) > 0 {
 			t.Errorf("the pod is refused without the claim as stored:%s", describe(events))
 		}
 	},
@@ -194,8 +195,8 @@ var deviceRightsSymptoms = map[string]func(t *testing.T, c *rightsCase){
 func TestDeviceRightsEachNeeded(t *testing.T) {
 	needsControlPlane(t)
 	const driver = "rights.gpu.pingnode.example.com"
-	all := accessFor(testNamespace, "rights", []Config{{Static: StaticNode("vk-rights"), CountHeld: true, DRADriver: driver}}, nil)
-	plain := accessFor(testNamespace, "rights", []Config{{Static: StaticNode("vk-rights"), CountHeld: true}}, nil)
+	all := accessFor(testNamespace, "rights", []vnode.Config{{Static: vnode.StaticNode("vk-rights"), CountHeld: true, DRADriver: driver}}, nil)
+	plain := accessFor(testNamespace, "rights", []vnode.Config{{Static: vnode.StaticNode("vk-rights"), CountHeld: true}}, nil)
 	before := map[string]bool{}
 	for _, r := range plain.Roles() {
 		for _, rule := range r.Rules {
@@ -228,7 +229,7 @@ func TestDeviceRightsEachNeeded(t *testing.T) {
 				c.cfg = testConfig(name, plugin.server.URL+"/status")
 				c.cfg.CountHeld, c.cfg.DRADriver = true, driver
 				c.cfg.Metrics = metrics.New(c.reg)
-				a := accessFor(testNamespace, fmt.Sprintf("%s-%d", name, identities.Add(1)), []Config{c.cfg}, nil)
+				a := accessFor(testNamespace, fmt.Sprintf("%s-%d", name, identities.Add(1)), []vnode.Config{c.cfg}, nil)
 				c.id = grantObjects(t, a, without(t, a, key))
 				c.client = c.log.clientFor(t, c.id)
 				t.Logf("without %s (%s)", key, rule.Why)

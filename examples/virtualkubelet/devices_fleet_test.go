@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 )
 
 // TestDevicesFleetProcess: the command itself, in a child process, with
@@ -52,7 +54,7 @@ func TestDevicesFleetProcess(t *testing.T) {
 		on[node] = true
 		device := allocated(t, pod, driver, node, "a100")
 		eventually(t, pod+" is told its device", func(ctx context.Context) (bool, string) {
-			events := podEvents(ctx, t, pod, ReasonDevicesGiven)
+			events := podEvents(ctx, t, pod, vnode.ReasonDevicesGiven)
 			return len(events) == 1 && strings.Contains(events[0].Message, device+" "), describe(events)
 		})
 	}

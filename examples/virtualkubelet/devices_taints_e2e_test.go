@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -113,7 +114,7 @@ func taintedAs(t *testing.T, driver, node string, want map[string][]string) {
 // healthKept checks that nothing else was lost: the node's resources, its
 // protected and static taints alone (but the controllers'), its static
 // labels and the plugin's label; and the API server refused no write.
-func healthKept(t *testing.T, p *Provider, name string) {
+func healthKept(t *testing.T, p *vnode.Provider, name string) {
 	t.Helper()
 	eventually(t, "nothing lost on "+name, func(ctx context.Context) (bool, string) {
 		node := stored(ctx, t, name)
@@ -123,7 +124,7 @@ func healthKept(t *testing.T, p *Provider, name string) {
 		if taints := taintSet(node); !equalSets(taints, map[string]bool{protectedTaint: true, staticTaint: true}) {
 			return false, "taints " + strings.Join(keys(taints), ", ")
 		}
-		want := maps.Clone(StaticNode(name).Labels)
+		want := maps.Clone(vnode.StaticNode(name).Labels)
 		want[pluginLabel] = "AMD"
 		return hasLabels(node, want)
 	})
@@ -140,7 +141,7 @@ func TestDevicesTaintNoSchedule(t *testing.T) {
 	needsControlPlane(t)
 	const driver, name = "noschedule.gpu.pingnode.example.com", "vk-dra-noschedule"
 	deleteSlicesAtEnd(t, driver, name)
-	p, plugin := startProvider(t, name, time.Hour, withDriver(driver), func(c *Config) { c.CountHeld = true })
+	p, plugin := startProvider(t, name, time.Hour, withDriver(driver), func(c *vnode.Config) { c.CountHeld = true })
 	tainted := map[string][]string{"a100a-0": {xidKey + "=" + xidValue + ":NoSchedule"}}
 	plugin.reply(http.StatusOK, availableReply(withDeviceTaint(a100Group("a100a", 1), xidKey, xidValue, resourcev1.DeviceTaintEffectNoSchedule), a100Group("a100b", 1)), 0)
 	published(t, driver, name, "a100a-0", "a100b-0")
@@ -206,7 +207,7 @@ func TestDevicesTaintNoExecute(t *testing.T) {
 	needsControlPlane(t)
 	const driver, name = "noexecute.gpu.pingnode.example.com", "vk-dra-noexecute"
 	deleteSlicesAtEnd(t, driver, name)
-	p, plugin := startProvider(t, name, time.Hour, withDriver(driver), func(c *Config) { c.CountHeld = true })
+	p, plugin := startProvider(t, name, time.Hour, withDriver(driver), func(c *vnode.Config) { c.CountHeld = true })
 	plugin.reply(http.StatusOK, availableReply(a100Group("a100a", 1), a100Group("a100b", 1)), 0)
 	published(t, driver, name, "a100a-0", "a100b-0")
 	schedulable(t, name)

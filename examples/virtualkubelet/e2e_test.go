@@ -20,6 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 	"github.com/pingnode/pingnode/nodeapply"
 )
 
@@ -67,42 +68,42 @@ func (f *fakePlugin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // configuration first. The provider runs as a ServiceAccount of its own,
 // bound to exactly the rights internal/rights gives its configuration
 // (grant). It logs to the test's output.
-func startProvider(t *testing.T, name string, statusReport time.Duration, change ...func(*Config)) (*Provider, *fakePlugin) {
+func startProvider(t *testing.T, name string, statusReport time.Duration, change ...func(*vnode.Config)) (*vnode.Provider, *fakePlugin) {
 	t.Helper()
 	return startProviderLogging(t, name, statusReport, slog.NewTextHandler(t.Output(), nil), change...)
 }
 
 // startProviderLogging is startProvider with the provider's log going to
 // h.
-func startProviderLogging(t *testing.T, name string, statusReport time.Duration, h slog.Handler, change ...func(*Config)) (*Provider, *fakePlugin) {
+func startProviderLogging(t *testing.T, name string, statusReport time.Duration, h slog.Handler, change ...func(*vnode.Config)) (*vnode.Provider, *fakePlugin) {
 	t.Helper()
 	plugin := &fakePlugin{}
 	plugin.reply(http.StatusOK, "ok", 0)
 	server := httptest.NewServer(plugin)
 	plugin.server = server
-	cfg := Config{
-		Static: StaticNode(name), StaticKeys: []string{StaticTaintKey}, PluginURL: server.URL + "/status",
+	cfg := vnode.Config{
+		Static: vnode.StaticNode(name), StaticKeys: []string{vnode.StaticTaintKey}, PluginURL: server.URL + "/status",
 		Interval: 50 * time.Millisecond, Timeout: 500 * time.Millisecond, StatusReport: statusReport,
 	}
 	for _, c := range change {
 		c(&cfg)
 	}
-	id := grant(t, name, accessFor("", "", []Config{cfg}, nil))
-	p := NewProvider(cfg, id.client, slog.New(h))
+	id := grant(t, name, accessFor("", "", []vnode.Config{cfg}, nil))
+	p := vnode.NewProvider(cfg, id.client, slog.New(h))
 	runProvider(t, p, func() {
 		plugin.closeServer()
 		deleteNode(t, name)
 	})
 	eventually(t, "the node is registered and the provider pings", func(ctx context.Context) (bool, string) {
 		_, err := client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
-		return err == nil && p.count.pings.Load() > 0, "no node yet"
+		return err == nil && p.Count.Pings.Load() > 0, "no node yet"
 	})
 	return p, plugin
 }
 
 // runProvider runs p until the test ends, and then calls after, if not
 // nil, once p has returned.
-func runProvider(t *testing.T, p *Provider, after func()) {
+func runProvider(t *testing.T, p *vnode.Provider, after func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -143,11 +144,11 @@ func deleteNode(tb testing.TB, name string) {
 // lifecycle controller has lifted its not-ready taint, and the status the
 // provider last sent is stored. Until then, a write on its way may still
 // change the node.
-func settled(t *testing.T, p *Provider, name string) {
+func settled(t *testing.T, p *vnode.Provider, name string) {
 	t.Helper()
 	schedulable(t, name)
 	eventually(t, "the status last sent is stored", func(ctx context.Context) (bool, string) {
-		sent := p.lastSent()
+		sent := p.LastSent()
 		if sent == nil {
 			return false, "nothing sent yet"
 		}
@@ -167,7 +168,7 @@ func sameStatus(want, stored *corev1.Node) (bool, string) {
 		}
 	}
 	for _, c := range want.Status.Conditions {
-		got := conditionNamed(stored, c.Type)
+		got := vnode.ConditionNamed(stored, c.Type)
 		if got == nil || got.Status != c.Status || got.Reason != c.Reason || got.Message != c.Message || !got.LastTransitionTime.Equal(&c.LastTransitionTime) {
 			return false, fmt.Sprintf("%s: stored %+v, handed on %+v", c.Type, got, c)
 		}
@@ -222,7 +223,7 @@ func taintSet(node *corev1.Node) map[string]bool {
 
 var (
 	protectedTaint = nodeapply.DefaultProtectedKey + "=true:NoSchedule"
-	staticTaint    = StaticTaintKey + "=remote:NoSchedule"
+	staticTaint    = vnode.StaticTaintKey + "=remote:NoSchedule"
 )
 
 func TestRegistration(t *testing.T) {
@@ -295,8 +296,8 @@ func TestTaints(t *testing.T) {
 		taints := taintSet(stored(ctx, t, name))
 		return equalSets(taints, want), "taints " + strings.Join(keys(taints), ", ")
 	})
-	pings := p.count.pings.Load()
-	eventually(t, "five more pings", func(context.Context) (bool, string) { return p.count.pings.Load() >= pings+5, "pings" })
+	pings := p.Count.Pings.Load()
+	eventually(t, "five more pings", func(context.Context) (bool, string) { return p.Count.Pings.Load() >= pings+5, "pings" })
 	node := stored(t.Context(), t, name)
 	if taints := taintSet(node); !equalSets(taints, want) {
 		t.Errorf("five pings later, taints = %v, want %v", keys(taints), keys(want))
@@ -348,7 +349,7 @@ func TestBadReplies(t *testing.T) {
 		{"fractional GPUs", http.StatusOK, `{"resources":{"accelerators":[{"resourceType":"nvidia.com/gpu","available":"1.5"}]}}`, 0},
 		{"a total of zero memory", http.StatusOK, `{"resources":{"memory":"0","basis":"total"}}`, 0}, // among free figures, a full backend: TestFullBackend
 		{"duplicate taints", http.StatusOK, `{"taints":[{"key":"vendor.example.com/maintenance","value":"true","effect":"NoSchedule"},{"key":"vendor.example.com/maintenance","value":"true","effect":"NoSchedule"}]}`, 0},
-		{"invalid keys", http.StatusOK, `{"taints":[{"key":"vendor.example.com/maintenance","value":"true","effect":"NoSchedule"},{"key":"not a key!","effect":"NoSchedule"},{"key":"node.kubernetes.io/unschedulable","effect":"NoSchedule"},{"key":"` + StaticTaintKey + `","effect":"NoExecute"}]}`, 0},
+		{"invalid keys", http.StatusOK, `{"taints":[{"key":"vendor.example.com/maintenance","value":"true","effect":"NoSchedule"},{"key":"not a key!","effect":"NoSchedule"},{"key":"node.kubernetes.io/unschedulable","effect":"NoSchedule"},{"key":"` + vnode.StaticTaintKey + `","effect":"NoExecute"}]}`, 0},
 		{"bad value of the plugin's taint", http.StatusOK, `{"taints":[{"key":"vendor.example.com/maintenance","value":"not a value","effect":"NoSchedule"}]}`, 0},
 		{"10 MiB body", http.StatusOK, `{"status":"` + strings.Repeat("x", 10<<20) + `","resources":{"cpu":"1"}}`, 0},
 		{"HTTP 500", http.StatusInternalServerError, `{"resources":{"cpu":"1"}}`, 0},
@@ -356,9 +357,9 @@ func TestBadReplies(t *testing.T) {
 	}
 	for _, b := range bad {
 		plugin.reply(b.status, b.body, b.delay)
-		pings := p.count.pings.Load()
+		pings := p.Count.Pings.Load()
 		eventually(t, b.name+": three more pings", func(context.Context) (bool, string) {
-			return p.count.pings.Load() >= pings+3, "pings"
+			return p.Count.Pings.Load() >= pings+3, "pings"
 		})
 		node := stored(t.Context(), t, name)
 		if ok, why := hasResources(node, last); !ok {
@@ -399,15 +400,15 @@ func TestSteadyState(t *testing.T) {
 			t.Fatalf("conditions are not in play: %s", why)
 		}
 	}
-	rv, writes, pings := node.ResourceVersion, p.count.writes.Load(), p.count.pings.Load()
+	rv, writes, pings := node.ResourceVersion, p.Count.Writes.Load(), p.Count.Pings.Load()
 	eventually(t, "50 more identical replies", func(context.Context) (bool, string) {
-		return p.count.pings.Load() >= pings+50, "pings"
+		return p.Count.Pings.Load() >= pings+50, "pings"
 	})
-	if got := p.count.writes.Load() - writes; got != 0 {
+	if got := p.Count.Writes.Load() - writes; got != 0 {
 		t.Errorf("the provider wrote %d times during 50 identical replies", got)
 	}
 	if got := stored(t.Context(), t, name).ResourceVersion; got != rv {
 		t.Errorf("resourceVersion went from %s to %s during 50 identical replies", rv, got)
 	}
-	t.Logf("%d identical replies, %d writes, resourceVersion %s unchanged", p.count.pings.Load()-pings, p.count.writes.Load()-writes, rv)
+	t.Logf("%d identical replies, %d writes, resourceVersion %s unchanged", p.Count.Pings.Load()-pings, p.Count.Writes.Load()-writes, rv)
 }

@@ -7,13 +7,11 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/pingnode/pingnode/pingstatus"
 )
 
 // nodeEventsOf lists the events on the node, as kubectl describe node
@@ -70,7 +68,7 @@ func eventsWith(events []corev1.Event, reason string) []corev1.Event {
 func fromProvider(events []corev1.Event) []corev1.Event {
 	var out []corev1.Event
 	for _, e := range events {
-		if e.Source.Component == FieldManager {
+		if e.Source.Component == vnode.FieldManager {
 			out = append(out, e)
 		}
 	}
@@ -94,24 +92,24 @@ func TestRefusalEvent(t *testing.T) {
 	needsControlPlane(t)
 	const name = "vk-events"
 	clearNodeEvents(t, name)
-	p, plugin := startProvider(t, name, time.Hour, func(c *Config) { c.Interval = 100 * time.Millisecond })
+	p, plugin := startProvider(t, name, time.Hour, func(c *vnode.Config) { c.Interval = 100 * time.Millisecond })
 	plugin.reply(http.StatusOK, `{"resources":{"cpu":"-8","memory":"64Gi"}}`, 0)
-	pings := p.count.pings.Load()
+	pings := p.Count.Pings.Load()
 	var refused []corev1.Event
 	eventually(t, "an event for the refused cpu", func(ctx context.Context) (bool, string) {
-		refused = eventsWith(nodeEventsOf(ctx, t, name), ReasonResourceRefused)
+		refused = eventsWith(nodeEventsOf(ctx, t, name), vnode.ReasonResourceRefused)
 		return len(refused) == 1, describe(refused)
 	})
 	first := refused[0].Count
 	eventually(t, "its count grows", func(ctx context.Context) (bool, string) {
-		refused = eventsWith(nodeEventsOf(ctx, t, name), ReasonResourceRefused)
+		refused = eventsWith(nodeEventsOf(ctx, t, name), vnode.ReasonResourceRefused)
 		return len(refused) == 1 && refused[0].Count > first, describe(refused)
 	})
 	eventually(t, "50 pings with the same mistake", func(context.Context) (bool, string) {
-		return p.count.pings.Load() >= pings+50, "pings"
+		return p.Count.Pings.Load() >= pings+50, "pings"
 	})
 	all := nodeEventsOf(t.Context(), t, name)
-	refused = eventsWith(all, ReasonResourceRefused)
+	refused = eventsWith(all, vnode.ReasonResourceRefused)
 	if len(refused) != 1 {
 		t.Fatalf("%d events for the refused cpu, want 1:%s", len(refused), describe(all))
 	}
@@ -119,13 +117,13 @@ func TestRefusalEvent(t *testing.T) {
 	if e.Type != corev1.EventTypeWarning || !strings.HasPrefix(e.Message, "resources.cpu: ") || !strings.Contains(e.Message, "-8") {
 		t.Errorf("event: %s %s: %q", e.Type, e.Reason, e.Message)
 	}
-	if e.InvolvedObject.Kind != "Node" || e.InvolvedObject.Name != name || e.Source.Component != FieldManager {
+	if e.InvolvedObject.Kind != "Node" || e.InvolvedObject.Name != name || e.Source.Component != vnode.FieldManager {
 		t.Errorf("event on %+v from %+v", e.InvolvedObject, e.Source)
 	}
 	if e.Count < 2 || e.Count > 26 {
 		t.Errorf("count %d after 50 pings, want it grown and held by the rate limit (at most 26)", e.Count)
 	}
-	t.Logf("after %d pings, %d at the first read:%s", p.count.pings.Load()-pings, first, describe(all))
+	t.Logf("after %d pings, %d at the first read:%s", p.Count.Pings.Load()-pings, first, describe(all))
 }
 
 // TestReachabilityEvents: the plugin going away and coming back shows on
@@ -135,57 +133,22 @@ func TestReachabilityEvents(t *testing.T) {
 	needsControlPlane(t)
 	const name = "vk-reachability-events"
 	clearNodeEvents(t, name)
-	_, plugin := startProvider(t, name, time.Hour, func(c *Config) { c.Grace = testGrace })
+	_, plugin := startProvider(t, name, time.Hour, func(c *vnode.Config) { c.Grace = testGrace })
 	eventually(t, "NodeReady", func(ctx context.Context) (bool, string) {
 		events := nodeEventsOf(ctx, t, name)
-		return len(eventsWith(events, ReasonNodeReady)) == 1, describe(events)
+		return len(eventsWith(events, vnode.ReasonNodeReady)) == 1, describe(events)
 	})
 	plugin.reply(http.StatusServiceUnavailable, "busy", 0)
 	eventually(t, "PluginPingFailed and NodeNotReady", func(ctx context.Context) (bool, string) {
 		events := nodeEventsOf(ctx, t, name)
-		failed, notReady := eventsWith(events, ReasonPingFailed), eventsWith(events, ReasonNodeNotReady)
+		failed, notReady := eventsWith(events, vnode.ReasonPingFailed), eventsWith(events, vnode.ReasonNodeNotReady)
 		return len(failed) == 1 && failed[0].Type == corev1.EventTypeWarning &&
 			strings.Contains(failed[0].Message, "HTTP 503 Service Unavailable") && len(notReady) == 1, describe(events)
 	})
 	plugin.reply(http.StatusOK, "ok", 0)
 	eventually(t, "PluginPingSucceeded and NodeReady again", func(ctx context.Context) (bool, string) {
 		events := nodeEventsOf(ctx, t, name)
-		ready := eventsWith(events, ReasonNodeReady)
-		return len(eventsWith(events, ReasonPingSucceeded)) >= 1 && len(ready) == 1 && ready[0].Count == 2, describe(events)
+		ready := eventsWith(events, vnode.ReasonNodeReady)
+		return len(eventsWith(events, vnode.ReasonPingSucceeded)) >= 1 && len(ready) == 1 && ready[0].Count == 2, describe(events)
 	})
-}
-
-// TestWarningReason: an event's reason comes from what a warning is about
-// and what was done, never from its path.
-func TestWarningReason(t *testing.T) {
-	tests := []struct {
-		w    pingstatus.Warning
-		want string
-	}{
-		{pingstatus.Warning{Path: "resources.cpu", Subject: pingstatus.SubjectResource, Action: pingstatus.Refused}, ReasonResourceRefused},
-		{pingstatus.Warning{Path: "ping.held[cpu]", Subject: pingstatus.SubjectResource, Action: pingstatus.Refused}, ReasonResourceRefused},
-		{pingstatus.Warning{Path: "spec.taints[a.io/x:NoSchedule]", Subject: pingstatus.SubjectTaint, Action: pingstatus.Repaired}, "TaintRepaired"},
-		{pingstatus.Warning{Subject: pingstatus.SubjectReply, Action: pingstatus.Ignored}, "ReplyIgnored"},
-		{pingstatus.Warning{Path: "metadata.annotations[pingnode.io/plugin-taints]", Subject: pingstatus.SubjectAnnotation, Action: pingstatus.Ignored}, "AnnotationIgnored"},
-		{pingstatus.Warning{Path: `labels["kubernetes.io/hostname"]`, Subject: pingstatus.SubjectLabel, Action: pingstatus.Refused}, "LabelRefused"},
-	}
-	for _, tt := range tests {
-		if got := warningReason(tt.w); got != tt.want {
-			t.Errorf("warningReason(%q) = %q, want %q", tt.w.String(), got, tt.want)
-		}
-	}
-}
-
-// TestBound: a message an event shows is at most 1024 bytes, cut at a
-// character's start with a marker; a shorter one is kept as it is.
-func TestBound(t *testing.T) {
-	short := "the plugin answered its last ping"
-	if got := bound(short); got != short {
-		t.Errorf("bound(%q) = %q", short, got)
-	}
-	long := strings.Repeat("é", 600) // 1200 bytes
-	got := bound(long)
-	if len(got) > maxEventMessageCharacters || !strings.HasSuffix(got, cutMarker) || !utf8.ValidString(got) {
-		t.Errorf("bound of 1200 bytes: %d bytes, ends %q, valid UTF-8 %v; want at most %d, the marker, valid", len(got), got[len(got)-6:], utf8.ValidString(got), maxEventMessageCharacters)
-	}
 }

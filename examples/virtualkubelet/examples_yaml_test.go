@@ -8,6 +8,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -62,7 +63,7 @@ func TestExampleManifests(t *testing.T) {
 		t.Errorf("testdata/gpu.yaml: third %T, want the pod trainer, which claims from large-gpu", gpu[2])
 	}
 	if ok3 {
-		node := StaticNode("pingnode-virtual")
+		node := vnode.StaticNode("pingnode-virtual")
 		for _, taint := range node.Spec.Taints {
 			tolerated := false
 			for _, toleration := range pod.Spec.Tolerations {

@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 	"github.com/pingnode/pingnode/nodeapply"
 )
 
@@ -70,7 +71,7 @@ func nothingLost(ctx context.Context, t *testing.T, name string, admin bool) (bo
 
 // startGood runs a provider whose plugin gives the good reply, and waits
 // until the node has it.
-func startGood(t *testing.T, name string, change ...func(*Config)) (*Provider, *fakePlugin) {
+func startGood(t *testing.T, name string, change ...func(*vnode.Config)) (*vnode.Provider, *fakePlugin) {
 	t.Helper()
 	p, plugin := startProvider(t, name, time.Hour, change...)
 	plugin.reply(http.StatusOK, goodReply, 0)
@@ -80,9 +81,9 @@ func startGood(t *testing.T, name string, change ...func(*Config)) (*Provider, *
 
 // noWriteErrors checks the API server refused none of the provider's
 // writes.
-func noWriteErrors(t *testing.T, p *Provider) {
+func noWriteErrors(t *testing.T, p *vnode.Provider) {
 	t.Helper()
-	if n := p.count.writeErrors.Load(); n != 0 {
+	if n := p.Count.WriteErrors.Load(); n != 0 {
 		t.Errorf("the API server refused %d writes from the provider", n)
 	}
 }
@@ -101,7 +102,7 @@ func TestConflictRetried(t *testing.T) {
 	schedulable(t, name)
 	var once sync.Once
 	raced := make(chan struct{})
-	p.beforeObjectPatch.set(func(ctx context.Context) {
+	p.BeforeObjectPatch.Set(func(ctx context.Context) {
 		once.Do(func() {
 			defer close(raced)
 			// In the provider's goroutine: an error, never Fatal, and
@@ -129,7 +130,7 @@ func TestConflictRetried(t *testing.T) {
 	eventually(t, "both taints on the node", func(ctx context.Context) (bool, string) {
 		return nothingLost(ctx, t, name, true)
 	})
-	if n := p.count.conflicts.Load(); n < 1 {
+	if n := p.Count.Conflicts.Load(); n < 1 {
 		t.Errorf("%d conflicts, want the patch to have conflicted", n)
 	}
 	noWriteErrors(t, p)
@@ -166,16 +167,16 @@ func TestDriftCorrected(t *testing.T) {
 func TestFlapping(t *testing.T) {
 	needsControlPlane(t)
 	const name = "vk-flapping"
-	p, plugin := startGood(t, name, func(c *Config) { c.Grace = 5 * time.Second; c.Interval = 100 * time.Millisecond })
+	p, plugin := startGood(t, name, func(c *vnode.Config) { c.Grace = 5 * time.Second; c.Interval = 100 * time.Millisecond })
 	addAdminTaint(t.Context(), t, name)
 	// The administrator's taint is stored, the provider has pinged since
 	// (a foreign taint makes no write of its own), and nothing it handed
 	// on is still on its way.
 	eventually(t, "the administrator's taint is stored", func(ctx context.Context) (bool, string) { return nothingLost(ctx, t, name, true) })
-	pings := p.count.pings.Load()
-	eventually(t, "three more pings", func(context.Context) (bool, string) { return p.count.pings.Load() >= pings+3, "pings" })
+	pings := p.Count.Pings.Load()
+	eventually(t, "three more pings", func(context.Context) (bool, string) { return p.Count.Pings.Load() >= pings+3, "pings" })
 	settled(t, p, name)
-	writes := p.count.writes.Load()
+	writes := p.Count.Writes.Load()
 
 	// One cycle: good, two failures of each kind, garbage, a broken
 	// object; each lasts a few pings.
@@ -202,8 +203,8 @@ func TestFlapping(t *testing.T) {
 			transitions++
 			answered = now
 		}
-		pings := p.count.pings.Load()
-		eventually(t, "three pings", func(context.Context) (bool, string) { return p.count.pings.Load() >= pings+3, "pings" })
+		pings := p.Count.Pings.Load()
+		eventually(t, "three pings", func(context.Context) (bool, string) { return p.Count.Pings.Load() >= pings+3, "pings" })
 		if ok, why := conditionIs(stored(t.Context(), t, name), corev1.NodeReady, corev1.ConditionTrue); !ok {
 			t.Fatalf("flap %d: %s", i, why)
 		}
@@ -211,8 +212,8 @@ func TestFlapping(t *testing.T) {
 	plugin.reply(http.StatusOK, goodReply, 0)
 	transitions++
 	eventually(t, "nothing lost", func(ctx context.Context) (bool, string) { return nothingLost(ctx, t, name, true) })
-	got := p.count.writes.Load() - writes
-	t.Logf("%d reachability transitions, %d writes, %d pings", transitions, got, p.count.pings.Load())
+	got := p.Count.Writes.Load() - writes
+	t.Logf("%d reachability transitions, %d writes, %d pings", transitions, got, p.Count.Pings.Load())
 	// Each transition is one status write; a ping that straddles a
 	// transition may write it once more while the node controller's
 	// write is on its way.
@@ -233,14 +234,14 @@ func TestRestartWhileEmpty(t *testing.T) {
 	plugin.reply(http.StatusOK, goodReply, 0)
 	server := httptest.NewServer(plugin)
 	defer server.Close()
-	cfg := Config{
-		Static: StaticNode(name), StaticKeys: []string{StaticTaintKey}, PluginURL: server.URL,
+	cfg := vnode.Config{
+		Static: vnode.StaticNode(name), StaticKeys: []string{vnode.StaticTaintKey}, PluginURL: server.URL,
 		Interval: 50 * time.Millisecond, Timeout: 500 * time.Millisecond, StatusReport: time.Hour,
 	}
 	// One ServiceAccount for both runs, as a pod restarted keeps its own.
-	id := grant(t, name, accessFor("", "", []Config{cfg}, nil))
-	run := func() (*Provider, func()) {
-		p := NewProvider(cfg, id.client, slog.New(slog.NewTextHandler(t.Output(), nil)))
+	id := grant(t, name, accessFor("", "", []vnode.Config{cfg}, nil))
+	run := func() (*vnode.Provider, func()) {
+		p := vnode.NewProvider(cfg, id.client, slog.New(slog.NewTextHandler(t.Output(), nil)))
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		go func() { done <- supervise(p).Run(ctx) }() // the node, and its ping loop
@@ -317,9 +318,9 @@ func TestControlPlaneRestart(t *testing.T) {
 	addAdminTaint(t.Context(), t, name)
 	eventually(t, "the administrator's taint is stored", func(ctx context.Context) (bool, string) { return nothingLost(ctx, t, name, true) })
 	restartEnv(t, func() {
-		pings := p.count.pings.Load()
+		pings := p.Count.Pings.Load()
 		eventually(t, "five pings while the API server is down", func(context.Context) (bool, string) {
-			return p.count.pings.Load() >= pings+5, "pings"
+			return p.Count.Pings.Load() >= pings+5, "pings"
 		})
 	})
 	eventually(t, "nothing lost", func(ctx context.Context) (bool, string) { return nothingLost(ctx, t, name, true) })

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -46,12 +47,12 @@ func TestRightsFence(t *testing.T) {
 		}
 	})
 
-	configs := []Config{testConfig(own, "http://127.0.0.1:1/status"), testConfig(own2, "http://127.0.0.1:1/status")}
+	configs := []vnode.Config{testConfig(own, "http://127.0.0.1:1/status"), testConfig(own2, "http://127.0.0.1:1/status")}
 	configs[0].CountHeld = true // every pod, to count what its own hold
 	id := grant(t, own, accessFor("", "", configs, nil))
 	sa := id.client
 	t.Cleanup(func() { deleteNode(t, own) })
-	if _, err := sa.CoreV1().Nodes().Create(ctx, StaticNode(own), metav1.CreateOptions{}); err != nil {
+	if _, err := sa.CoreV1().Nodes().Create(ctx, vnode.StaticNode(own), metav1.CreateOptions{}); err != nil {
 		t.Fatalf("the provider registers its node: %v", err)
 	}
 	taints := []byte(`{"spec":{"taints":[{"key":"vendor.example.com/maintenance","value":"true","effect":"NoSchedule"}]}}`)
@@ -146,7 +147,7 @@ func TestRightsFence(t *testing.T) {
 
 	// What RBAC cannot name: a node, and a Lease, of another name.
 	t.Cleanup(func() { deleteNode(t, foreign) })
-	if _, err := sa.CoreV1().Nodes().Create(ctx, StaticNode(foreign), metav1.CreateOptions{}); err != nil {
+	if _, err := sa.CoreV1().Nodes().Create(ctx, vnode.StaticNode(foreign), metav1.CreateOptions{}); err != nil {
 		t.Errorf("RBAC alone: the provider creates the node %s: %v, want it created", foreign, err)
 	}
 	createLease := func(ctx context.Context, name string) error {
@@ -162,7 +163,7 @@ func TestRightsFence(t *testing.T) {
 	policy := id.access.Policy()
 	installPolicy(ctx, t, policy)
 	register := func(ctx context.Context, name string) error {
-		_, err := sa.CoreV1().Nodes().Create(ctx, StaticNode(name), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		_, err := sa.CoreV1().Nodes().Create(ctx, vnode.StaticNode(name), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 		return err
 	}
 	const policyRefusal = "may create only its own nodes"

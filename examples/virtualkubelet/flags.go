@@ -16,6 +16,7 @@ import (
 
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/election"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/rights"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 	"github.com/pingnode/pingnode/nodeapply"
 	"github.com/pingnode/pingnode/nodeapply/dra/confirm"
 )
@@ -36,7 +37,7 @@ type flags struct {
 	// ephemeralStorage is the scratch space the node advertises until its
 	// plugin says: a quantity, or empty for none.
 	ephemeralStorage string
-	base             Config // what every node of the fleet shares
+	base             vnode.Config // what every node of the fleet shares
 
 	// parts is -parts: serve the plugin's parts, each a node named by the
 	// -node template; partsOwner and partGrace are its settings.
@@ -59,7 +60,7 @@ const DefaultServiceAccount = "pingnode/pingnode-provider"
 
 // DefaultPartsNode is the -node template with -parts, when -node is not
 // given.
-const DefaultPartsNode = "pingnode-virtual-" + PartToken
+const DefaultPartsNode = "pingnode-virtual-" + vnode.PartToken
 
 // DefaultTimeout is how long one ping may take when -timeout is not
 // given and -interval is 5 s or more; with a shorter interval, the
@@ -68,16 +69,16 @@ const DefaultTimeout = 3 * time.Second
 
 // registerFlags registers the command line's flags on fs.
 func registerFlags(fs *flag.FlagSet) *flags {
-	f := &flags{fs: fs, base: Config{StaticKeys: []string{StaticTaintKey}}}
+	f := &flags{fs: fs, base: vnode.Config{StaticKeys: []string{vnode.StaticTaintKey}}}
 	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "the cluster's kubeconfig `file`; not given: $KUBECONFIG; empty: the in-cluster configuration")
 	fs.IntVar(&f.nodes, "nodes", 1, "how many virtual nodes to run, each with its own Lease, client and plugin URL: "+Index+" in -node (required with more than one) and in -plugin is the node's index, from 0")
-	fs.StringVar(&f.node, "node", "pingnode-virtual", "the node's `name`; with -nodes above 1 it must hold "+Index+". With -parts, a template that holds "+PartToken+" exactly once, the part's name (-node 'slurm-"+PartToken+"' names the node of the part cn001 slurm-cn001), "+DefaultPartsNode+" when not given; it must make a valid node name (a DNS subdomain of at most 253 characters) of every valid part name (a DNS label of at most 63), so at most 190 characters around "+PartToken+"")
+	fs.StringVar(&f.node, "node", "pingnode-virtual", "the node's `name`; with -nodes above 1 it must hold "+Index+". With -parts, a template that holds "+vnode.PartToken+" exactly once, the part's name (-node 'slurm-"+vnode.PartToken+"' names the node of the part cn001 slurm-cn001), "+DefaultPartsNode+" when not given; it must make a valid node name (a DNS subdomain of at most 253 characters) of every valid part name (a DNS label of at most 63), so at most 190 characters around "+vnode.PartToken+"")
 	fs.StringVar(&f.plugin, "plugin", "http://127.0.0.1:4000/status", "the plugin's status `URL`: http://, https://, or unix:///path/to/plugin.sock (with -plugin-http-path); "+Index+" in it is the node's index")
 	f.base.Transport.AddFlags(fs, "plugin-")
 	fs.DurationVar(&f.base.Interval, "interval", 5*time.Second, "how often the plugin is pinged; more than zero")
 	fs.DurationVar(&f.base.Timeout, "timeout", DefaultTimeout, "how long one ping may take; more than zero and less than -interval, so that a plugin that hangs fails its ping instead of stalling the loop. Not given, it is the default or 3/5 of -interval, whichever is less: -interval 2s alone pings with a 1.2 s timeout")
-	fs.DurationVar(&f.base.StatusReport, "status-report", DefaultStatusReport, "how often the status of a steady node is written (a change is written at once); the first report after a start or a change moves by a random shift of up to half of it")
-	fs.DurationVar(&f.base.LeaseDuration, "lease-duration", DefaultLeaseDuration, "the duration of the node's Lease in kube-node-lease, in whole seconds")
+	fs.DurationVar(&f.base.StatusReport, "status-report", vnode.DefaultStatusReport, "how often the status of a steady node is written (a change is written at once); the first report after a start or a change moves by a random shift of up to half of it")
+	fs.DurationVar(&f.base.LeaseDuration, "lease-duration", vnode.DefaultLeaseDuration, "the duration of the node's Lease in kube-node-lease, in whole seconds")
 	fs.DurationVar(&f.base.LeaseRenew, "lease-renew", 0, "how often the node's Lease is renewed, less than -lease-duration; 0: a quarter of -lease-duration (10 s at its default)")
 	fs.BoolVar(&f.base.Compat, "compat", false, "interLink 0.6.2's taint rule: replace every taint but the protected ones")
 	fs.DurationVar(&f.grace, "grace", nodeapply.DefaultGrace, "how long the plugin may fail to answer before the node takes no new pods; 0: at the first failed ping (interLink's rule)")
@@ -92,15 +93,15 @@ func registerFlags(fs *flag.FlagSet) *flags {
 	fs.StringVar(&f.base.DRADriver, "dra-driver", "", "publish the plugin's devices as Dynamic Resource Allocation devices (ResourceSlices, Kubernetes 1.34 and later) of this `driver`, a lowercase DNS subdomain of at most 63 characters, such as gpu.example.com: one pool a node, named after it; empty: publish none, and ignore a reply's devices (the log says so once)")
 	fs.BoolVar(&f.base.Confirm, "confirm", false, "hold each pod that asks for the backend's confirmation (a request of "+confirm.DefaultResource+") before it binds to a node of this provider's, until the backend runs it (Dynamic Resource Allocation binding conditions, Kubernetes 1.36 and later): the pod's job is made on the plugin (interLink's /create, /status and /delete) while the pod waits, and the pod goes elsewhere when the backend refuses it or has not started it within -confirm-deadline. Each node publishes a confirmation device of the driver "+confirm.DefaultDriver+", and the DeviceClass "+confirm.DefaultClass+" is created")
 	fs.DurationVar(&f.base.ConfirmDeadline, "confirm-deadline", confirm.DefaultDeadline, "with -confirm: how long a pod may wait for the backend to start it before the node refuses it, less than the scheduler's binding timeout (600 s)")
-	fs.StringVar(&f.base.PartPin, "part-pin", DefaultPartPin, "with -confirm and -parts: pin the job of a part's node to its part in the plugin's words, as annotation=flag: the pod sent to the plugin carries the flag and the part's name appended to that annotation, after the flags it has (interLink's Slurm plugin copies slurm-job.vk.io/flags into sbatch's); empty: no pin")
+	fs.StringVar(&f.base.PartPin, "part-pin", vnode.DefaultPartPin, "with -confirm and -parts: pin the job of a part's node to its part in the plugin's words, as annotation=flag: the pod sent to the plugin carries the flag and the part's name appended to that annotation, after the flags it has (interLink's Slurm plugin copies slurm-job.vk.io/flags into sbatch's); empty: no pin")
 	fs.BoolVar(&f.base.CountHeld, "held", true, "read the plugin's figures as available now, and add what this node's running pods hold; false: write them as they are")
-	fs.BoolVar(&f.parts, "parts", false, "serve the plugin's parts (its reply's nodes: machines, or partitions of identical machines), each as a node of its own, all from one ping of one plugin: -node is then a template, "+PartToken+" in it, once, the part's name, and -nodes must be 1 or not given. Without it, a reply that lists parts leaves the node as it is, and the log says so once when such a reply appears (pingnode_warnings_total{subject=\"part\",action=\"ignored\"} counts each)")
+	fs.BoolVar(&f.parts, "parts", false, "serve the plugin's parts (its reply's nodes: machines, or partitions of identical machines), each as a node of its own, all from one ping of one plugin: -node is then a template, "+vnode.PartToken+" in it, once, the part's name, and -nodes must be 1 or not given. Without it, a reply that lists parts leaves the node as it is, and the log says so once when such a reply appears (pingnode_warnings_total{subject=\"part\",action=\"ignored\"} counts each)")
 	fs.DurationVar(&f.partGrace, "part-grace", nodeapply.DefaultGrace, "with -parts: how long a part's node keeps its running pods once the reply no longer lists its part (nodeapply.Options.PartGrace), more than zero: new pods are kept away at once (the taint "+nodeapply.PartGoneTaintKey+":NoSchedule), after it Ready turns False and the node's pods are evicted by their tolerations, and the node is deleted once no pod holds it")
-	fs.StringVar(&f.partsOwner, "parts-owner", "", "with -parts: the `owner` of the parts' nodes, the value of their label "+OwnerLabel+", which says they are this provider's: it serves those it finds at start and after a takeover, and touches no other node. A label value, at most 63 characters; not given: -node with "+PartToken+" read as part (slurm-part for slurm-"+PartToken+"), and a template that makes one longer needs one given")
+	fs.StringVar(&f.partsOwner, "parts-owner", "", "with -parts: the `owner` of the parts' nodes, the value of their label "+vnode.OwnerLabel+", which says they are this provider's: it serves those it finds at start and after a takeover, and touches no other node. A label value, at most 63 characters; not given: -node with "+vnode.PartToken+" read as part (slurm-part for slurm-"+vnode.PartToken+"), and a template that makes one longer needs one given")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "the `host:port` to serve Prometheus metrics on, at /metrics, and the probes /healthz and /readyz; empty: none")
 	fs.BoolVar(&f.leaderElect, "leader-elect", false, "elect a leader among replicas with a Lease: only the leader serves the nodes and pings")
 	fs.StringVar(&f.election.Namespace, "leader-elect-namespace", metav1.NamespaceDefault, "the `namespace` of the leader election Lease")
-	fs.StringVar(&f.election.Name, "leader-elect-name", "", "the `name` of the leader election Lease (empty: pingnode- and the -node pattern, "+Index+" read as fleet and "+PartToken+" as parts)")
+	fs.StringVar(&f.election.Name, "leader-elect-name", "", "the `name` of the leader election Lease (empty: pingnode- and the -node pattern, "+Index+" read as fleet and "+vnode.PartToken+" as parts)")
 	fs.StringVar(&f.election.Identity, "leader-elect-id", "", "this replica's `identity` in the Lease, not empty; not given: the host name and the process id")
 	fs.DurationVar(&f.election.LeaseDuration, "leader-elect-lease-duration", election.DefaultLease, "how long a standby waits after the leader's last renewal before it takes over")
 	fs.DurationVar(&f.election.RenewDeadline, "leader-elect-renew-deadline", election.DefaultRenewDeadline, "how long the leader tries to renew before it stops (it exits); less than -leader-elect-lease-duration. Not given, it is the default or 2/3 of -leader-elect-lease-duration, whichever is less")
@@ -205,7 +206,7 @@ func flagError(name string, value any, format string, args ...any) error {
 // asFlagError says a *SettingError (the provider's, or its election's)
 // under its flag's name.
 func asFlagError(err error, names map[string]string) error {
-	var s *SettingError
+	var s *vnode.SettingError
 	if errors.As(err, &s) {
 		if name, ok := names[s.Setting]; ok {
 			return flagError(name, s.Value, "%s", s.Problem)
@@ -217,7 +218,7 @@ func asFlagError(err error, names map[string]string) error {
 // settings checks the flags, and args, what follows them, and returns the
 // configuration of each node, and the election, or nil without
 // -leader-elect. The error names the first flag that cannot work.
-func (f *flags) settings(args []string) ([]Config, *election.Election, error) {
+func (f *flags) settings(args []string) ([]vnode.Config, *election.Election, error) {
 	if err := f.follow(); err != nil {
 		return nil, nil, err
 	}
@@ -277,7 +278,7 @@ func (f *flags) settings(args []string) ([]Config, *election.Election, error) {
 		return nil, nil, err
 	}
 	for i := range configs {
-		if err := configs[i].check(); err != nil {
+		if err := configs[i].Check(); err != nil {
 			return nil, nil, asFlagError(err, configFlags)
 		}
 	}
@@ -287,7 +288,7 @@ func (f *flags) settings(args []string) ([]Config, *election.Election, error) {
 	if e.Name == "" {
 		e.Name = "pingnode-" + strings.ReplaceAll(f.node, Index, "fleet")
 		if f.parts {
-			e.Name = strings.ReplaceAll(e.Name, PartToken, "parts")
+			e.Name = strings.ReplaceAll(e.Name, vnode.PartToken, "parts")
 		}
 	}
 	if err := e.Check(); err != nil {
@@ -312,14 +313,14 @@ func (f *flags) settings(args []string) ([]Config, *election.Election, error) {
 // access is the rights of the providers of configs, with the election e,
 // bound to -service-account: what -print-rbac prints. settings has checked
 // the flags.
-func (f *flags) access(configs []Config, e *election.Election) rights.Access {
+func (f *flags) access(configs []vnode.Config, e *election.Election) rights.Access {
 	return accessFor(f.saNamespace, f.saName, configs, e)
 }
 
 // configs are the configurations the flags give, from base: a node for
 // each of -nodes, or with -parts one, of the provider of the plugin's
 // parts (-node, not given, is then [DefaultPartsNode]).
-func (f *flags) configs(base Config) ([]Config, error) {
+func (f *flags) configs(base vnode.Config) ([]vnode.Config, error) {
 	if !f.parts {
 		return Fleet(f.nodes, f.node, f.plugin, base)
 	}
@@ -329,12 +330,12 @@ func (f *flags) configs(base Config) ([]Config, error) {
 	}
 	owner := f.partsOwner
 	if owner == "" {
-		owner = DefaultOwner(f.node)
-		if problems := validation.IsValidLabelValue(owner); len(problems) > 0 && templateProblem(f.node) == "" {
-			return nil, flagError("parts-owner", owner, "want a label value: %s; not given, it is -node with %s read as part: give one", strings.Join(problems, "; "), PartToken)
+		owner = vnode.DefaultOwner(f.node)
+		if problems := validation.IsValidLabelValue(owner); len(problems) > 0 && vnode.TemplateProblem(f.node) == "" {
+			return nil, flagError("parts-owner", owner, "want a label value: %s; not given, it is -node with %s read as part: give one", strings.Join(problems, "; "), vnode.PartToken)
 		}
 	}
-	base.Parts = &Parts{Template: f.node, Owner: owner, Grace: f.partGrace}
+	base.Parts = &vnode.Parts{Template: f.node, Owner: owner, Grace: f.partGrace}
 	base.PluginURL = strings.ReplaceAll(f.plugin, Index, "0")
-	return []Config{base}, nil
+	return []vnode.Config{base}, nil
 }

@@ -8,13 +8,12 @@ import (
 	"strings"
 	"sync"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/utils/clock"
 
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/caches"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/leases"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 )
 
 // Index stands for a node's index (0, 1, ...) in the node name and the
@@ -28,18 +27,18 @@ const Index = "{i}"
 // plugin URL only: those of base, with the name and URL patterns. With
 // more than one node the name must hold [Index], so that every node has
 // its own; a pattern without it is used as it is.
-func Fleet(n int, name, plugin string, base Config) ([]Config, error) {
+func Fleet(n int, name, plugin string, base vnode.Config) ([]vnode.Config, error) {
 	switch {
 	case n < 1:
 		return nil, errors.New("-nodes: want at least one node")
 	case n > 1 && !strings.Contains(name, Index):
 		return nil, errors.New("-node: with more than one node, the name must hold " + Index + ", the node's index")
 	}
-	configs := make([]Config, n)
+	configs := make([]vnode.Config, n)
 	for i := range configs {
 		index := strconv.Itoa(i)
 		cfg := base
-		cfg.Static = StaticNode(strings.ReplaceAll(name, Index, index))
+		cfg.Static = vnode.StaticNode(strings.ReplaceAll(name, Index, index))
 		for resource, q := range base.StaticResources {
 			cfg.Static.Status.Capacity[resource] = q.DeepCopy()
 			cfg.Static.Status.Allocatable[resource] = q.DeepCopy()
@@ -61,9 +60,9 @@ func Fleet(n int, name, plugin string, base Config) ([]Config, error) {
 // many nodes (partsRestConfig). It returns an error only for a
 // configuration that cannot work, before any node starts. A
 // configuration with Parts (-parts) is run by the parts supervisor.
-func runProviders(ctx context.Context, restConfig *rest.Config, configs []Config, log *slog.Logger) error {
+func runProviders(ctx context.Context, restConfig *rest.Config, configs []vnode.Config, log *slog.Logger) error {
 	for i := range configs {
-		if err := configs[i].check(); err != nil {
+		if err := configs[i].Check(); err != nil {
 			return err
 		}
 	}
@@ -75,10 +74,10 @@ func runProviders(ctx context.Context, restConfig *rest.Config, configs []Config
 	if configs[0].Parts != nil {
 		at = leases.MaxWorkers // as many as the plugin has parts
 	}
-	renewals, stopRenewals := renewer(ctx, configs[0], many, at, log) // the Lease's settings are the same for every node
-	defer stopRenewals()                                              // once the nodes have stopped
+	renewals, stopRenewals := vnode.StartRenewer(ctx, configs[0], many, at, log) // the Lease's settings are the same for every node
+	defer stopRenewals()                                                         // once the nodes have stopped
 	for i := range configs {
-		configs[i].leases = renewals
+		configs[i].Leases = renewals
 	}
 	if len(configs) == 1 && configs[0].Parts != nil {
 		return runParts(ctx, restConfig, many, configs[0], log) // one plugin, a node for each of its parts
@@ -103,32 +102,12 @@ func runProviders(ctx context.Context, restConfig *rest.Config, configs []Config
 	defer stopWaiting()
 	var nodes sync.WaitGroup
 	for i, cfg := range configs {
-		cfg.claims, cfg.waiting = claims, waiting
+		cfg.Claims, cfg.Waiting = claims, waiting
 		nodeLog := log.With("node", cfg.Static.Name)
 		nodeLog.Info("provider starting", "plugin", cfg.PluginURL)
-		s := supervise(NewProvider(cfg, clients[i], nodeLog))
+		s := supervise(vnode.NewProvider(cfg, clients[i], nodeLog))
 		nodes.Go(func() { _ = s.RunRetrying(ctx) }) // checked above
 	}
 	nodes.Wait()
 	return nil
-}
-
-// renewer returns the renewer of the nodes' Leases of cfg's process,
-// cfg.leases, or for what runs alone (a provider or a supervisor that a
-// test runs), one of its own for that many nodes, through client, with
-// cfg's Lease settings (checked), run until stop is called; stop returns
-// once it has stopped.
-func renewer(ctx context.Context, cfg Config, client kubernetes.Interface, nodes int, log *slog.Logger) (r *leases.Renewer, stop func()) {
-	if cfg.leases != nil {
-		return cfg.leases, func() {}
-	}
-	seconds, renew, _ := cfg.lease()
-	r = leases.New(client.CoordinationV1().Leases(corev1.NamespaceNodeLease), FieldManager, nodes, seconds, renew, clock.RealClock{}, log)
-	ctx, cancel := context.WithCancel(ctx)
-	var running sync.WaitGroup
-	running.Go(func() { r.Run(ctx) })
-	return r, func() {
-		cancel()
-		running.Wait()
-	}
 }

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 )
 
 // fleetScale divides every interval of the provider in the fleet
@@ -124,7 +126,7 @@ func benchmarkFleet(b *testing.B, n int, mode string, changing bool) {
 		// The longest timeout the flags allow: the pings of a loaded
 		// fleet must not fail for want of time, which would add writes.
 		"-interval", interval.String(), "-timeout", (interval - interval/10).String(),
-		"-status-report", (DefaultStatusReport / fleetScale).String(),
+		"-status-report", (vnode.DefaultStatusReport / fleetScale).String(),
 		"-lease-duration", "4s", "-lease-renew", (10 * time.Second / fleetScale).String())
 	within(b, 5*time.Minute, fmt.Sprintf("%d nodes Ready with the good reply", n), func(ctx context.Context) (bool, string) {
 		return fleetReady(ctx, prefix, n)
@@ -137,7 +139,7 @@ func benchmarkFleet(b *testing.B, n int, mode string, changing bool) {
 		// condition: a status report and a half, by which every node is
 		// past its first, jittered, report (up to one and a half after
 		// its start), so the window counts steady reports only.
-		time.Sleep(3 * DefaultStatusReport / fleetScale / 2)
+		time.Sleep(3 * vnode.DefaultStatusReport / fleetScale / 2)
 	}
 
 	var total requests

@@ -5,10 +5,11 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 )
 
 func TestFleet(t *testing.T) {
-	base := Config{Interval: time.Second, StaticKeys: []string{StaticTaintKey}}
+	base := vnode.Config{Interval: time.Second, StaticKeys: []string{vnode.StaticTaintKey}}
 	tests := []struct {
 		name         string
 		n            int
@@ -44,52 +45,5 @@ func TestFleet(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
-	}
-}
-
-func TestLease(t *testing.T) {
-	tests := []struct {
-		name            string
-		duration, renew time.Duration
-		wantSeconds     int32
-		wantRenew       time.Duration
-		wantErr         bool
-	}{
-		{"the kubelet's by default", 0, 0, 40, 10 * time.Second, false},
-		{"a quarter of the duration", 4 * time.Second, 0, 4, time.Second, false},
-		{"given", 40 * time.Second, 500 * time.Millisecond, 40, 500 * time.Millisecond, false},
-		{"not whole seconds", 1500 * time.Millisecond, 0, 0, 0, true},
-		{"renewed no sooner than it ends", 10 * time.Second, 10 * time.Second, 0, 0, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			c := Config{LeaseDuration: tt.duration, LeaseRenew: tt.renew}
-			seconds, renew, err := c.lease()
-			if (err != nil) != tt.wantErr || seconds != tt.wantSeconds || renew != tt.wantRenew {
-				t.Errorf("lease() = %d, %s, %v; want %d, %s, an error: %v", seconds, renew, err, tt.wantSeconds, tt.wantRenew, tt.wantErr)
-			}
-		})
-	}
-}
-
-// TestReportJitter: after a start or a change, the next status report
-// falls anywhere within half the interval either way of it; after a
-// report, exactly one interval later.
-func TestReportJitter(t *testing.T) {
-	const interval = 5 * time.Minute
-	p := &Provider{cfg: Config{StatusReport: interval}}
-	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	lowest, highest := time.Duration(1<<62), time.Duration(0)
-	for range 1000 {
-		p.reportAfter(now, true)
-		d := p.reportDue.Sub(now)
-		lowest, highest = min(lowest, d), max(highest, d)
-	}
-	if lowest < interval/2 || highest >= 3*interval/2 || highest-lowest < interval*9/10 {
-		t.Errorf("after a change, reports from %s to %s later: want them spread over [%s, %s)", lowest, highest, interval/2, 3*interval/2)
-	}
-	p.reportAfter(now, false)
-	if d := p.reportDue.Sub(now); d != interval {
-		t.Errorf("after a report, the next %s later, want %s", d, interval)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
@@ -62,7 +63,7 @@ func TestPartsFiguresHeldBack(t *testing.T) {
 		pinged++
 		within(t, 10*time.Second, fmt.Sprintf("the part's node takes ping %d", pinged), func(context.Context) (bool, string) {
 			n := s.nodes["a"]
-			return n != nil && n.p.count.pings.Load() >= int64(pinged), "not yet"
+			return n != nil && n.p.Count.Pings.Load() >= int64(pinged), "not yet"
 		})
 	}
 	stored := func(what string, check func(*corev1.Node) (bool, string)) {
@@ -94,7 +95,7 @@ func TestPartsFiguresHeldBack(t *testing.T) {
 	ping(5*time.Second, partReply(6, ""))
 	stored("the last cpu held back", cpu("6"))
 	if n := statusWrites() - first; n != 1 {
-		t.Errorf("%d status writes for five changes of cpu within %s, want 1", n, NodeStatusUpdateFrequency)
+		t.Errorf("%d status writes for five changes of cpu within %s, want 1", n, vnode.NodeStatusUpdateFrequency)
 	}
 
 	// A taint within the 10 s goes at once, with its ping's figures.

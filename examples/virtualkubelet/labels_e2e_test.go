@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 	"github.com/pingnode/pingnode/nodeapply"
 	"github.com/pingnode/pingnode/pingstatus"
 )
@@ -45,7 +46,7 @@ const (
 
 // withNvidia lets the plugin set labels in nvidia.com, as -label-namespaces
 // nvidia.com does.
-func withNvidia(c *Config) { c.LabelNamespaces = []string{"nvidia.com"} }
+func withNvidia(c *vnode.Config) { c.LabelNamespaces = []string{"nvidia.com"} }
 
 // labelReply is a reply with resources and the labels given, as JSON.
 func labelReply(labels map[string]string) string {
@@ -177,8 +178,8 @@ func TestLabelsBesideAdmin(t *testing.T) {
 	const name = "vk-labels-admin"
 	clearNodeEvents(t, name)
 	reg := prometheus.NewRegistry()
-	p, plugin := startProvider(t, name, time.Hour, withNvidia, func(c *Config) { c.Metrics = metrics.New(reg) })
-	static := maps.Clone(StaticNode(name).Labels)
+	p, plugin := startProvider(t, name, time.Hour, withNvidia, func(c *vnode.Config) { c.Metrics = metrics.New(reg) })
+	static := maps.Clone(vnode.StaticNode(name).Labels)
 
 	plugin.reply(http.StatusOK, labelReply(map[string]string{gpuProduct: a100, gpuCount: "8"}), 0)
 	labelsAre(t, name, "the plugin's labels are stored", map[string]string{gpuProduct: a100, gpuCount: "8"})
@@ -201,8 +202,8 @@ func TestLabelsBesideAdmin(t *testing.T) {
 		want[ownerLabel] = "team-a"
 		maps.Copy(want, static)
 		labelsAre(t, name, r.name+": the plugin's labels as sent, the administrator's and the static ones kept", want)
-		pings := p.count.pings.Load()
-		eventually(t, r.name+": three more pings", func(context.Context) (bool, string) { return p.count.pings.Load() >= pings+3, "pings" })
+		pings := p.Count.Pings.Load()
+		eventually(t, r.name+": three more pings", func(context.Context) (bool, string) { return p.Count.Pings.Load() >= pings+3, "pings" })
 		if ok, why := hasLabels(stored(t.Context(), t, name), want); !ok {
 			t.Errorf("%s, three pings later: %s", r.name, why)
 		}
@@ -221,7 +222,7 @@ func TestLabelsBesideAdmin(t *testing.T) {
 		"kubernetes.io/hostname":                   "other",
 		"example.org/x":                            "y",
 	}), 0)
-	reason := warningReason(pingstatus.Warning{Subject: pingstatus.SubjectLabel, Action: pingstatus.Refused})
+	reason := vnode.WarningReason(pingstatus.Warning{Subject: pingstatus.SubjectLabel, Action: pingstatus.Refused})
 	eventually(t, "the refusals are said in events", func(ctx context.Context) (bool, string) {
 		events := eventsWith(nodeEventsOf(ctx, t, name), reason)
 		var paths []string
@@ -232,8 +233,8 @@ func TestLabelsBesideAdmin(t *testing.T) {
 		return strings.Contains(all, "node-restriction.kubernetes.io/dedicated") && strings.Contains(all, "kubernetes.io/hostname") &&
 			strings.Contains(all, "example.org/x"), describe(events)
 	})
-	pings := p.count.pings.Load()
-	eventually(t, "five more pings", func(context.Context) (bool, string) { return p.count.pings.Load() >= pings+5, "pings" })
+	pings := p.Count.Pings.Load()
+	eventually(t, "five more pings", func(context.Context) (bool, string) { return p.Count.Pings.Load() >= pings+5, "pings" })
 	after := stored(t.Context(), t, name)
 	if !maps.Equal(after.Labels, before.Labels) {
 		t.Errorf("labels went from %v to %v, want them unchanged", before.Labels, after.Labels)
@@ -273,7 +274,7 @@ func TestLabelsStatusRace(t *testing.T) {
 	// rack label.
 	var hold atomic.Bool
 	held, release := make(chan struct{}), make(chan struct{})
-	p.beforeStatusPatch.set(func(ctx context.Context) {
+	p.BeforeStatusPatch.Set(func(ctx context.Context) {
 		if !hold.Load() {
 			return
 		}
@@ -296,7 +297,7 @@ func TestLabelsStatusRace(t *testing.T) {
 		case <-time.After(defaultWait):
 			t.Fatalf("no status patch for cpu %d", cpu)
 		}
-		if p.lastSent().Labels[rackLabel] == "r1" {
+		if p.LastSent().Labels[rackLabel] == "r1" {
 			break
 		}
 		release <- struct{}{} // computed before the provider's cache had the label
@@ -311,8 +312,8 @@ func TestLabelsStatusRace(t *testing.T) {
 	if ok, why := hasLabels(stored(t.Context(), t, name), want); !ok {
 		t.Errorf("after the status patch: %s", why)
 	}
-	pings := p.count.pings.Load()
-	eventually(t, "five more pings", func(context.Context) (bool, string) { return p.count.pings.Load() >= pings+5, "pings" })
+	pings := p.Count.Pings.Load()
+	eventually(t, "five more pings", func(context.Context) (bool, string) { return p.Count.Pings.Load() >= pings+5, "pings" })
 	if ok, why := hasLabels(stored(t.Context(), t, name), want); !ok {
 		t.Errorf("five pings later: %s", why)
 	}
@@ -333,14 +334,14 @@ func TestLabelFence(t *testing.T) {
 	ctx := t.Context()
 	cfg := testConfig(own, "http://127.0.0.1:1/status")
 	withNvidia(&cfg)
-	id := grant(t, own, accessFor("", "", []Config{cfg}, nil))
+	id := grant(t, own, accessFor("", "", []vnode.Config{cfg}, nil))
 	sa := id.client
 	t.Cleanup(func() { deleteNode(t, own) })
 	policy := id.access.Policy()
 	installPolicy(ctx, t, policy)
 	const refusal = "may change its nodes' labels only in"
 	register := func(ctx context.Context, labels map[string]string, dryRun bool) error {
-		n := StaticNode(own)
+		n := vnode.StaticNode(own)
 		maps.Copy(n.Labels, labels)
 		opts := metav1.CreateOptions{}
 		if dryRun {

@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 )
 
 // startErrorLimit is how long Run may take to return a start that
@@ -35,7 +36,7 @@ const startErrorLimit = time.Second
 
 // runOnce runs a provider's Run until it returns, for at most a minute,
 // and returns how long it took and its error.
-func runOnce(t *testing.T, p *Provider) (time.Duration, error) {
+func runOnce(t *testing.T, p *vnode.Provider) (time.Duration, error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -58,9 +59,9 @@ func runOnce(t *testing.T, p *Provider) (time.Duration, error) {
 }
 
 // testConfig is the configuration of a node whose plugin answers at url.
-func testConfig(name, url string) Config {
-	return Config{
-		Static: StaticNode(name), StaticKeys: []string{StaticTaintKey}, PluginURL: url,
+func testConfig(name, url string) vnode.Config {
+	return vnode.Config{
+		Static: vnode.StaticNode(name), StaticKeys: []string{vnode.StaticTaintKey}, PluginURL: url,
 		Interval: 50 * time.Millisecond, Timeout: 500 * time.Millisecond, StatusReport: time.Hour,
 	}
 }
@@ -83,7 +84,7 @@ func TestStartErrorReturns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		took, err := runOnce(t, NewProvider(testConfig("vk-start-unreachable", "http://127.0.0.1:1/status"), c, log))
+		took, err := runOnce(t, vnode.NewProvider(testConfig("vk-start-unreachable", "http://127.0.0.1:1/status"), c, log))
 		if !errors.Is(err, syscall.ECONNREFUSED) {
 			t.Errorf("Run: %v, want the connection refused", err)
 		}
@@ -99,8 +100,8 @@ func TestStartErrorReturns(t *testing.T) {
 		refuseRegistration(t, name)
 		t.Cleanup(func() { deleteNode(t, name) })
 		cfg := testConfig(name, "http://127.0.0.1:1/status")
-		id := grant(t, name, accessFor("", "", []Config{cfg}, nil))
-		took, err := runOnce(t, NewProvider(cfg, id.client, log))
+		id := grant(t, name, accessFor("", "", []vnode.Config{cfg}, nil))
+		took, err := runOnce(t, vnode.NewProvider(cfg, id.client, log))
 		if !apierrors.IsInvalid(err) && !apierrors.IsForbidden(err) {
 			t.Errorf("Run: %v, want the API server's refusal", err)
 		}
@@ -129,7 +130,7 @@ func TestFleetOneNodeCannotStart(t *testing.T) {
 	t.Cleanup(server.Close)
 	reg := prometheus.NewRegistry()
 	all := metrics.New(reg)
-	var configs []Config
+	var configs []vnode.Config
 	for _, name := range []string{good, refused} {
 		cfg := testConfig(name, server.URL+"/status")
 		cfg.Metrics = all

@@ -17,6 +17,7 @@ import (
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/election"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/rights"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 )
 
 func main() { os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -59,7 +60,7 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 // run runs the providers until SIGINT or SIGTERM (see runProviders). With
 // an election e, it runs them only while this replica leads. With a
 // metrics address, the providers' metrics are served there.
-func run(kubeconfig, metricsAddr string, e *election.Election, configs []Config, log *slog.Logger) error {
+func run(kubeconfig, metricsAddr string, e *election.Election, configs []vnode.Config, log *slog.Logger) error {
 	restConfig, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return fmt.Errorf("kubeconfig: %w", err)

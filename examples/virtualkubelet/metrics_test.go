@@ -21,6 +21,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 	"github.com/pingnode/pingnode/nodeapply"
 	"github.com/pingnode/pingnode/pingstatus"
 )
@@ -131,7 +132,7 @@ func TestMetricsScrape(t *testing.T) {
 	t.Cleanup(func() { _ = server.Close() })
 	url := "http://" + addr + "/metrics"
 
-	p, plugin := startProvider(t, name, time.Hour, func(c *Config) { c.Metrics = all })
+	p, plugin := startProvider(t, name, time.Hour, func(c *vnode.Config) { c.Metrics = all })
 	step := stepPings(t, p)
 
 	plugin.reply(http.StatusOK, goodReply, 0)
@@ -144,7 +145,7 @@ func TestMetricsScrape(t *testing.T) {
 		return conditionIs(node, nodeapply.DefaultConnectivityCondition, corev1.ConditionTrue)
 	})
 	before := scrapeMetrics(t, url)
-	pings, failures, writes, conflicts := p.count.pings.Load(), p.count.failures.Load(), p.count.writes.Load(), p.count.conflicts.Load()
+	pings, failures, writes, conflicts := p.Count.Pings.Load(), p.Count.Failures.Load(), p.Count.Writes.Load(), p.Count.Conflicts.Load()
 
 	// Answers: two good replies, one with a refused cpu; fails three
 	// times; answers twice.
@@ -167,10 +168,10 @@ func TestMetricsScrape(t *testing.T) {
 	})
 
 	const answered, failed = 5, 3
-	if got, want := p.count.pings.Load()-pings, int64(answered+failed); got != want {
+	if got, want := p.Count.Pings.Load()-pings, int64(answered+failed); got != want {
 		t.Errorf("the provider counted %d pings, want %d", got, want)
 	}
-	if got := p.count.failures.Load() - failures; got != failed {
+	if got := p.Count.Failures.Load() - failures; got != failed {
 		t.Errorf("the provider counted %d failures, want %d", got, failed)
 	}
 	node := []string{"node", name}
@@ -189,8 +190,8 @@ func TestMetricsScrape(t *testing.T) {
 		// nothing else does (the refused cpu leaves the node as it is).
 		{"pingnode_node_writes_total", []string{"kind", "status"}, 2},
 		{"pingnode_node_writes_total", []string{"kind", "object"}, 0},
-		{"pingnode_node_writes_total", nil, float64(p.count.writes.Load() - writes)},
-		{"pingnode_node_write_conflicts_total", nil, float64(p.count.conflicts.Load() - conflicts)},
+		{"pingnode_node_writes_total", nil, float64(p.Count.Writes.Load() - writes)},
+		{"pingnode_node_write_conflicts_total", nil, float64(p.Count.Conflicts.Load() - conflicts)},
 		{"pingnode_node_write_errors_total", nil, 0},
 		{"pingnode_warnings_total", []string{"subject", "resource", "action", "refused"}, 1},
 	} {

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 	"github.com/pingnode/pingnode/nodeapply"
 )
 
@@ -43,16 +44,16 @@ const keptWindow = testGrace + outageToleration + 10*time.Second
 // not Ready, the node lifecycle controller takes it for a fault of the
 // zone (full disruption) and stops NoExecute tainting, and no pod would
 // be evicted whatever the policy.
-func startOutage(t *testing.T, name, pod string, policy nodeapply.Unreachable) (*Provider, *fakePlugin) {
+func startOutage(t *testing.T, name, pod string, policy nodeapply.Unreachable) (*vnode.Provider, *fakePlugin) {
 	t.Helper()
 	neighbour := name + "-neighbour"
 	for _, n := range []string{name, neighbour} {
 		deleteNode(t, n) // left by a run that was killed
 	}
 	forgetNodes(t, name, neighbour)
-	inZone := func(c *Config) { c.Static.Labels[corev1.LabelTopologyZone] = name }
+	inZone := func(c *vnode.Config) { c.Static.Labels[corev1.LabelTopologyZone] = name }
 	startProvider(t, neighbour, time.Hour, inZone)
-	p, plugin := startGood(t, name, inZone, func(c *Config) { c.Grace, c.Unreachable = testGrace, policy })
+	p, plugin := startGood(t, name, inZone, func(c *vnode.Config) { c.Grace, c.Unreachable = testGrace, policy })
 	schedulable(t, neighbour)
 	schedulable(t, name)
 	addAdminTaint(t.Context(), t, name)
@@ -82,7 +83,7 @@ func startOutage(t *testing.T, name, pod string, policy nodeapply.Unreachable) (
 func providerTolerations() []corev1.Toleration {
 	return []corev1.Toleration{
 		{Key: nodeapply.DefaultProtectedKey, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
-		{Key: StaticTaintKey, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
+		{Key: vnode.StaticTaintKey, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
 	}
 }
 
@@ -172,7 +173,7 @@ func TestOutage(t *testing.T) {
 		}
 
 		node := stored(t.Context(), t, name)
-		if ok, why := conditionIs(node, corev1.NodeReady, corev1.ConditionFalse); !ok || conditionNamed(node, corev1.NodeReady).Reason != nodeapply.ReasonPluginUnreachable {
+		if ok, why := conditionIs(node, corev1.NodeReady, corev1.ConditionFalse); !ok || vnode.ConditionNamed(node, corev1.NodeReady).Reason != nodeapply.ReasonPluginUnreachable {
 			t.Errorf("Ready: %s, want False (%s)", why, nodeapply.ReasonPluginUnreachable)
 		}
 		// The toleration ran its course from the controller's taint on:
@@ -219,7 +220,7 @@ func TestOutage(t *testing.T) {
 	t.Run("NoSchedule", func(t *testing.T) {
 		const name, running, newPod = "vk-outage-noschedule", "outage-running-noschedule", "outage-new-noschedule"
 		p, plugin := startOutage(t, name, running, nodeapply.UnreachableNoSchedule)
-		readySince := conditionNamed(stored(t.Context(), t, name), corev1.NodeReady).LastTransitionTime
+		readySince := vnode.ConditionNamed(stored(t.Context(), t, name), corev1.NodeReady).LastTransitionTime
 		unreachable := nodeapply.UnreachableTaintKey + ":NoSchedule"
 
 		outage := time.Now()
@@ -229,7 +230,7 @@ func TestOutage(t *testing.T) {
 			if ok, why := conditionIs(node, nodeapply.DefaultConnectivityCondition, corev1.ConditionFalse); !ok {
 				return false, why
 			}
-			if ok, why := conditionIs(node, corev1.NodeReady, corev1.ConditionTrue); !ok || conditionNamed(node, corev1.NodeReady).Reason != nodeapply.ReasonPluginUnreachableKeepingPods {
+			if ok, why := conditionIs(node, corev1.NodeReady, corev1.ConditionTrue); !ok || vnode.ConditionNamed(node, corev1.NodeReady).Reason != nodeapply.ReasonPluginUnreachableKeepingPods {
 				return false, why
 			}
 			taints := allTaints(node)
@@ -285,11 +286,11 @@ func TestOutage(t *testing.T) {
 			return nothingLost(ctx, t, name, true)
 		})
 		node := stored(t.Context(), t, name)
-		if got := conditionNamed(node, corev1.NodeReady).LastTransitionTime; !got.Equal(&readySince) {
+		if got := vnode.ConditionNamed(node, corev1.NodeReady).LastTransitionTime; !got.Equal(&readySince) {
 			t.Errorf("Ready's transition time moved from %s to %s: it left True", readySince, got)
 		}
 		t.Logf("kept %s after the first failed ping: %d failed pings, Ready %s",
-			time.Since(outage).Round(time.Millisecond), p.count.failures.Load(), conditionNamed(node, corev1.NodeReady).Message)
+			time.Since(outage).Round(time.Millisecond), p.Count.Failures.Load(), vnode.ConditionNamed(node, corev1.NodeReady).Message)
 
 		plugin.reply(http.StatusOK, goodReply, 0)
 		answered := time.Now()
@@ -304,7 +305,7 @@ func TestOutage(t *testing.T) {
 			if ok, why := conditionIs(node, nodeapply.DefaultConnectivityCondition, corev1.ConditionTrue); !ok {
 				return false, why
 			}
-			if ready := conditionNamed(node, corev1.NodeReady); ready.Reason != nodeapply.ReasonPluginReachable {
+			if ready := vnode.ConditionNamed(node, corev1.NodeReady); ready.Reason != nodeapply.ReasonPluginReachable {
 				return false, "Ready " + ready.Reason
 			}
 			return nothingLost(ctx, t, name, true)

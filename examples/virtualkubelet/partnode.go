@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/rest"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 	"github.com/pingnode/pingnode/nodeapply"
 	"github.com/pingnode/pingnode/nodeapply/parts"
 )
@@ -54,7 +55,7 @@ func partsRestConfig(restConfig *rest.Config) *rest.Config {
 // partNode is the runner of one part's node.
 type partNode struct {
 	name string
-	p    *Provider
+	p    *vnode.Provider
 	stop context.CancelFunc
 	done chan struct{} // closed once its run has returned
 	// seen says that the cache of the owned nodes has shown the node.
@@ -65,16 +66,16 @@ type partNode struct {
 // serves it as stored, and waits for its pings; nil if it cannot have a
 // client. known, if not nil, is the node as just read (readNew), which
 // the runner's first start takes instead of reading it again.
-func (s *partsSupervisor) start(ctx context.Context, part string, known *read) *partNode {
-	cfg := s.cfg.forPart(part)
-	cfg.shared, cfg.events, cfg.leases, cfg.registering = s.owned, s.events, s.leases, s.registering
+func (s *partsSupervisor) start(ctx context.Context, part string, known *vnode.Read) *partNode {
+	cfg := s.cfg.ForPart(part)
+	cfg.Shared, cfg.Events, cfg.Leases, cfg.Registering = s.owned, s.events, s.leases, s.registering
 	client, err := s.newClient()
 	if err != nil {
 		s.log.Error("a client for a part's node; the next ping tries again", "part", part, "error", err)
 		return nil
 	}
-	p := NewProvider(cfg, client, s.log.With("node", cfg.Static.Name, "part", part))
-	p.known = known
+	p := vnode.NewProvider(cfg, client, s.log.With("node", cfg.Static.Name, "part", part))
+	p.Known = known
 	n := &partNode{name: cfg.Static.Name, p: p, done: make(chan struct{})}
 	run, stop := context.WithCancel(ctx)
 	n.stop = stop
@@ -101,29 +102,23 @@ const registrars = 64
 // client's rate limit (partsQPS) bounds them still.
 const readers = 16
 
-// read is a node read from the API server: the node, or why not.
-type read struct {
-	node *corev1.Node
-	err  error
-}
-
 // readNew reads from the API server the node of each part that decisions
 // register, readers at a time, by part.
-func (s *partsSupervisor) readNew(ctx context.Context, decisions []parts.Decision) map[string]read {
+func (s *partsSupervisor) readNew(ctx context.Context, decisions []parts.Decision) map[string]vnode.Read {
 	var names []string
 	for _, d := range decisions {
 		if d.Action == parts.Register {
 			names = append(names, d.Part)
 		}
 	}
-	reads := make([]read, len(names))
+	reads := make([]vnode.Read, len(names))
 	next := make(chan int)
 	var workers sync.WaitGroup
 	for range min(readers, len(names)) {
 		workers.Go(func() {
 			for i := range next {
 				node, err := s.client.CoreV1().Nodes().Get(ctx, s.cfg.Parts.NodeName(names[i]), metav1.GetOptions{})
-				reads[i] = read{node, err}
+				reads[i] = vnode.Read{Node: node, Err: err}
 			}
 		})
 	}
@@ -132,7 +127,7 @@ func (s *partsSupervisor) readNew(ctx context.Context, decisions []parts.Decisio
 	}
 	close(next)
 	workers.Wait()
-	out := make(map[string]read, len(names))
+	out := make(map[string]vnode.Read, len(names))
 	for i, name := range names {
 		out[name] = reads[i]
 	}
@@ -144,12 +139,12 @@ func (s *partsSupervisor) readNew(ctx context.Context, decisions []parts.Decisio
 // its name as the API server has it (readNew). A node of the part's name
 // that is not its own (it lacks the ownership label) is left alone, and
 // the part is not served; it is looked at again at the next ping.
-func (s *partsSupervisor) register(ctx context.Context, part string, ping nodeapply.Ping, r read) {
+func (s *partsSupervisor) register(ctx context.Context, part string, ping nodeapply.Ping, r vnode.Read) {
 	name := s.cfg.Parts.NodeName(part)
-	stored, err := r.node, r.err
+	stored, err := r.Node, r.Err
 	switch {
-	case err == nil && !s.cfg.Parts.owns(stored):
-		s.skip(part, fmt.Sprintf("a node named %s is there already, without the label %s=%s: another's, left alone, and the part %s is not served", name, OwnerLabel, s.cfg.Parts.Owner, part))
+	case err == nil && !s.cfg.Parts.Owns(stored):
+		s.skip(part, fmt.Sprintf("a node named %s is there already, without the label %s=%s: another's, left alone, and the part %s is not served", name, vnode.OwnerLabel, s.cfg.Parts.Owner, part))
 		return
 	case err != nil && !apierrors.IsNotFound(err):
 		s.log.Error("reading the node of a new part; the next ping tries again", "part", part, "node", name, "error", err)
@@ -159,7 +154,7 @@ func (s *partsSupervisor) register(ctx context.Context, part string, ping nodeap
 	s.log.Info("a new part: registering its node", "part", part, "node", name)
 	if n := s.start(ctx, part, &r); n != nil {
 		s.count.registered.Add(1)
-		n.p.feed.put(ping, nil)
+		n.p.Feed().Put(ping, nil)
 	}
 }
 
@@ -184,7 +179,7 @@ func (s *partsSupervisor) stopAll() {
 // has them (parts.Node.Pods); 1 while its cache does not run, so that a
 // node whose pods are not known is never deleted.
 func (n *partNode) pods() int {
-	c := n.p.live.Load()
+	c := n.p.Caches()
 	if c == nil {
 		return 1
 	}
@@ -235,7 +230,7 @@ func (s *partsSupervisor) remove(ctx context.Context, d parts.Decision, ping nod
 	for i := range pods.Items {
 		held[i] = &pods.Items[i]
 	}
-	if !s.cfg.Parts.owns(fresh) || !s.deletes(ping, d.Part, fresh, holding(held, n.name)) {
+	if !s.cfg.Parts.Owns(fresh) || !s.deletes(ping, d.Part, fresh, holding(held, n.name)) {
 		log.Info("a gone part's node is not deleted after all: it changed since (a pod, its taint, its labels); served again if it is still this provider's")
 		return
 	}
@@ -252,7 +247,7 @@ func (s *partsSupervisor) remove(ctx context.Context, d parts.Decision, ping nod
 // deletes reports whether parts.Step deletes node, the node of part as
 // stored, held by pods pods, at ping.
 func (s *partsSupervisor) deletes(ping nodeapply.Ping, part string, node *corev1.Node, pods int) bool {
-	for _, d := range parts.Step(ping, []parts.Node{{Part: part, Node: node, Pods: pods}}, s.opts.apply) {
+	for _, d := range parts.Step(ping, []parts.Node{{Part: part, Node: node, Pods: pods}}, s.opts.Apply) {
 		if d.Node == node {
 			return d.Action == parts.Delete
 		}

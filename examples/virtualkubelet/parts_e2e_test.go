@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/logcount"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 	"github.com/pingnode/pingnode/nodeapply"
 )
 
@@ -54,7 +55,7 @@ func startPartsPlugin(t *testing.T, reply string) *fakePlugin {
 // When the test ends, what the provider leaves of the nodes of parts
 // (each node, its Lease and its events) is deleted; what an earlier run
 // that was killed left of them is deleted now.
-func newPartsProvider(t *testing.T, cfg Config, partNames ...string) *partsSupervisor {
+func newPartsProvider(t *testing.T, cfg vnode.Config, partNames ...string) *partsSupervisor {
 	t.Helper()
 	needsControlPlane(t)
 	names := make([]string, len(partNames))
@@ -63,7 +64,7 @@ func newPartsProvider(t *testing.T, cfg Config, partNames ...string) *partsSuper
 		deleteNode(t, names[i])
 	}
 	forgetNodes(t, names...) // after the provider stops: its cleanup runs first
-	id := grant(t, cfg.Parts.Owner, accessFor("", "", []Config{cfg}, nil))
+	id := grant(t, cfg.Parts.Owner, accessFor("", "", []vnode.Config{cfg}, nil))
 	newClient := func() (kubernetes.Interface, error) { return kubernetes.NewForConfig(id.config) }
 	return newSupervisor(cfg, id.client, newClient, slog.New(slog.NewTextHandler(t.Output(), nil)))
 }
@@ -87,7 +88,7 @@ func runSupervisor(t *testing.T, s *partsSupervisor) {
 func stepSupervisor(t *testing.T, s *partsSupervisor) (step func(n int)) {
 	t.Helper()
 	return parkedSteps(t, func(hook func(context.Context)) {
-		s.beforePing.set(hook)
+		s.beforePing.Set(hook)
 	}, func() { runSupervisor(t, s) })
 }
 
@@ -95,7 +96,7 @@ func stepSupervisor(t *testing.T, s *partsSupervisor) (step func(n int)) {
 // keeps it off any other node), with selector besides, that tolerates
 // the provider's taints and tolerate, and asks for cpu.
 func partPod(name, owner string, selector map[string]string, cpu string, tolerate ...corev1.Toleration) *corev1.Pod {
-	nodeSelector := map[string]string{OwnerLabel: owner}
+	nodeSelector := map[string]string{vnode.OwnerLabel: owner}
 	for k, v := range selector {
 		nodeSelector[k] = v
 	}
@@ -115,7 +116,7 @@ func partPod(name, owner string, selector map[string]string, cpu string, tolerat
 // partsReady waits until the node of each part is registered with cpus
 // cpus, Ready, and free of the node lifecycle controller's taints, and
 // returns their UIDs, by part.
-func partsReady(t *testing.T, p *Parts, cpus string, partNames ...string) map[string]types.UID {
+func partsReady(t *testing.T, p *vnode.Parts, cpus string, partNames ...string) map[string]types.UID {
 	t.Helper()
 	uids := map[string]types.UID{}
 	for _, part := range partNames {
@@ -140,13 +141,13 @@ func partsReady(t *testing.T, p *Parts, cpus string, partNames ...string) map[st
 // uids is stored with its UID, still labelled as the owner's part, and
 // each pod of pods (pod to node) is bound to its node and not being
 // deleted.
-func partsKept(ctx context.Context, p *Parts, uids map[string]types.UID, pods map[string]string) (bool, string) {
+func partsKept(ctx context.Context, p *vnode.Parts, uids map[string]types.UID, pods map[string]string) (bool, string) {
 	for part, uid := range uids {
 		node, err := client.CoreV1().Nodes().Get(ctx, p.NodeName(part), metav1.GetOptions{})
 		if err != nil {
 			return false, err.Error()
 		}
-		if node.UID != uid || !p.owns(node) {
+		if node.UID != uid || !p.Owns(node) {
 			return false, fmt.Sprintf("%s: UID %s, labels %v; want UID %s, the provider's", node.Name, node.UID, node.Labels, uid)
 		}
 	}
@@ -165,7 +166,7 @@ func partsKept(ctx context.Context, p *Parts, uids map[string]types.UID, pods ma
 // ownedNodes are the names of the nodes with the owner's ownership label.
 func ownedNodes(ctx context.Context, t *testing.T, owner string) []string {
 	t.Helper()
-	list, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: OwnerLabel + "=" + owner})
+	list, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: vnode.OwnerLabel + "=" + owner})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,7 +306,7 @@ func TestPartsGone(t *testing.T) {
 			return true, ""
 		})
 	}
-	createTestPod(t, partPod("pgone-new", owner, map[string]string{PartLabel: gone}, "1"))
+	createTestPod(t, partPod("pgone-new", owner, map[string]string{vnode.PartLabel: gone}, "1"))
 	why := pending(t, "pgone-new")
 	if keptOff := untolerated(t, "pgone-new", cfg.Parts.NodeName(gone)); !slices.Contains(keptOff, nodeapply.PartGoneTaintKey+":NoSchedule") {
 		t.Errorf("a new pod for the gone part: %s; untolerated %v, want the part-gone taint among them", why, keptOff)
@@ -330,7 +331,7 @@ func TestPartsGone(t *testing.T) {
 		if err != nil {
 			return false, err.Error()
 		}
-		if c := conditionNamed(n, corev1.NodeReady); c == nil || c.Status != corev1.ConditionFalse || c.Reason != nodeapply.ReasonPartGone {
+		if c := vnode.ConditionNamed(n, corev1.NodeReady); c == nil || c.Status != corev1.ConditionFalse || c.Reason != nodeapply.ReasonPartGone {
 			return false, fmt.Sprintf("Ready %+v", c)
 		}
 		return true, ""
@@ -475,7 +476,7 @@ func TestPartsSamplePlugin(t *testing.T) {
 			if part == "gpu01" {
 				partition = "gpu"
 			}
-			if got := node.Labels["feature.node.kubernetes.io/slurm-partition"]; got != partition || node.Labels[PartLabel] != part {
+			if got := node.Labels["feature.node.kubernetes.io/slurm-partition"]; got != partition || node.Labels[vnode.PartLabel] != part {
 				return false, fmt.Sprintf("labels %v", node.Labels)
 			}
 			if drained := taintSet(node)["slurm.example.com/drain=maintenance:NoSchedule"]; drained != (part == "cn002") {
@@ -522,7 +523,7 @@ func leasesRenewed(t *testing.T, names ...string) {
 			switch {
 			case lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity != name:
 				return false, fmt.Sprintf("%s: holder %v", name, lease.Spec.HolderIdentity)
-			case lease.Spec.LeaseDurationSeconds == nil || *lease.Spec.LeaseDurationSeconds != int32(DefaultLeaseDuration/time.Second):
+			case lease.Spec.LeaseDurationSeconds == nil || *lease.Spec.LeaseDurationSeconds != int32(vnode.DefaultLeaseDuration/time.Second):
 				return false, fmt.Sprintf("%s: duration %v", name, lease.Spec.LeaseDurationSeconds)
 			case len(lease.OwnerReferences) != 1 || lease.OwnerReferences[0].Kind != "Node" || lease.OwnerReferences[0].UID != node.UID:
 				return false, fmt.Sprintf("%s: owners %v, want the node %s", name, lease.OwnerReferences, node.UID)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -23,7 +24,7 @@ import (
 func TestPartsRestart(t *testing.T) {
 	needsControlPlane(t)
 	const template, owner = "vk-prestart-{part}", "vk-prestart"
-	parts := &Parts{Template: template, Owner: owner}
+	parts := &vnode.Parts{Template: template, Owner: owner}
 	plugin := startPartsPlugin(t, partsReply(4, "cn1", "cn2"))
 	args := []string{"-parts", "-node", template, "-parts-owner", owner, "-plugin", plugin.server.URL + "/status",
 		"-interval", "200ms", "-part-grace", "1h", "-status-report", "1h"}
@@ -121,19 +122,19 @@ func TestPartsFence(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = leases.Delete(context.Background(), otherLease, metav1.DeleteOptions{}) })
 
-	id := grant(t, owner, accessFor("", "", []Config{cfg}, nil))
+	id := grant(t, owner, accessFor("", "", []vnode.Config{cfg}, nil))
 	sa := id.client
 	dry := []string{metav1.DryRunAll}
 	create := func(ctx context.Context, node *corev1.Node) error {
 		_, err := sa.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{DryRun: dry})
 		return err
 	}
-	ownNode := cfg.forPart("own").Static
+	ownNode := cfg.ForPart("own").Static
 	if _, err := sa.CoreV1().Nodes().Create(ctx, ownNode, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("the provider registers its part's node: %v", err)
 	}
 	installPolicy(ctx, t, id.access.Policy())
-	unlabelled := StaticNode(cfg.Parts.NodeName("x"))
+	unlabelled := vnode.StaticNode(cfg.Parts.NodeName("x"))
 	const createRefusal = "may create only its own nodes"
 	eventually(t, "the policy is in force", func(ctx context.Context) (bool, string) {
 		err := create(ctx, unlabelled)
@@ -141,7 +142,7 @@ func TestPartsFence(t *testing.T) {
 	})
 
 	relabel := func(change func(*corev1.Node)) *corev1.Node {
-		n := cfg.forPart("y").Static
+		n := cfg.ForPart("y").Static
 		change(n)
 		return n
 	}
@@ -188,19 +189,19 @@ func TestPartsFence(t *testing.T) {
 		do      func(context.Context) error
 		refusal string // "": allowed
 	}{
-		{"create a part's node", nodeOf(cfg.forPart("y").Static), ""},
+		{"create a part's node", nodeOf(cfg.ForPart("y").Static), ""},
 		{"create a node of its template without its labels", nodeOf(unlabelled), createRefusal},
-		{"create a node of its template owned by another", nodeOf(relabel(func(n *corev1.Node) { n.Labels[OwnerLabel] = "other" })), createRefusal},
-		{"create a node whose part label names another node", nodeOf(relabel(func(n *corev1.Node) { n.Labels[PartLabel] = "z" })), createRefusal},
+		{"create a node of its template owned by another", nodeOf(relabel(func(n *corev1.Node) { n.Labels[vnode.OwnerLabel] = "other" })), createRefusal},
+		{"create a node whose part label names another node", nodeOf(relabel(func(n *corev1.Node) { n.Labels[vnode.PartLabel] = "z" })), createRefusal},
 		{"create a node of another name, with its labels", nodeOf(relabel(func(n *corev1.Node) { n.Name = "other-y" })), createRefusal},
 		{"set a label of its own node in an allowed namespace", patch(own, `{"metadata":{"labels":{"feature.node.kubernetes.io/x":"y"}}}`), ""},
 		{"taint its own node", patch(own, `{"spec":{"taints":[{"key":"vendor.example.com/maintenance","value":"true","effect":"NoSchedule"}]}}`), ""},
 		{"patch its own node's status", patch(own, `{"status":{"capacity":{"cpu":"1"}}}`, "status"), ""},
-		{"remove the ownership label of its own node", patch(own, `{"metadata":{"labels":{"`+OwnerLabel+`":null}}}`), "may change its nodes' labels only in"},
-		{"change the part label of its own node", patch(own, `{"metadata":{"labels":{"`+PartLabel+`":"other"}}}`), "may change its nodes' labels only in"},
+		{"remove the ownership label of its own node", patch(own, `{"metadata":{"labels":{"`+vnode.OwnerLabel+`":null}}}`), "may change its nodes' labels only in"},
+		{"change the part label of its own node", patch(own, `{"metadata":{"labels":{"`+vnode.PartLabel+`":"other"}}}`), "may change its nodes' labels only in"},
 		{"label its own node out of the allowed namespaces", patch(own, `{"metadata":{"labels":{"example.org/x":"y"}}}`), "may change its nodes' labels only in"},
 		{"taint a node of its template that is not its own", patch(foreign, `{"spec":{"taints":[{"key":"vendor.example.com/maintenance","value":"true","effect":"NoSchedule"}]}}`), "may change only its own nodes"},
-		{"label a node of its template that is not its own as its own", patch(foreign, `{"metadata":{"labels":{"`+OwnerLabel+`":"`+owner+`","`+PartLabel+`":"foreign"}}}`), "may change only its own nodes"},
+		{"label a node of its template that is not its own as its own", patch(foreign, `{"metadata":{"labels":{"`+vnode.OwnerLabel+`":"`+owner+`","`+vnode.PartLabel+`":"foreign"}}}`), "may change only its own nodes"},
 		{"patch the status of a node that is not its own", patch(foreign, `{"status":{"capacity":{"cpu":"1"}}}`, "status"), "may change only its own nodes"},
 		{"delete a node that is not its own", remove(foreign), "may delete only its own nodes"},
 		{"delete its own node", remove(own), ""},

@@ -19,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/pingnode/pingnode/examples/internal/partsfleet"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
@@ -157,7 +158,7 @@ func measureVersions(t *testing.T, before, what string, measure func(t *testing.
 // measures the second against the first.
 func measureParts(t *testing.T, bin string, env []string, template string, n int, churn float64, window time.Duration) partsCost {
 	const interval = 5 * time.Second
-	owner := DefaultOwner(template)
+	owner := vnode.DefaultOwner(template)
 	// start starts bin with fleet as its plugin, and waits until it has
 	// pinged it pings times (a first ping registers every part's node,
 	// one after the other, before the next).
@@ -191,7 +192,7 @@ func measureParts(t *testing.T, bin string, env []string, template string, n int
 	// a list of 5,000 nodes every 50 ms, from etcd, cost the API server
 	// more than the provider did, and its writes were refused (429).
 	withinEvery(t, 15*time.Minute, 2*time.Second, fmt.Sprintf("%d parts' nodes Ready", n), func(ctx context.Context) (bool, string) {
-		list, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: OwnerLabel + "=" + owner, ResourceVersion: "0"})
+		list, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: vnode.OwnerLabel + "=" + owner, ResourceVersion: "0"})
 		if err != nil {
 			return false, err.Error()
 		}
@@ -277,7 +278,7 @@ func costOver(t *testing.T, p *providerProcess, url string, base processSample, 
 // are what the fleet's parts say (a full machine's taint, or its cpu),
 // all read at once.
 func currentShare(t *testing.T, template string, parts []pingstatus.PartResponse) float64 {
-	list, err := client.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{LabelSelector: OwnerLabel + "=" + DefaultOwner(template)})
+	list, err := client.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{LabelSelector: vnode.OwnerLabel + "=" + vnode.DefaultOwner(template)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +286,7 @@ func currentShare(t *testing.T, template string, parts []pingstatus.PartResponse
 	for i := range list.Items {
 		nodes[list.Items[i].Name] = &list.Items[i]
 	}
-	names := Parts{Template: template}
+	names := vnode.Parts{Template: template}
 	current := 0
 	for _, part := range parts {
 		node := nodes[names.NodeName(part.Name)]
@@ -309,10 +310,10 @@ func currentShare(t *testing.T, template string, parts []pingstatus.PartResponse
 // parts.
 func deleteParts(t *testing.T, owner, template string, fleet scaleFleet) {
 	ctx := context.Background()
-	if err := client.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: OwnerLabel + "=" + owner}); err != nil {
+	if err := client.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: vnode.OwnerLabel + "=" + owner}); err != nil {
 		t.Errorf("deleting the parts' nodes: %v", err)
 	}
-	names := Parts{Template: template}
+	names := vnode.Parts{Template: template}
 	for _, part := range fleet.Parts() {
 		_ = client.CoordinationV1().Leases(corev1.NamespaceNodeLease).Delete(ctx, names.NodeName(part.Name), metav1.DeleteOptions{})
 	}

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 )
 
 // TestPartsTemplate: a template makes a valid node name of every valid
@@ -37,14 +38,14 @@ func TestPartsTemplate(t *testing.T) {
 		{"vk_{part}", "which is no node name"},
 		{"vk.-{part}", "which is no node name"},
 	} {
-		got := templateProblem(tt.template)
+		got := vnode.TemplateProblem(tt.template)
 		if tt.problem == "" && got != "" || !strings.Contains(got, tt.problem) {
 			t.Errorf("templateProblem(%q) = %q, want %q", tt.template, got, tt.problem)
 		}
 		if got != "" {
 			continue
 		}
-		p := &Parts{Template: tt.template, Owner: "o"}
+		p := &vnode.Parts{Template: tt.template, Owner: "o"}
 		for _, part := range []string{"a", "cn001", "gpu-a100", strings.Repeat("z", 63), "9-" + strings.Repeat("0", 61)} {
 			if problems := validation.IsDNS1123Subdomain(p.NodeName(part)); len(problems) > 0 {
 				t.Errorf("%q with the part %q: %v", tt.template, part, problems)
@@ -59,46 +60,46 @@ func TestPartsTemplate(t *testing.T) {
 // hostname label.
 func TestPartsOwnership(t *testing.T) {
 	base := testConfig("", "http://127.0.0.1:1/status")
-	base.Static, base.Parts = nil, &Parts{Template: "vk-{part}", Owner: "vk-part"}
-	cfg := base.forPart("cn001")
+	base.Static, base.Parts = nil, &vnode.Parts{Template: "vk-{part}", Owner: "vk-part"}
+	cfg := base.ForPart("cn001")
 	node := cfg.Static
-	want := map[string]string{"type": "virtual-kubelet", "kubernetes.io/role": "agent", corev1.LabelHostname: "vk-cn001", PartLabel: "cn001", OwnerLabel: "vk-part"}
-	if node.Name != "vk-cn001" || len(node.Labels) != len(want) || cfg.part != "cn001" {
-		t.Fatalf("the part's node %s, labels %v, part %q", node.Name, node.Labels, cfg.part)
+	want := map[string]string{"type": "virtual-kubelet", "kubernetes.io/role": "agent", corev1.LabelHostname: "vk-cn001", vnode.PartLabel: "cn001", vnode.OwnerLabel: "vk-part"}
+	if node.Name != "vk-cn001" || len(node.Labels) != len(want) || cfg.Part != "cn001" {
+		t.Fatalf("the part's node %s, labels %v, part %q", node.Name, node.Labels, cfg.Part)
 	}
 	for k, v := range want {
 		if node.Labels[k] != v {
 			t.Errorf("label %s = %q, want %q", k, node.Labels[k], v)
 		}
 	}
-	if err := cfg.check(); err != nil {
+	if err := cfg.Check(); err != nil {
 		t.Errorf("the part's configuration: %v", err)
 	}
-	if !base.Parts.owns(node) {
+	if !base.Parts.Owns(node) {
 		t.Error("the provider does not own its own part's node")
 	}
 	for name, change := range map[string]func(*corev1.Node){
-		"without the ownership label":  func(n *corev1.Node) { delete(n.Labels, OwnerLabel) },
-		"of another owner":             func(n *corev1.Node) { n.Labels[OwnerLabel] = "other" },
-		"without the part's label":     func(n *corev1.Node) { delete(n.Labels, PartLabel) },
-		"whose part is another node's": func(n *corev1.Node) { n.Labels[PartLabel] = "cn002" },
-		"whose part is no part's name": func(n *corev1.Node) { n.Name, n.Labels[PartLabel] = "vk-CN1", "CN1" },
+		"without the ownership label":  func(n *corev1.Node) { delete(n.Labels, vnode.OwnerLabel) },
+		"of another owner":             func(n *corev1.Node) { n.Labels[vnode.OwnerLabel] = "other" },
+		"without the part's label":     func(n *corev1.Node) { delete(n.Labels, vnode.PartLabel) },
+		"whose part is another node's": func(n *corev1.Node) { n.Labels[vnode.PartLabel] = "cn002" },
+		"whose part is no part's name": func(n *corev1.Node) { n.Name, n.Labels[vnode.PartLabel] = "vk-CN1", "CN1" },
 	} {
 		n := node.DeepCopy()
 		change(n)
-		if base.Parts.owns(n) {
+		if base.Parts.Owns(n) {
 			t.Errorf("a node %s is the provider's", name)
 		}
 	}
-	if base.Parts.owns(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "vk-cn001"}}) {
+	if base.Parts.Owns(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "vk-cn001"}}) {
 		t.Error("a node of the part's name without labels is the provider's")
 	}
 
-	long := (&Config{Parts: &Parts{Template: "{part}." + strings.Repeat("x", 40), Owner: "o"}}).forPart(strings.Repeat("p", 30))
+	long := (&vnode.Config{Parts: &vnode.Parts{Template: "{part}." + strings.Repeat("x", 40), Owner: "o"}}).ForPart(strings.Repeat("p", 30))
 	if _, ok := long.Static.Labels[corev1.LabelHostname]; ok {
 		t.Errorf("a node named %s (%d characters) has a hostname label", long.Static.Name, len(long.Static.Name))
 	}
-	if keys := long.staticLabelKeys(); !strings.Contains(strings.Join(keys, ","), corev1.LabelHostname) {
+	if keys := long.StaticLabelKeys(); !strings.Contains(strings.Join(keys, ","), corev1.LabelHostname) {
 		t.Errorf("protected labels %v, want the hostname among them though the node has none", keys)
 	}
 }
@@ -121,7 +122,7 @@ func TestPartsIgnoredWithoutParts(t *testing.T) {
 	reg, all := metrics.NewRegistry()
 	cfg.Metrics = all
 	log := newWarningLog(t)
-	p := NewProvider(cfg, client, slog.New(log))
+	p := vnode.NewProvider(cfg, client, slog.New(log))
 	runProvider(t, p, nil)
 	step := stepPings(t, p)
 	ignored := func() float64 {

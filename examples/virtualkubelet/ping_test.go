@@ -12,16 +12,17 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 )
 
 // stepPings makes p's ping loop park before each ping, with a hook, and
 // waits until it is parked. step lets n more pings through, one at a
 // time, and returns once the loop is parked again: each ping it let
 // through is then done.
-func stepPings(t *testing.T, p *Provider) (step func(n int)) {
+func stepPings(t *testing.T, p *vnode.Provider) (step func(n int)) {
 	t.Helper()
 	return parkedSteps(t, func(hook func(context.Context)) {
-		p.beforePing.set(hook)
+		p.BeforePing.Set(hook)
 	}, nil)
 }
 
@@ -123,7 +124,7 @@ func TestRefusalLoggedWhenItAppears(t *testing.T) {
 	const gpuPath, otherPath, nfdPath = "labels[" + gpuProduct + "]", "labels[example.org/x]", "labels[" + nfdKey + "]"
 	reg, all := metrics.NewRegistry()
 	log := newWarningLog(t)
-	p, plugin := startProviderLogging(t, name, time.Hour, log, func(c *Config) { c.Metrics = all })
+	p, plugin := startProviderLogging(t, name, time.Hour, log, func(c *vnode.Config) { c.Metrics = all })
 	step := stepPings(t, p)
 	refused := func() float64 {
 		n, _ := gather(t, reg).value("pingnode_warnings_total", "node", name, "subject", "label", "action", "refused")

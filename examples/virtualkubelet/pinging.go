@@ -13,6 +13,7 @@ import (
 	"github.com/pingnode/pingnode/examples/internal/pingclient"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/jobs"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 	"github.com/pingnode/pingnode/nodeapply"
 	"github.com/pingnode/pingnode/pingstatus"
 )
@@ -30,14 +31,14 @@ import (
 // pinging is what both supervisors have: the plugin's client and its
 // pings, and the keeper of the jobs.
 type pinging struct {
-	cfg     Config
-	opts    options
+	cfg     vnode.Config
+	opts    vnode.Options
 	client  kubernetes.Interface // its reads and writes, its caches and its events
 	log     *slog.Logger
 	metrics metrics.Node // its pings and the reply's warnings
 	// before is where a test steps it (hooks.go): before each ping of the
 	// plugin, in its loop.
-	before *hook
+	before *vnode.Hook
 
 	// What follows belongs to one run; only its loop touches it.
 	pinger *pingclient.Client
@@ -68,10 +69,10 @@ type served interface {
 // client and starts the keeper of the jobs of the nodes of nodes; it
 // returns what stops them.
 func (s *pinging) startRun(ctx context.Context, nodes served) (stop func(), err error) {
-	if err := s.cfg.check(); err != nil {
+	if err := s.cfg.Check(); err != nil {
 		return nil, err
 	}
-	pinger, err := s.cfg.pingClient(s.log)
+	pinger, err := s.cfg.PingClient(s.log)
 	if err != nil {
 		return nil, fmt.Errorf("the plugin's client: %w", err)
 	}
@@ -93,7 +94,7 @@ func (s *pinging) startRun(ctx context.Context, nodes served) (stop func(), err 
 // plugin answered, and the reply's warnings; false when ctx ended first.
 // A failure is logged when it begins or changes, not at every ping.
 func (s *pinging) ping(ctx context.Context) (nodeapply.Ping, []pingstatus.Warning, bool) {
-	if s.before.run(ctx); ctx.Err() != nil {
+	if s.before.Run(ctx); ctx.Err() != nil {
 		return nodeapply.Ping{}, nil, false
 	}
 	s.pings.Add(1)
@@ -103,7 +104,7 @@ func (s *pinging) ping(ctx context.Context) (nodeapply.Ping, []pingstatus.Warnin
 		return ping, nil, false // stopping: the failure is ours, not the plugin's
 	}
 	s.metrics.Ping(ping.Reached(), ping.At, time.Since(start))
-	ping, warnings := nodeapply.Judge(ping, s.opts.apply.Reply)
+	ping, warnings := nodeapply.Judge(ping, s.opts.Apply.Reply)
 	if !ping.Reached() {
 		s.failures.Add(1)
 		if ping.Failure != s.lastFailure { // said once, not at every ping of an outage

@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 	"github.com/pingnode/pingnode/nodeapply"
 )
 
@@ -63,7 +64,7 @@ func fakeNode(ctx context.Context, t *testing.T, c *fake.Clientset, name string)
 // (testConfig) changed by change. It returns once the node is registered
 // and the ping loop is parked before its first ping: step lets pings
 // through, one at a time (stepPings).
-func startFakeProvider(t *testing.T, name string, client *fake.Clientset, change ...func(*Config)) (*Provider, *fakePlugin, func(n int)) {
+func startFakeProvider(t *testing.T, name string, client *fake.Clientset, change ...func(*vnode.Config)) (*vnode.Provider, *fakePlugin, func(n int)) {
 	t.Helper()
 	plugin := &fakePlugin{}
 	plugin.reply(http.StatusOK, goodReply, 0)
@@ -73,7 +74,7 @@ func startFakeProvider(t *testing.T, name string, client *fake.Clientset, change
 	for _, c := range change {
 		c(&cfg)
 	}
-	p := NewProvider(cfg, client, slog.New(slog.NewTextHandler(t.Output(), nil)))
+	p := vnode.NewProvider(cfg, client, slog.New(slog.NewTextHandler(t.Output(), nil)))
 	runProvider(t, p, nil)
 	return p, plugin, stepPings(t, p)
 }
@@ -92,7 +93,7 @@ func TestPingStepFakeClient(t *testing.T) {
 	const name = "vk-unit-ping"
 	// NoGrace: Ready turns False at the first failed ping.
 	client := fake.NewClientset()
-	p, plugin, step := startFakeProvider(t, name, client, func(c *Config) { c.NoGrace = true })
+	p, plugin, step := startFakeProvider(t, name, client, func(c *vnode.Config) { c.NoGrace = true })
 	ctx := t.Context()
 
 	registered := fakeNode(ctx, t, client, name)
@@ -126,10 +127,10 @@ func TestPingStepFakeClient(t *testing.T) {
 
 	// The same reply again: nothing to write, neither by the provider nor
 	// by the node controller it hands the status to.
-	writes, handed := nodeWrites(client), p.count.writes.Load()
+	writes, handed := nodeWrites(client), p.Count.Writes.Load()
 	step(2)
 	time.Sleep(100 * time.Millisecond) // a hand-off on its way would be written by now
-	if n := p.count.writes.Load() - handed; n != 0 {
+	if n := p.Count.Writes.Load() - handed; n != 0 {
 		t.Errorf("two identical pings made %d writes, want none", n)
 	}
 	if more := nodeWrites(client)[len(writes):]; len(more) != 0 {
@@ -139,7 +140,7 @@ func TestPingStepFakeClient(t *testing.T) {
 	// The plugin fails: the condition says so; what it reported stays.
 	plugin.reply(http.StatusServiceUnavailable, "busy", 0)
 	step(1)
-	if n := p.count.failures.Load(); n != 1 {
+	if n := p.Count.Failures.Load(); n != 1 {
 		t.Errorf("%d failed pings counted, want 1", n)
 	}
 	within(t, 10*time.Second, "the failure on the node", func(ctx context.Context) (bool, string) {
@@ -227,13 +228,13 @@ func TestDeliveryFakeClient(t *testing.T) {
 	before := gets()
 	plugin.reply(http.StatusOK, strings.Replace(goodReply, `"taints":[`, `"taints":[{"key":"`+secondKey+`","value":"yes","effect":"NoSchedule"},`, 1), 0)
 	step(1)
-	if n := p.count.conflicts.Load(); n != 1 {
+	if n := p.Count.Conflicts.Load(); n != 1 {
 		t.Errorf("%d conflicts counted, want 1", n)
 	}
 	if n := gets() - before; n < 1 {
 		t.Errorf("no read of the node after the conflict, want the node read again")
 	}
-	if n := p.count.writeErrors.Load(); n != 0 {
+	if n := p.Count.WriteErrors.Load(); n != 0 {
 		t.Errorf("a conflict retried counted %d write errors, want none", n)
 	}
 	node := fakeNode(ctx, t, client, name)
@@ -251,7 +252,7 @@ func TestDeliveryFakeClient(t *testing.T) {
 	if n := refused.Load(); n != 3 {
 		t.Errorf("%d object patches refused in three pings, want one at each", n)
 	}
-	if n := p.count.writeErrors.Load(); n != 3 {
+	if n := p.Count.WriteErrors.Load(); n != 3 {
 		t.Errorf("%d write errors counted in three refused pings, want 3", n)
 	}
 	within(t, 10*time.Second, "the new cpu figure, though the taints are refused", func(ctx context.Context) (bool, string) {
@@ -272,7 +273,7 @@ func TestDeliveryFakeClient(t *testing.T) {
 	if !taintSet(node)[refusedTaint] || !strings.Contains(owned(node), refusedKey+":NoSchedule") || taintSet(node)[secondTaint] {
 		t.Errorf("once allowed: taints %v, ownership %q, want %s delivered and claimed, and %s gone", keys(taintSet(node)), owned(node), refusedTaint, secondTaint)
 	}
-	if n := p.count.writeErrors.Load(); n != 3 {
+	if n := p.Count.WriteErrors.Load(); n != 3 {
 		t.Errorf("%d write errors counted, want still 3", n)
 	}
 }

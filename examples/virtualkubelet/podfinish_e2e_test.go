@@ -117,13 +117,13 @@ func TestPodDeleteFinished(t *testing.T) {
 
 	// The plugin down: nothing says the backend has stopped the pod.
 	plugin.reply(http.StatusServiceUnavailable, "upstream connect error", 0)
-	failures := p.count.failures.Load()
-	eventually(t, "a failed ping", func(context.Context) (bool, string) { return p.count.failures.Load() > failures, "no failure yet" })
+	failures := p.Count.Failures.Load()
+	eventually(t, "a failed ping", func(context.Context) (bool, string) { return p.Count.Failures.Load() > failures, "no failure yet" })
 	const second = "vk-finish-2"
 	createTestPod(t, terminatingPod(second, name))
 	uid = deleteGracefully(t, second)
-	failures = p.count.failures.Load()
-	eventually(t, "ten more failed pings", func(context.Context) (bool, string) { return p.count.failures.Load() >= failures+10, "pings" })
+	failures = p.Count.Failures.Load()
+	eventually(t, "ten more failed pings", func(context.Context) (bool, string) { return p.Count.Failures.Load() >= failures+10, "pings" })
 	if ok, why := terminating(t.Context(), second); !ok {
 		t.Fatalf("during the outage: %s, want %s Terminating", why, second)
 	}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 )
 
 // printedFlags are flag sets whose -print-rbac and -print-node-policy
@@ -67,7 +69,7 @@ func TestPrintedRights(t *testing.T) {
 			if got != string(want) {
 				t.Errorf("%v: the printed rights differ from %s:\n%s", tt.args, path, lineDiff(string(want), got))
 			}
-			if parts := strings.Contains(got, OwnerLabel); parts != tt.parts {
+			if parts := strings.Contains(got, vnode.OwnerLabel); parts != tt.parts {
 				t.Errorf("%v: the ownership label in the rights %v, want it with -parts only", tt.args, parts)
 			}
 		})

@@ -26,6 +26,7 @@ import (
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/election"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/rights"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 	"github.com/pingnode/pingnode/nodeapply"
 )
 
@@ -130,18 +131,18 @@ type rightsCase struct {
 	id       *identity
 	log      requestLog
 	client   kubernetes.Interface // id's, recording in log
-	cfg      Config
+	cfg      vnode.Config
 	reg      *prometheus.Registry
 	plugin   *fakePlugin
 }
 
 // provider returns a provider of the case's node, as its ServiceAccount.
-func (c *rightsCase) provider(t *testing.T) *Provider {
-	return NewProvider(c.cfg, c.client, slog.New(slog.NewTextHandler(t.Output(), nil)))
+func (c *rightsCase) provider(t *testing.T) *vnode.Provider {
+	return vnode.NewProvider(c.cfg, c.client, slog.New(slog.NewTextHandler(t.Output(), nil)))
 }
 
 // run runs the provider until the test ends, and deletes what it left.
-func (c *rightsCase) run(t *testing.T) *Provider {
+func (c *rightsCase) run(t *testing.T) *vnode.Provider {
 	t.Helper()
 	p := c.provider(t)
 	runProvider(t, p, func() { deleteNode(t, c.name) })
@@ -267,7 +268,7 @@ var rightsSymptoms = map[string]func(t *testing.T, c *rightsCase){
 		if taintSet(stored(t.Context(), t, c.name))[pluginTaint] {
 			t.Error("the plugin's taint is on the node")
 		}
-		if n := c.writeErrors(t, metrics.KindObject); n < 1 || p.count.writeErrors.Load() < 1 {
+		if n := c.writeErrors(t, metrics.KindObject); n < 1 || p.Count.WriteErrors.Load() < 1 {
 			t.Errorf("pingnode_node_write_errors_total{kind=taints} %g, want the refusal counted", n)
 		}
 	},
@@ -285,7 +286,7 @@ var rightsSymptoms = map[string]func(t *testing.T, c *rightsCase){
 		if ok, why := hasResources(node, map[string]string{"cpu": "100", "memory": "128Gi"}); !ok {
 			t.Errorf("the status changed: %s, want the static one", why)
 		}
-		if c := conditionNamed(node, nodeapply.DefaultConnectivityCondition); c != nil {
+		if c := vnode.ConditionNamed(node, nodeapply.DefaultConnectivityCondition); c != nil {
 			t.Errorf("%s %s, want none: the provider stored no status", c.Type, c.Status)
 		}
 	},
@@ -363,7 +364,7 @@ func TestRightsEachNeeded(t *testing.T) {
 			LeaseDuration: testElectionLease, RenewDeadline: testElectionRenew, RetryPeriod: testElectionRetry,
 		}
 	}
-	all := accessFor(testNamespace, "rights", []Config{{Static: StaticNode("vk-rights"), CountHeld: true}}, electionOf("vk-rights"))
+	all := accessFor(testNamespace, "rights", []vnode.Config{{Static: vnode.StaticNode("vk-rights"), CountHeld: true}}, electionOf("vk-rights"))
 	plain := all
 	plain.Election = nil
 	ofNodes := map[string]bool{}
@@ -397,7 +398,7 @@ func TestRightsEachNeeded(t *testing.T) {
 				if !ofNodes[key] {
 					c.election = electionOf(name)
 				}
-				a := accessFor(testNamespace, fmt.Sprintf("%s-%d", name, identities.Add(1)), []Config{c.cfg}, c.election)
+				a := accessFor(testNamespace, fmt.Sprintf("%s-%d", name, identities.Add(1)), []vnode.Config{c.cfg}, c.election)
 				c.id = grantObjects(t, a, without(t, a, key))
 				c.client = c.log.clientFor(t, c.id)
 				t.Logf("without %s (%s)", key, rule.Why)

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 	"github.com/pingnode/pingnode/nodeapply"
 )
 
@@ -51,7 +52,7 @@ func (f *fakePlugin) accept(t *testing.T, addr string) {
 
 // conditionIs reports whether the node's condition t has the status.
 func conditionIs(node *corev1.Node, t corev1.NodeConditionType, status corev1.ConditionStatus) (bool, string) {
-	c := conditionNamed(node, t)
+	c := vnode.ConditionNamed(node, t)
 	if c == nil {
 		return false, string(t) + " absent"
 	}
@@ -66,7 +67,7 @@ const testGrace = 2 * time.Second
 func TestUnreachablePlugin(t *testing.T) {
 	needsControlPlane(t)
 	const name = "vk-unreachable"
-	p, plugin := startProvider(t, name, time.Hour, func(c *Config) { c.Grace = testGrace; c.Timeout = 300 * time.Millisecond })
+	p, plugin := startProvider(t, name, time.Hour, func(c *vnode.Config) { c.Grace = testGrace; c.Timeout = 300 * time.Millisecond })
 	plugin.reply(http.StatusOK, goodReply, 0)
 	eventually(t, "the good reply is stored and the node is Ready", func(ctx context.Context) (bool, string) {
 		node := stored(ctx, t, name)
@@ -99,13 +100,13 @@ func TestUnreachablePlugin(t *testing.T) {
 		}, "connection refused"},
 	} {
 		t.Run(mode.name, func(t *testing.T) {
-			failuresBefore := p.count.failures.Load()
+			failuresBefore := p.Count.Failures.Load()
 			restore := mode.fail()
 			eventually(t, "Ready turns False", func(ctx context.Context) (bool, string) {
 				return conditionIs(stored(ctx, t, name), corev1.NodeReady, corev1.ConditionFalse)
 			})
 			node := stored(t.Context(), t, name)
-			conn, ready := conditionNamed(node, nodeapply.DefaultConnectivityCondition), conditionNamed(node, corev1.NodeReady)
+			conn, ready := vnode.ConditionNamed(node, nodeapply.DefaultConnectivityCondition), vnode.ConditionNamed(node, corev1.NodeReady)
 			if conn.Status != corev1.ConditionFalse || conn.Message != "the plugin did not answer its last ping: "+mode.failure {
 				t.Errorf("connectivity: %s %q", conn.Status, conn.Message)
 			}
@@ -113,10 +114,10 @@ func TestUnreachablePlugin(t *testing.T) {
 			// at the first failed ping at least the grace later: within
 			// one more interval, and a second for the times' rounding.
 			took := ready.LastTransitionTime.Sub(conn.LastTransitionTime.Time)
-			if took < testGrace || took > testGrace+p.cfg.Interval+p.cfg.Timeout+time.Second {
+			if took < testGrace || took > testGrace+p.Config().Interval+p.Config().Timeout+time.Second {
 				t.Errorf("Ready turned False %s after the first failed ping; want between the grace %s and one interval more", took, testGrace)
 			}
-			if n := p.count.failures.Load() - failuresBefore; n < 2 {
+			if n := p.Count.Failures.Load() - failuresBefore; n < 2 {
 				t.Errorf("only %d failed pings seen", n)
 			}
 			if ok, why := hasResources(node, goodResources); !ok {
@@ -155,12 +156,12 @@ func TestUnreachablePlugin(t *testing.T) {
 func TestOneLostPing(t *testing.T) {
 	needsControlPlane(t)
 	const name = "vk-one-lost-ping"
-	p, plugin := startProvider(t, name, time.Hour, func(c *Config) { c.Grace = testGrace })
+	p, plugin := startProvider(t, name, time.Hour, func(c *vnode.Config) { c.Grace = testGrace })
 	eventually(t, "the node is Ready", func(ctx context.Context) (bool, string) {
 		return conditionIs(stored(ctx, t, name), nodeapply.DefaultConnectivityCondition, corev1.ConditionTrue)
 	})
 	node := stored(t.Context(), t, name)
-	readySince := conditionNamed(node, corev1.NodeReady).LastTransitionTime
+	readySince := vnode.ConditionNamed(node, corev1.NodeReady).LastTransitionTime
 	w, err := client.CoreV1().Nodes().Watch(t.Context(), metav1.ListOptions{
 		FieldSelector: "metadata.name=" + name, ResourceVersion: node.ResourceVersion,
 	})
@@ -172,12 +173,12 @@ func TestOneLostPing(t *testing.T) {
 	plugin.mu.Lock()
 	plugin.failNext = 1
 	plugin.mu.Unlock()
-	failures := p.count.failures.Load()
+	failures := p.Count.Failures.Load()
 	eventually(t, "the failed ping is seen, and 20 more pings", func(context.Context) (bool, string) {
-		return p.count.failures.Load() > failures, "no failure yet"
+		return p.Count.Failures.Load() > failures, "no failure yet"
 	})
-	pings := p.count.pings.Load()
-	eventually(t, "20 more pings", func(context.Context) (bool, string) { return p.count.pings.Load() >= pings+20, "pings" })
+	pings := p.Count.Pings.Load()
+	eventually(t, "20 more pings", func(context.Context) (bool, string) { return p.Count.Pings.Load() >= pings+20, "pings" })
 	eventually(t, "connectivity is True again", func(ctx context.Context) (bool, string) {
 		return conditionIs(stored(ctx, t, name), nodeapply.DefaultConnectivityCondition, corev1.ConditionTrue)
 	})
@@ -207,7 +208,7 @@ func TestOneLostPing(t *testing.T) {
 	if !sawFalse {
 		t.Error("the connectivity condition never turned False")
 	}
-	if got := conditionNamed(stored(t.Context(), t, name), corev1.NodeReady).LastTransitionTime; !got.Equal(&readySince) {
+	if got := vnode.ConditionNamed(stored(t.Context(), t, name), corev1.NodeReady).LastTransitionTime; !got.Equal(&readySince) {
 		t.Errorf("Ready's transition time moved from %s to %s", readySince, got)
 	}
 }

@@ -7,16 +7,17 @@ import (
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/election"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/jobs"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/rights"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 	"github.com/pingnode/pingnode/nodeapply/dra/confirm"
 )
 
 // accessFor is the Access of the ServiceAccount namespace/name that runs
 // the providers of configs, with the election e (nil: none): the one
 // source of the rights, for -print-rbac and for the tests.
-func accessFor(namespace, name string, configs []Config, e *election.Election) rights.Access {
+func accessFor(namespace, name string, configs []vnode.Config, e *election.Election) rights.Access {
 	a := rights.Access{
-		ServiceAccount: name, Namespace: namespace, App: FieldManager,
-		PodEventReasons: []string{ReasonDevicesGiven, ReasonClaimNotAllowed},
+		ServiceAccount: name, Namespace: namespace, App: vnode.FieldManager,
+		PodEventReasons: []string{vnode.ReasonDevicesGiven, vnode.ReasonClaimNotAllowed},
 	}
 	if e != nil {
 		a.Election = &rights.Lease{Namespace: e.Namespace, Name: e.Name}
@@ -51,11 +52,11 @@ func accessFor(namespace, name string, configs []Config, e *election.Election) r
 // partsAccess is how the nodes of the provider of parts p are named and
 // owned, as its rights fence them: by the same template, pattern and
 // labels the provider tells its own nodes by (parts.go).
-func partsAccess(p *Parts) *rights.Parts {
+func partsAccess(p *vnode.Parts) *rights.Parts {
 	return &rights.Parts{
-		Template: p.Template, Token: PartToken,
-		Part: partPattern, Names: p.pattern(),
-		OwnerLabel: OwnerLabel, Owner: p.Owner, PartLabel: PartLabel,
-		Labels: StaticNode("").Labels,
+		Template: p.Template, Token: vnode.PartToken,
+		Part: vnode.PartPattern, Names: p.Pattern(),
+		OwnerLabel: vnode.OwnerLabel, Owner: p.Owner, PartLabel: vnode.PartLabel,
+		Labels: vnode.StaticNode("").Labels,
 	}
 }

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 	"github.com/pingnode/pingnode/internal/gen"
 	"github.com/pingnode/pingnode/nodeapply"
 	"github.com/pingnode/pingnode/pingstatus"
@@ -32,7 +33,7 @@ func TestValidityAtScale(t *testing.T) {
 		wg.Go(func() {
 			for seed := range seeds {
 				body := gen.ReplyBody().Example(seed)
-				opts := nodeapply.Options{Reply: pingstatus.Options{ProtectedKeys: []string{StaticTaintKey}}, ReplaceAllTaints: seed%4 == 3}
+				opts := nodeapply.Options{Reply: pingstatus.Options{ProtectedKeys: []string{vnode.StaticTaintKey}}, ReplaceAllTaints: seed%4 == 3}
 				patch, _ := pingstatus.Parse(body, opts.Reply)
 				node := nodeapply.Apply(base, nodeapply.Ping{Reply: &patch}, opts).Node.DeepCopy()
 				// No precondition: the node lifecycle controller writes the
@@ -68,7 +69,7 @@ func TestValidityAtScale(t *testing.T) {
 // taints, and returns it as stored.
 func baseNode(t *testing.T) *corev1.Node {
 	t.Helper()
-	node := StaticNode("validity-base")
+	node := vnode.StaticNode("validity-base")
 	node.Spec.Taints = append(node.Spec.Taints, corev1.Taint{Key: gen.SharedKeys[2], Value: "admin", Effect: corev1.TaintEffectNoSchedule})
 	node.Annotations = map[string]string{nodeapply.DefaultOwnershipAnnotation: gen.SharedKeys[0] + ":NoSchedule"}
 	node.Spec.Taints = append(node.Spec.Taints, corev1.Taint{Key: gen.SharedKeys[0], Value: "plugin", Effect: corev1.TaintEffectNoSchedule})

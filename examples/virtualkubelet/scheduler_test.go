@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 	"github.com/pingnode/pingnode/nodeapply"
 )
 
@@ -47,7 +48,7 @@ func createPod(t *testing.T, node, name string, spec podSpec) *corev1.Pod {
 			NodeSelector: map[string]string{"kubernetes.io/hostname": node},
 			Tolerations: append([]corev1.Toleration{
 				{Key: nodeapply.DefaultProtectedKey, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
-				{Key: StaticTaintKey, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
+				{Key: vnode.StaticTaintKey, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
 			}, spec.tolerate...),
 			Containers:                    []corev1.Container{{Name: "job", Image: "example.com/job", Resources: corev1.ResourceRequirements{Requests: requests, Limits: limitsFor(requests)}}},
 			TerminationGracePeriodSeconds: new(int64),

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 	"github.com/pingnode/pingnode/nodeapply"
 )
 
@@ -38,7 +39,7 @@ func createScratchPod(t *testing.T, node, name, cpu, scratch string) {
 			NodeSelector: map[string]string{"kubernetes.io/hostname": node},
 			Tolerations: []corev1.Toleration{
 				{Key: nodeapply.DefaultProtectedKey, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
-				{Key: StaticTaintKey, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
+				{Key: vnode.StaticTaintKey, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
 			},
 			Containers: []corev1.Container{{Name: "job", Image: "example.com/job", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
 				corev1.ResourceCPU:              resource.MustParse(cpu),
@@ -70,7 +71,7 @@ func pendingFor(t *testing.T, pod, reason string) {
 // absent names, its protected and static taints, each pod of bound still
 // on it and each of refused still unscheduled; and the API server refused
 // none of the provider's writes.
-func scratchKept(t *testing.T, p *Provider, node string, want map[string]string, absent []corev1.ResourceName, bound, refused []string) {
+func scratchKept(t *testing.T, p *vnode.Provider, node string, want map[string]string, absent []corev1.ResourceName, bound, refused []string) {
 	t.Helper()
 	eventually(t, node+": nothing lost", func(ctx context.Context) (bool, string) {
 		stored := stored(ctx, t, node)
@@ -142,7 +143,7 @@ func TestScratchScheduler(t *testing.T) {
 // hold), and runs the pods the scheduler binds to its node.
 type scratchBackend struct {
 	t                *testing.T
-	p                *Provider
+	p                *vnode.Provider
 	plugin           *fakePlugin
 	node             string
 	countHeld        bool
@@ -186,11 +187,11 @@ func (b *scratchBackend) run(pod string, cpus, gi int) {
 	}
 	if b.countHeld {
 		eventually(b.t, pod+" counted as held", func(context.Context) (bool, string) {
-			held := b.p.held(time.Now())[corev1.ResourcePods]
+			held := b.p.Held(time.Now())[corev1.ResourcePods]
 			return held.Value() == int64(b.running), fmt.Sprintf("%s pods held", held.String())
 		})
-		pings := b.p.count.pings.Load()
-		eventually(b.t, "a ping since", func(context.Context) (bool, string) { return b.p.count.pings.Load() >= pings+2, "pings" })
+		pings := b.p.Count.Pings.Load()
+		eventually(b.t, "a ping since", func(context.Context) (bool, string) { return b.p.Count.Pings.Load() >= pings+2, "pings" })
 		settled(b.t, b.p, b.node)
 	}
 	want := b.allocatable()
@@ -212,7 +213,7 @@ func TestScratchHeld(t *testing.T) {
 	for _, countHeld := range []bool{true, false} {
 		t.Run(fmt.Sprintf("held=%v", countHeld), func(t *testing.T) {
 			name := fmt.Sprintf("vk-scratch-held-%v", countHeld)
-			p, plugin := startProvider(t, name, time.Hour, func(c *Config) { c.CountHeld = countHeld })
+			p, plugin := startProvider(t, name, time.Hour, func(c *vnode.Config) { c.CountHeld = countHeld })
 			b := &scratchBackend{t: t, p: p, plugin: plugin, node: name, countHeld: countHeld, cpus: 16, scratchGi: 10}
 			b.report()
 			schedulable(t, name)
@@ -258,7 +259,7 @@ func TestScratchHeld(t *testing.T) {
 func TestScratchStatic(t *testing.T) {
 	needsControlPlane(t)
 	const name = "vk-scratch-static"
-	p, plugin := startProvider(t, name, time.Hour, func(c *Config) {
+	p, plugin := startProvider(t, name, time.Hour, func(c *vnode.Config) {
 		parsed := configOfArgs(t, "-node", c.Static.Name, "-plugin", c.PluginURL, "-ephemeral-storage", "50Gi")
 		c.Static, c.StaticResources = parsed.Static, parsed.StaticResources
 	})
@@ -287,7 +288,7 @@ func TestScratchStatic(t *testing.T) {
 	eventually(t, "a reply without scratch space is stored", func(ctx context.Context) (bool, string) {
 		return hasResources(stored(ctx, t, name), reported)
 	})
-	pings := p.count.pings.Load()
-	eventually(t, "five more pings", func(context.Context) (bool, string) { return p.count.pings.Load() >= pings+5, "pings" })
+	pings := p.Count.Pings.Load()
+	eventually(t, "five more pings", func(context.Context) (bool, string) { return p.Count.Pings.Load() >= pings+5, "pings" })
 	scratchKept(t, p, name, reported, nil, []string{"scratch-static-10", "scratch-static-60"}, []string{"scratch-static-31"})
 }

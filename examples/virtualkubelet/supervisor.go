@@ -23,6 +23,7 @@ import (
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/caches"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/leases"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 	"github.com/pingnode/pingnode/nodeapply"
 	"github.com/pingnode/pingnode/nodeapply/parts"
 	"github.com/pingnode/pingnode/pingstatus"
@@ -51,7 +52,7 @@ type partsSupervisor struct {
 
 	// beforePing is where a test steps it (hooks.go): before each ping of
 	// the plugin, in its loop.
-	beforePing hook
+	beforePing vnode.Hook
 
 	// What follows belongs to one run; only its loop touches it.
 	owned       *caches.Caches          // the nodes with its ownership label, and every node's pods
@@ -76,7 +77,7 @@ type partsSupervisor struct {
 // newSupervisor returns the supervisor of cfg, a configuration with
 // Parts, which reads and deletes nodes through client and gives each
 // part's node a client of newClient.
-func newSupervisor(cfg Config, client kubernetes.Interface, newClient func() (kubernetes.Interface, error), log *slog.Logger) *partsSupervisor {
+func newSupervisor(cfg vnode.Config, client kubernetes.Interface, newClient func() (kubernetes.Interface, error), log *slog.Logger) *partsSupervisor {
 	if cfg.Metrics == nil {
 		cfg.Metrics = metrics.New(prometheus.NewRegistry())
 	}
@@ -85,7 +86,7 @@ func newSupervisor(cfg Config, client kubernetes.Interface, newClient func() (ku
 		template = cfg.Parts.Template
 	}
 	s := &partsSupervisor{newClient: newClient, all: cfg.Metrics}
-	s.pinging = pinging{cfg: cfg, opts: cfg.options(), client: client, log: log, metrics: cfg.Metrics.ForParts(template), before: &s.beforePing}
+	s.pinging = pinging{cfg: cfg, opts: cfg.Options(), client: client, log: log, metrics: cfg.Metrics.ForParts(template), before: &s.beforePing}
 	return s
 }
 
@@ -93,7 +94,7 @@ func newSupervisor(cfg Config, client kubernetes.Interface, newClient func() (ku
 // ctx ends, with client, whose rate limit is that of every part's node
 // (partsRestConfig); it returns an error only for a configuration that
 // cannot work (see [partsSupervisor.RunRetrying]).
-func runParts(ctx context.Context, restConfig *rest.Config, client kubernetes.Interface, cfg Config, log *slog.Logger) error {
+func runParts(ctx context.Context, restConfig *rest.Config, client kubernetes.Interface, cfg vnode.Config, log *slog.Logger) error {
 	claims, stopClaims, err := caches.SharedClaims(ctx, restConfig, cfg.DRADriver != "" || cfg.Confirm)
 	if err != nil {
 		return err
@@ -104,10 +105,10 @@ func runParts(ctx context.Context, restConfig *rest.Config, client kubernetes.In
 		return err
 	}
 	defer stopWaiting()
-	cfg.claims, cfg.waiting = claims, waiting
+	cfg.Claims, cfg.Waiting = claims, waiting
 	newClient := func() (kubernetes.Interface, error) { return client, nil }
 	log = log.With("parts", cfg.Parts.Template)
-	log.Info("provider of parts starting", "plugin", cfg.PluginURL, "owner", OwnerLabel+"="+cfg.Parts.Owner)
+	log.Info("provider of parts starting", "plugin", cfg.PluginURL, "owner", vnode.OwnerLabel+"="+cfg.Parts.Owner)
 	return newSupervisor(cfg, client, newClient, log).RunRetrying(ctx)
 }
 
@@ -117,7 +118,7 @@ func runParts(ctx context.Context, restConfig *rest.Config, client kubernetes.In
 // node's start has too (runRetrying). Only a configuration that cannot
 // work is returned at once.
 func (s *partsSupervisor) RunRetrying(ctx context.Context) error {
-	return runRetrying(ctx, s.cfg, s.Run, func(err error) {
+	return vnode.RunRetrying(ctx, s.cfg, s.Run, func(err error) {
 		s.metrics.StartError()
 		s.log.Error("the provider of parts did not start; trying again after a backoff", "error", err)
 	})
@@ -133,7 +134,7 @@ func (s *partsSupervisor) Run(ctx context.Context) error {
 		return err
 	}
 	defer stop()
-	owned, err := caches.Owned(ctx, s.client, labels.Set{OwnerLabel: s.cfg.Parts.Owner})
+	owned, err := caches.Owned(ctx, s.client, labels.Set{vnode.OwnerLabel: s.cfg.Parts.Owner})
 	if err != nil {
 		return err
 	}
@@ -144,7 +145,7 @@ func (s *partsSupervisor) Run(ctx context.Context) error {
 	// The renewer of every part's node's Lease, the process's; stopped
 	// after them.
 	var stopLeases func()
-	s.leases, stopLeases = renewer(ctx, s.cfg, s.client, leases.MaxWorkers, s.log)
+	s.leases, stopLeases = vnode.StartRenewer(ctx, s.cfg, s.client, leases.MaxWorkers, s.log)
 	defer stopLeases()
 	s.owned, s.nodes, s.registering = owned, map[string]*partNode{}, make(chan struct{}, registrars)
 	s.skipped, s.deleted, s.lastWarnings = map[string]string{}, map[string]types.UID{}, nil
@@ -166,12 +167,12 @@ func (s *partsSupervisor) pingOnce(ctx context.Context) {
 		warnings = append(warnings, noParts)
 	}
 	defer s.kickJobs(ping)
-	s.lastWarnings = logNewWarnings(s.log, s.lastWarnings, warnings)
+	s.lastWarnings = vnode.LogNewWarnings(s.log, s.lastWarnings, warnings)
 	s.metrics.Warnings(warnings)
 	ping.Body = nil // the parts' pings need only their patches
 	s.dropForeign()
 	s.adopt(ctx) // a node a replica registered just before this one led, say
-	decisions := parts.Step(ping, s.served(), s.opts.apply)
+	decisions := parts.Step(ping, s.served(), s.opts.Apply)
 	stored := s.readNew(ctx, decisions)
 	for _, d := range decisions {
 		switch d.Action {
@@ -182,7 +183,7 @@ func (s *partsSupervisor) pingOnce(ctx context.Context) {
 		case parts.Leave:
 			s.leave(d, ping)
 		default: // Ping
-			s.nodes[d.Part].p.feed.put(d.NodePing(ping), nil)
+			s.nodes[d.Part].p.Feed().Put(d.NodePing(ping), nil)
 		}
 	}
 	s.all.ExpectNodes(len(s.nodes))
@@ -204,7 +205,7 @@ func (s *partsSupervisor) served() []parts.Node {
 	for _, part := range slices.Sorted(maps.Keys(s.nodes)) {
 		n := s.nodes[part]
 		node, err := s.owned.Node.Get(n.name)
-		if err != nil || !s.cfg.Parts.owns(node) {
+		if err != nil || !s.cfg.Parts.Owns(node) {
 			node = nil
 		}
 		n.seen = n.seen || node != nil
@@ -226,13 +227,13 @@ func (s *partsSupervisor) adopt(ctx context.Context) {
 			seen[node.Name] = true
 			continue // deleted, and the cache has yet to say so
 		}
-		if node.Labels[OwnerLabel] != s.cfg.Parts.Owner {
+		if node.Labels[vnode.OwnerLabel] != s.cfg.Parts.Owner {
 			continue
 		}
-		part, ok := s.cfg.Parts.partOf(node)
+		part, ok := s.cfg.Parts.PartOf(node)
 		if !ok {
 			s.skip("node/"+node.Name, fmt.Sprintf("the node %s has the label %s=%s, but its label %s=%q does not name it (the part's node would be %q): not served",
-				node.Name, OwnerLabel, s.cfg.Parts.Owner, PartLabel, part, s.cfg.Parts.NodeName(part)))
+				node.Name, vnode.OwnerLabel, s.cfg.Parts.Owner, vnode.PartLabel, part, s.cfg.Parts.NodeName(part)))
 			continue
 		}
 		if _, served := s.nodes[part]; served {
@@ -258,7 +259,7 @@ func (s *partsSupervisor) leave(d parts.Decision, ping nodeapply.Ping) {
 		delete(s.nodes, d.Part)
 		return
 	}
-	n.p.feed.put(d.NodePing(ping), nil)
+	n.p.Feed().Put(d.NodePing(ping), nil)
 }
 
 // dropForeign stops serving each node its runner found to be another's:
@@ -267,7 +268,7 @@ func (s *partsSupervisor) leave(d parts.Decision, ping nodeapply.Ping) {
 // alone.
 func (s *partsSupervisor) dropForeign() {
 	for part, n := range s.nodes {
-		if n.p.another.Load() {
+		if n.p.Another() {
 			s.log.Warn("a part's node is not this provider's any more (its ownership label is gone): not served", "part", part, "node", n.name)
 			n.halt()
 			delete(s.nodes, part)

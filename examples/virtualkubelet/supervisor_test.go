@@ -21,6 +21,7 @@ import (
 
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/logcount"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 	"github.com/pingnode/pingnode/nodeapply"
 )
 
@@ -66,9 +67,9 @@ func partsReply(cpus int, names ...string) string {
 // partsConfig is the configuration of a provider of the parts of the
 // plugin at url, with the template and owner given and a part grace of
 // grace, pinging as the other tests' providers do (testConfig).
-func partsConfig(url, template, owner string, grace time.Duration) Config {
+func partsConfig(url, template, owner string, grace time.Duration) vnode.Config {
 	cfg := testConfig("", url)
-	cfg.Static, cfg.Parts = nil, &Parts{Template: template, Owner: owner, Grace: grace}
+	cfg.Static, cfg.Parts = nil, &vnode.Parts{Template: template, Owner: owner, Grace: grace}
 	return cfg
 }
 
@@ -77,7 +78,7 @@ func partsConfig(url, template, owner string, grace time.Duration) Config {
 // plugin is a fake one that answers reply. It returns once the supervisor
 // is parked before its first ping: step lets pings through, one at a
 // time (parkedSteps).
-func startFakeSupervisor(t *testing.T, cfg Config, client *fake.Clientset, h slog.Handler, reply string) (*partsSupervisor, *fakePlugin, func(n int)) {
+func startFakeSupervisor(t *testing.T, cfg vnode.Config, client *fake.Clientset, h slog.Handler, reply string) (*partsSupervisor, *fakePlugin, func(n int)) {
 	t.Helper()
 	plugin := &fakePlugin{}
 	plugin.reply(http.StatusOK, reply, 0)
@@ -94,7 +95,7 @@ func startFakeSupervisor(t *testing.T, cfg Config, client *fake.Clientset, h slo
 		}
 	})
 	step := parkedSteps(t, func(hook func(context.Context)) {
-		s.beforePing.set(hook)
+		s.beforePing.Set(hook)
 	}, func() { go func() { done <- s.Run(ctx) }() })
 	return s, plugin, step
 }
@@ -102,8 +103,8 @@ func startFakeSupervisor(t *testing.T, cfg Config, client *fake.Clientset, h slo
 // ownedNode is the node of part as a provider of parts with this template
 // and owner registers it.
 func ownedNode(template, owner, part string) *corev1.Node {
-	cfg := Config{Parts: &Parts{Template: template, Owner: owner}}
-	return cfg.forPart(part).Static
+	cfg := vnode.Config{Parts: &vnode.Parts{Template: template, Owner: owner}}
+	return cfg.ForPart(part).Static
 }
 
 // writesOf are the writes of the node name among a fake clientset's
@@ -210,7 +211,7 @@ func TestPartsSupervisorFakeClient(t *testing.T) {
 			if ok, why := hasResources(n, map[string]string{"cpu": "1", "memory": "4Gi"}); !ok {
 				return false, part + ": " + why
 			}
-			if n.Labels[PartLabel] != part || n.Labels[OwnerLabel] != owner {
+			if n.Labels[vnode.PartLabel] != part || n.Labels[vnode.OwnerLabel] != owner {
 				return false, fmt.Sprintf("%s: labels %v", part, n.Labels)
 			}
 		}
@@ -335,7 +336,7 @@ func TestPartsSupervisorFakeClient(t *testing.T) {
 	if n := log.Count(); n != 1 {
 		t.Errorf("%d lines say what is not served, want one for the other's node", n)
 	}
-	if n, _ := node("foreign"); n.Labels[OwnerLabel] != "" || len(n.Spec.Taints) != 0 {
+	if n, _ := node("foreign"); n.Labels[vnode.OwnerLabel] != "" || len(n.Spec.Taints) != 0 {
 		t.Errorf("the other's node: labels %v, taints %v", n.Labels, n.Spec.Taints)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 	"github.com/pingnode/pingnode/nodeapply"
 )
 
@@ -231,7 +232,7 @@ func TestTakeoverFromInterLink(t *testing.T) {
 	if got, want := conditionsBrief(before), conditionsBrief(want); len(got) != 6 || !maps.Equal(got, want) {
 		t.Fatalf("interLink's conditions as stored: %v, want %v", got, want)
 	}
-	outOfDisk := *conditionNamed(before, "OutOfDisk")
+	outOfDisk := *vnode.ConditionNamed(before, "OutOfDisk")
 	t.Logf("as interLink left it: taints %v, conditions %v", keys(allTaints(before)), conditionsBrief(before))
 
 	// A pod of interLink's users: it tolerates interLink's taint, and
@@ -286,14 +287,14 @@ func TestTakeoverFromInterLink(t *testing.T) {
 		{corev1.NodeDiskPressure, corev1.ConditionFalse, nodeapply.ReasonVirtualNode},
 		{corev1.NodePIDPressure, corev1.ConditionFalse, nodeapply.ReasonVirtualNode},
 	} {
-		got := conditionNamed(node, c.typ)
+		got := vnode.ConditionNamed(node, c.typ)
 		if got == nil || got.Status != c.status || got.Reason != c.reason {
 			t.Errorf("%s = %+v, want %s (%s)", c.typ, got, c.status, c.reason)
 		}
 	}
 	// Left as it was: the node controller refreshes every condition's
 	// heartbeat as it writes, but nothing else of it changes.
-	if got := conditionNamed(node, "OutOfDisk"); got == nil || got.Status != outOfDisk.Status || got.Reason != outOfDisk.Reason ||
+	if got := vnode.ConditionNamed(node, "OutOfDisk"); got == nil || got.Status != outOfDisk.Status || got.Reason != outOfDisk.Reason ||
 		got.Message != outOfDisk.Message || !got.LastTransitionTime.Equal(&outOfDisk.LastTransitionTime) {
 		t.Errorf("OutOfDisk = %+v, want it as interLink left it: %+v", got, outOfDisk)
 	}

@@ -18,6 +18,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/pingnode/pingnode/examples/internal/pingclient"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 	"github.com/pingnode/pingnode/internal/testpki"
 	"github.com/pingnode/pingnode/nodeapply"
 )
@@ -171,10 +172,10 @@ func rewrite(t *testing.T, path string, data []byte) {
 }
 
 // morePings waits until the provider has pinged n more times.
-func morePings(t *testing.T, p *Provider, n int64) {
+func morePings(t *testing.T, p *vnode.Provider, n int64) {
 	t.Helper()
-	pings := p.count.pings.Load()
-	eventually(t, "more pings", func(context.Context) (bool, string) { return p.count.pings.Load() >= pings+n, "pings" })
+	pings := p.Count.Pings.Load()
+	eventually(t, "more pings", func(context.Context) (bool, string) { return p.Count.Pings.Load() >= pings+n, "pings" })
 }
 
 // TestTransportRotation: the provider pings a plugin that requires mutual
@@ -216,7 +217,7 @@ func TestTransportRotation(t *testing.T) {
 	rewrite(t, files.KeyFile, oldPair.KeyPEM)
 	rewrite(t, files.TokenFile, []byte(oldToken+"\n"))
 
-	p, _ := startProvider(t, name, time.Hour, func(c *Config) {
+	p, _ := startProvider(t, name, time.Hour, func(c *vnode.Config) {
 		c.PluginURL, c.Transport = plugin.server.URL+"/status", files
 		c.Interval = 100 * time.Millisecond
 	})
@@ -234,7 +235,7 @@ func TestTransportRotation(t *testing.T) {
 	eventually(t, "the changed cpu is stored", func(ctx context.Context) (bool, string) {
 		return hasResources(stored(ctx, t, name), map[string]string{"cpu": "48"})
 	})
-	reachableSince := conditionNamed(stored(t.Context(), t, name), nodeapply.DefaultConnectivityCondition).LastTransitionTime
+	reachableSince := vnode.ConditionNamed(stored(t.Context(), t, name), nodeapply.DefaultConnectivityCondition).LastTransitionTime
 
 	// The rotation, as a plugin's operator makes it: the plugin takes the
 	// new credentials beside the old ones; the files change, the key's
@@ -280,13 +281,13 @@ func TestTransportRotation(t *testing.T) {
 		return hasResources(stored(ctx, t, name), map[string]string{"cpu": "32"})
 	})
 	node := stored(t.Context(), t, name)
-	if n := p.count.failures.Load(); n != 0 {
+	if n := p.Count.Failures.Load(); n != 0 {
 		t.Errorf("%d pings failed", n)
 	}
-	if c := conditionNamed(node, nodeapply.DefaultConnectivityCondition); c.Status != corev1.ConditionTrue || !c.LastTransitionTime.Equal(&reachableSince) {
+	if c := vnode.ConditionNamed(node, nodeapply.DefaultConnectivityCondition); c.Status != corev1.ConditionTrue || !c.LastTransitionTime.Equal(&reachableSince) {
 		t.Errorf("connectivity %s since %s, want True since %s: it turned False on the way", c.Status, c.LastTransitionTime, reachableSince)
 	}
-	if failed := eventsWith(nodeEventsOf(t.Context(), t, name), ReasonPingFailed); len(failed) != 0 {
+	if failed := eventsWith(nodeEventsOf(t.Context(), t, name), vnode.ReasonPingFailed); len(failed) != 0 {
 		t.Errorf("ping failures on the way:%s", describe(failed))
 	}
 
@@ -296,10 +297,10 @@ func TestTransportRotation(t *testing.T) {
 		events := nodeEventsOf(ctx, t, name)
 		node := stored(ctx, t, name)
 		ok, why := conditionIs(node, nodeapply.DefaultConnectivityCondition, corev1.ConditionFalse)
-		return ok && len(eventsWith(events, ReasonPingFailed)) == 1, why + describe(events)
+		return ok && len(eventsWith(events, vnode.ReasonPingFailed)) == 1, why + describe(events)
 	})
 	node = stored(t.Context(), t, name)
-	if c := conditionNamed(node, nodeapply.DefaultConnectivityCondition); c.Message != "the plugin did not answer its last ping: HTTP 401 Unauthorized: credentials refused" {
+	if c := vnode.ConditionNamed(node, nodeapply.DefaultConnectivityCondition); c.Message != "the plugin did not answer its last ping: HTTP 401 Unauthorized: credentials refused" {
 		t.Errorf("connectivity message %q", c.Message)
 	}
 	plugin.setEcho(false)

@@ -1,4 +1,4 @@
-package main
+package vnode
 
 import (
 	"context"
@@ -28,7 +28,7 @@ import (
 // base, and returns the node as stored after it.
 func (p *Provider) deliverStatus(ctx context.Context, base *corev1.Node, res nodeapply.Result) (*corev1.Node, error) {
 	p.sent.Store(res.Node)
-	p.beforeStatusPatch.run(ctx)
+	p.BeforeStatusPatch.Run(ctx)
 	stored, err := p.nodes.Patch(ctx, base.Name, types.StrategicMergePatchType, res.StatusPatch(), metav1.PatchOptions{FieldManager: FieldManager}, "status")
 	if err != nil {
 		if ctx.Err() == nil {
@@ -54,7 +54,7 @@ func (p *Provider) delivered(before, after *corev1.Node) {
 	}
 	connectivity := p.opts.connectivity()
 	p.events.transitions(before, after, connectivity)
-	p.metrics.Transition(conditionNamed(before, connectivity), transitioned(before, after, connectivity))
+	p.metrics.Transition(ConditionNamed(before, connectivity), transitioned(before, after, connectivity))
 	for i := range after.Status.Conditions {
 		t := after.Status.Conditions[i].Type
 		now := transitioned(before, after, t)
@@ -62,7 +62,7 @@ func (p *Provider) delivered(before, after *corev1.Node) {
 			continue
 		}
 		from := corev1.ConditionStatus("")
-		if was := conditionNamed(before, t); was != nil {
+		if was := ConditionNamed(before, t); was != nil {
 			from = was.Status
 		}
 		level := slog.LevelInfo
@@ -82,11 +82,11 @@ func (p *Provider) statusRefused(err error) {
 		p.log.Warn("the node is gone; the next ping registers it again")
 		return
 	}
-	p.count.writeErrors.Add(1)
+	p.Count.WriteErrors.Add(1)
 	p.metrics.WriteError(metrics.KindStatus)
 	p.log.Error("node status refused; the next ping sends it again", "error", err)
 }
 
 // lastSent returns the node whose status the provider last sent, or nil:
 // what a test waits to see stored.
-func (p *Provider) lastSent() *corev1.Node { return p.sent.Load() }
+func (p *Provider) LastSent() *corev1.Node { return p.sent.Load() }

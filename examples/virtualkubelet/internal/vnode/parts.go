@@ -1,4 +1,4 @@
-package main
+package vnode
 
 import (
 	"fmt"
@@ -46,7 +46,7 @@ const maxNodeNameBytes = validation.DNS1123SubdomainMaxLength
 
 // partPattern is the regular expression of a part's name: a DNS label
 // of at most pingstatus.MaxPartNameBytes characters.
-const partPattern = `[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?`
+const PartPattern = `[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?`
 
 // Parts is the configuration of a provider that serves its plugin's parts
 // (-parts); [Config.Parts].
@@ -73,7 +73,7 @@ func DefaultOwner(template string) string {
 // check returns the first setting of p that cannot work, as a
 // *SettingError.
 func (p *Parts) check() error {
-	if problem := templateProblem(p.Template); problem != "" {
+	if problem := TemplateProblem(p.Template); problem != "" {
 		return settingError("Parts.Template", p.Template, "%s", problem)
 	}
 	if problems := validation.IsValidLabelValue(p.Owner); p.Owner == "" || len(problems) > 0 {
@@ -94,7 +94,7 @@ func (p *Parts) check() error {
 // with a letter or a digit and holds only those and '-', as "a" does: a
 // template that makes a node name of "a" and of a 63-character part, with
 // at most 253-63 characters around the token, makes one of every part.
-func templateProblem(template string) string {
+func TemplateProblem(template string) string {
 	if n := strings.Count(template, PartToken); n != 1 {
 		return fmt.Sprintf("with -parts, the name must hold %s exactly once, the part's name (it holds it %d times)", PartToken, n)
 	}
@@ -117,22 +117,22 @@ func (p *Parts) NodeName(part string) string {
 
 // pattern is the regular expression (RE2, as CEL's matches reads it) of
 // the names of the template's nodes.
-func (p *Parts) pattern() string {
+func (p *Parts) Pattern() string {
 	prefix, suffix, _ := strings.Cut(p.Template, PartToken)
-	return "^" + regexp.QuoteMeta(prefix) + partPattern + regexp.QuoteMeta(suffix) + "$"
+	return "^" + regexp.QuoteMeta(prefix) + PartPattern + regexp.QuoteMeta(suffix) + "$"
 }
 
 // owns reports whether node is one of this provider's: it has the
 // provider's [OwnerLabel], and [PartLabel] names a part whose node's
 // name is the node's.
-func (p *Parts) owns(node *corev1.Node) bool {
-	_, ok := p.partOf(node)
+func (p *Parts) Owns(node *corev1.Node) bool {
+	_, ok := p.PartOf(node)
 	return ok && node.Labels[OwnerLabel] == p.Owner
 }
 
 // partOf returns the part of an owned node, from its [PartLabel], and
 // reports whether the label names a part whose node's name is the node's.
-func (p *Parts) partOf(node *corev1.Node) (string, bool) {
+func (p *Parts) PartOf(node *corev1.Node) (string, bool) {
 	if node == nil {
 		return "", false
 	}
@@ -149,7 +149,7 @@ func (p *Parts) partOf(node *corev1.Node) (string, bool) {
 // owner. kubernetes.io/hostname is the node's name, as for a node of its
 // own, unless the name is longer than a label value may be (63
 // characters): such a node has none, and pods select it by [PartLabel].
-func (c *Config) forPart(part string) Config {
+func (c *Config) ForPart(part string) Config {
 	cfg := *c
 	name := c.Parts.NodeName(part)
 	cfg.Static = StaticNode(name)
@@ -162,14 +162,14 @@ func (c *Config) forPart(part string) Config {
 	if len(validation.IsValidLabelValue(name)) > 0 {
 		delete(labels, corev1.LabelHostname)
 	}
-	cfg.part = part
+	cfg.Part = part
 	return cfg
 }
 
 // staticLabelKeys are the keys of the labels of the static node, sorted,
 // which no plugin may set: with parts, those of every part's node (its
 // hostname among them, though a node of a long name has none).
-func (c *Config) staticLabelKeys() []string {
+func (c *Config) StaticLabelKeys() []string {
 	static := c.Static
 	if c.Parts != nil {
 		static = StaticNode("")
@@ -198,9 +198,9 @@ func (p *Provider) ours(node *corev1.Node, err error) (*corev1.Node, error) {
 // (parts.go), though its name is the part's. A node of its own is always
 // the provider's.
 func (p *Provider) foreign(node *corev1.Node) error {
-	if p.cfg.Parts == nil || p.cfg.Parts.owns(node) {
+	if p.cfg.Parts == nil || p.cfg.Parts.Owns(node) {
 		return nil
 	}
 	p.another.Store(true)
-	return fmt.Errorf("the node %s is not this provider's (it lacks the label %s=%s of its part %s); it is left alone", node.Name, OwnerLabel, p.cfg.Parts.Owner, p.cfg.part)
+	return fmt.Errorf("the node %s is not this provider's (it lacks the label %s=%s of its part %s); it is left alone", node.Name, OwnerLabel, p.cfg.Parts.Owner, p.cfg.Part)
 }

@@ -1,4 +1,4 @@
-package main
+package vnode
 
 import (
 	"context"
@@ -49,22 +49,22 @@ func (p *Provider) deliverObject(ctx context.Context, ping nodeapply.Ping, base 
 				return err
 			}
 			d.seen = append(d.seen, stored.ResourceVersion)
-			d.base, d.res = stored, nodeapply.Apply(stored, ping, p.opts.apply)
+			d.base, d.res = stored, nodeapply.Apply(stored, ping, p.opts.Apply)
 			if !d.res.NeedsObjectPatch() {
 				d.stored = stored // stored as the plugin wants already
 				return nil
 			}
 		}
 		first = false
-		p.beforeObjectPatch.run(ctx)
-		p.count.writes.Add(1)
+		p.BeforeObjectPatch.Run(ctx)
+		p.Count.Writes.Add(1)
 		p.metrics.Write(metrics.KindObject)
 		stored, err := p.nodes.Patch(ctx, name, types.StrategicMergePatchType, d.res.ObjectPatch(), metav1.PatchOptions{FieldManager: FieldManager})
 		switch {
 		case err == nil:
 			d.stored = stored
 		case apierrors.IsConflict(err):
-			p.count.conflicts.Add(1)
+			p.Count.Conflicts.Add(1)
 			p.metrics.Conflict(metrics.KindObject)
 			p.log.Info("object patch conflicted with another write; reading the node again")
 		default:
@@ -73,7 +73,7 @@ func (p *Provider) deliverObject(ctx context.Context, ping nodeapply.Ping, base 
 		return err
 	})
 	if refused && ctx.Err() == nil {
-		p.count.writeErrors.Add(1)
+		p.Count.WriteErrors.Add(1)
 		p.metrics.WriteError(metrics.KindObject)
 	}
 	return d, err

@@ -1,4 +1,4 @@
-package main
+package vnode
 
 import (
 	"context"
@@ -28,9 +28,9 @@ import (
 func (p *Provider) storedNode(ctx context.Context) (*corev1.Node, error) {
 	var stored *corev1.Node
 	var err error
-	if r := p.known; r != nil {
-		p.known = nil
-		stored, err = p.ours(r.node, r.err)
+	if r := p.Known; r != nil {
+		p.Known = nil
+		stored, err = p.ours(r.Node, r.Err)
 	} else {
 		stored, err = p.ours(p.nodes.Get(ctx, p.cfg.Static.Name, metav1.GetOptions{}))
 	}
@@ -52,7 +52,7 @@ func (p *Provider) register(ctx context.Context, stored *corev1.Node) (*corev1.N
 		return nil, err
 	}
 	if applied {
-		p.count.writes.Add(1)
+		p.Count.Writes.Add(1)
 		p.metrics.Write(metrics.KindRegister)
 	}
 	return created, nil
@@ -94,7 +94,7 @@ func (p *Provider) patch(ctx context.Context, kind string, patch map[string]any,
 	if err != nil {
 		return nil, err
 	}
-	p.count.writes.Add(1)
+	p.Count.Writes.Add(1)
 	p.metrics.Write(kind)
 	return p.nodes.Patch(ctx, p.cfg.Static.Name, types.MergePatchType, data, metav1.PatchOptions{FieldManager: FieldManager}, subresource...)
 }
@@ -103,7 +103,7 @@ func (p *Provider) patch(ctx context.Context, kind string, patch map[string]any,
 // many register at once, until the node may register, and returns what to
 // call once it is registered (or failed to be).
 func (p *Provider) registrar(ctx context.Context, new bool) (registered func()) {
-	places := p.cfg.registering
+	places := p.cfg.Registering
 	if !new || places == nil {
 		return func() {}
 	}
@@ -128,10 +128,10 @@ func (p *Provider) withFirstPing(node *corev1.Node) (*corev1.Node, bool) {
 		return node, false
 	}
 	if p.cfg.CountHeld {
-		ping.Held = p.held(ping.At)
+		ping.Held = p.Held(ping.At)
 	}
 	p.statusAt = ping.At // its figures are held back from then on, as any status write's
-	return nodeapply.Apply(node, ping, p.opts.apply).Node, true
+	return nodeapply.Apply(node, ping, p.opts.Apply).Node, true
 }
 
 // registerAgain returns the node as stored, and registers it again, as
@@ -149,4 +149,10 @@ func (p *Provider) registerAgain(ctx context.Context) (*corev1.Node, error) {
 		return p.ours(p.nodes.Get(ctx, p.cfg.Static.Name, metav1.GetOptions{}))
 	}
 	return stored, err
+}
+
+// read is a node read from the API server: the node, or why not.
+type Read struct {
+	Node *corev1.Node
+	Err  error
 }

@@ -1,4 +1,4 @@
-package main
+package vnode
 
 import (
 	"unicode"
@@ -46,7 +46,7 @@ func (e *nodeEvents) warnings(warnings []pingstatus.Warning) {
 		return
 	}
 	for _, w := range warnings {
-		e.recorder.Event(e.node, corev1.EventTypeWarning, warningReason(w), bound(w.String()))
+		e.recorder.Event(e.node, corev1.EventTypeWarning, WarningReason(w), bound(w.String()))
 	}
 }
 
@@ -62,7 +62,7 @@ func (e *nodeEvents) pod(pod *corev1.Pod, eventType, reason, message string) {
 
 // warningReason names a warning by what it is about and what was done:
 // ResourceRefused, TaintRepaired, ReplyIgnored, and so on, a small fixed set.
-func warningReason(w pingstatus.Warning) string {
+func WarningReason(w pingstatus.Warning) string {
 	return title(w.Subject.String()) + title(w.Action.String())
 }
 
@@ -100,17 +100,17 @@ func (e *nodeEvents) transitions(old, new *corev1.Node, connectivity corev1.Node
 // transitioned returns new's condition of type t if it is new or its
 // status differs from old's, and nil otherwise.
 func transitioned(old, new *corev1.Node, t corev1.NodeConditionType) *corev1.NodeCondition {
-	now := conditionNamed(new, t)
+	now := ConditionNamed(new, t)
 	if now == nil {
 		return nil
 	}
-	if was := conditionNamed(old, t); was != nil && was.Status == now.Status {
+	if was := ConditionNamed(old, t); was != nil && was.Status == now.Status {
 		return nil
 	}
 	return now
 }
 
-func conditionNamed(node *corev1.Node, t corev1.NodeConditionType) *corev1.NodeCondition {
+func ConditionNamed(node *corev1.Node, t corev1.NodeConditionType) *corev1.NodeCondition {
 	for i := range node.Status.Conditions {
 		if node.Status.Conditions[i].Type == t {
 			return &node.Status.Conditions[i]

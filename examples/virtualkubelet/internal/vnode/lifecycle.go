@@ -1,9 +1,10 @@
-package main
+package vnode
 
 import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -14,8 +15,10 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/tools/record"
+	"k8s.io/utils/clock"
 
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/caches"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/leases"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/pods"
 	"github.com/pingnode/pingnode/pingstatus"
@@ -38,7 +41,7 @@ import (
 // internal/devices, publish its devices, with -dra-driver.
 type Provider struct {
 	cfg    Config
-	opts   options
+	opts   Options
 	client kubernetes.Interface
 	nodes  corev1client.NodeInterface
 	log    *slog.Logger
@@ -46,7 +49,7 @@ type Provider struct {
 	eventSink corev1client.EventInterface
 	// feed is where its pings come from: its supervisor, which pings
 	// the plugin for it, or for every part's node (source.go).
-	feed    *feed
+	feed    *Feed
 	metrics metrics.Node
 
 	// What follows belongs to one run: Run sets it up before it starts
@@ -80,7 +83,7 @@ type Provider struct {
 	// known is the node as its supervisor read it just before the node's
 	// first run, which registration takes instead of reading it again; nil
 	// once taken, and for a node of its own.
-	known *read
+	Known *Read
 	// reportDue is when a steady node's status is next written, statusAt
 	// the time of the ping whose status it last wrote (ping.go).
 	reportDue, statusAt time.Time
@@ -96,17 +99,17 @@ type Provider struct {
 	// test steps it (hooks.go): before each ping of its supervisor of one
 	// node; before each object patch is sent, after the node it was
 	// computed from was read; and before each status patch is sent.
-	beforePing, beforeObjectPatch, beforeStatusPatch hook
+	BeforePing, BeforeObjectPatch, BeforeStatusPatch Hook
 
 	// count is what it did, for logs and tests.
-	count struct {
-		pings       atomic.Int64 // plugin pings
-		failures    atomic.Int64 // pings the plugin did not answer
-		writes      atomic.Int64 // writes of a change: object and status patches, a registration with its first ping
-		reports     atomic.Int64 // status reports of a steady node
-		writeErrors atomic.Int64 // writes the API server refused (a conflict, retried, is not one)
-		conflicts   atomic.Int64 // object patches that conflicted and were retried
-		startErrors atomic.Int64 // starts that failed, each tried again after a backoff
+	Count struct {
+		Pings       atomic.Int64 // plugin pings
+		Failures    atomic.Int64 // pings the plugin did not answer
+		Writes      atomic.Int64 // writes of a change: object and status patches, a registration with its first ping
+		Reports     atomic.Int64 // status reports of a steady node
+		WriteErrors atomic.Int64 // writes the API server refused (a conflict, retried, is not one)
+		Conflicts   atomic.Int64 // object patches that conflicted and were retried
+		StartErrors atomic.Int64 // starts that failed, each tried again after a backoff
 	}
 	// another says that the node as stored is another's (parts.go): the
 	// parts supervisor stops serving it.
@@ -122,17 +125,40 @@ func NewProvider(cfg Config, client kubernetes.Interface, log *slog.Logger) *Pro
 	}
 	var m metrics.Node
 	switch {
-	case cfg.part != "": // a part's node counts in its template's series
+	case cfg.Part != "": // a part's node counts in its template's series
 		m = all.ForParts(cfg.Parts.Template)
 	case cfg.Static != nil: // else Run returns the configuration's error
 		m = all.ForNode(cfg.Static.Name)
 	}
 	return &Provider{
-		cfg: cfg, opts: cfg.options(), client: client, nodes: caches.LeanNodes{NodeInterface: client.CoreV1().Nodes()},
+		cfg: cfg, opts: cfg.Options(), client: client, nodes: caches.LeanNodes{NodeInterface: client.CoreV1().Nodes()},
 		eventSink: client.CoreV1().Events(metav1.NamespaceAll), log: log,
 		feed: newFeed(), metrics: m,
 	}
 }
+
+// Config returns the configuration of the provider.
+func (p *Provider) Config() Config { return p.cfg }
+
+// Client returns the client of its reads and writes.
+func (p *Provider) Client() kubernetes.Interface { return p.client }
+
+// Log returns its log.
+func (p *Provider) Log() *slog.Logger { return p.log }
+
+// Metrics returns the series it counts in.
+func (p *Provider) Metrics() metrics.Node { return p.metrics }
+
+// Feed returns the feed by which its supervisor hands it its pings.
+func (p *Provider) Feed() *Feed { return p.feed }
+
+// Caches returns the caches of its run while it runs, and nil between
+// runs.
+func (p *Provider) Caches() *caches.Caches { return p.live.Load() }
+
+// Another says that the node as stored is another's (parts.go): the
+// parts supervisor stops serving it.
+func (p *Provider) Another() bool { return p.another.Load() }
 
 // RunRetrying runs the provider until ctx ends, and then returns nil. A
 // start that fails (the API server unreachable or refusing the node's
@@ -141,13 +167,13 @@ func NewProvider(cfg Config, client kubernetes.Interface, log *slog.Logger) *Pro
 // for as long as it takes. Only a configuration that cannot work is
 // returned at once, as a *SettingError.
 func (p *Provider) RunRetrying(ctx context.Context) error {
-	return runRetrying(ctx, p.cfg, p.Run, p.startFailed)
+	return RunRetrying(ctx, p.cfg, p.Run, p.StartFailed)
 }
 
 // startFailed says that a start of the node failed, and is tried again:
 // its own, or its supervisor of one node's (the plugin's client).
-func (p *Provider) startFailed(err error) {
-	p.count.startErrors.Add(1)
+func (p *Provider) StartFailed(err error) {
+	p.Count.StartErrors.Add(1)
 	p.metrics.StartError()
 	p.log.Error("the node did not start; trying again after a backoff", "error", err)
 }
@@ -159,8 +185,8 @@ func (p *Provider) startFailed(err error) {
 // long as it takes; each wait starts once run has returned. Only a
 // configuration that cannot work is returned at once, as a
 // *SettingError.
-func runRetrying(ctx context.Context, cfg Config, run func(context.Context) error, failed func(error)) error {
-	if err := cfg.check(); err != nil {
+func RunRetrying(ctx context.Context, cfg Config, run func(context.Context) error, failed func(error)) error {
+	if err := cfg.Check(); err != nil {
 		return err
 	}
 	_ = cfg.startRetry().DelayFunc().Until(ctx, true, true, func(ctx context.Context) (bool, error) {
@@ -181,10 +207,10 @@ func runRetrying(ctx context.Context, cfg Config, run func(context.Context) erro
 // stops what it started and returns the error at once: nothing it starts
 // outlives it. [Provider.RunRetrying] tries again.
 func (p *Provider) Run(ctx context.Context) error {
-	if err := p.cfg.check(); err != nil {
+	if err := p.cfg.Check(); err != nil {
 		return err
 	}
-	broadcaster := p.cfg.events
+	broadcaster := p.cfg.Events
 	if broadcaster == nil {
 		broadcaster = record.NewBroadcaster(record.WithContext(ctx))
 		broadcaster.StartRecordingToSink(&corev1client.EventSinkImpl{Interface: p.eventSink})
@@ -199,7 +225,7 @@ func (p *Provider) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("reading the node: %w", err)
 	}
-	view, err := caches.Start(ctx, p.client, p.cfg.Static.Name, caches.Set{Driver: p.cfg.DRADriver, Claims: p.cfg.claims, Shared: p.cfg.shared})
+	view, err := caches.Start(ctx, p.client, p.cfg.Static.Name, caches.Set{Driver: p.cfg.DRADriver, Claims: p.cfg.Claims, Shared: p.cfg.Shared})
 	if err != nil {
 		return err
 	}
@@ -212,7 +238,7 @@ func (p *Provider) Run(ctx context.Context) error {
 
 	// The Lease, renewed as the kubelet renews it, with the node as its
 	// owner, by the renewer of the process (internal/leases).
-	leases, stopLeases := renewer(ctx, p.cfg, p.client, 1, p.log)
+	leases, stopLeases := StartRenewer(ctx, p.cfg, p.client, 1, p.log)
 	defer stopLeases()
 
 	registered := p.registrar(ctx, stored == nil)
@@ -238,4 +264,24 @@ func (p *Provider) Run(ctx context.Context) error {
 		p.PingOnce(ctx)
 	}
 	return nil
+}
+
+// renewer returns the renewer of the nodes' Leases of cfg's process,
+// cfg.leases, or for what runs alone (a provider or a supervisor that a
+// test runs), one of its own for that many nodes, through client, with
+// cfg's Lease settings (checked), run until stop is called; stop returns
+// once it has stopped.
+func StartRenewer(ctx context.Context, cfg Config, client kubernetes.Interface, nodes int, log *slog.Logger) (r *leases.Renewer, stop func()) {
+	if cfg.Leases != nil {
+		return cfg.Leases, func() {}
+	}
+	seconds, renew, _ := cfg.Lease()
+	r = leases.New(client.CoordinationV1().Leases(corev1.NamespaceNodeLease), FieldManager, nodes, seconds, renew, clock.RealClock{}, log)
+	ctx, cancel := context.WithCancel(ctx)
+	var running sync.WaitGroup
+	running.Go(func() { r.Run(ctx) })
+	return r, func() {
+		cancel()
+		running.Wait()
+	}
 }

@@ -1,4 +1,4 @@
-package main
+package vnode
 
 import (
 	"context"
@@ -81,7 +81,7 @@ func (p *Provider) devicePool(ping nodeapply.Ping) devicepool.Result {
 		return devicepool.Result{}
 	}
 	published := dra.Pool(p.caches.NodeSlices(), p.caches.Claims.InPool(d.driver, d.pool), p.caches.BoundPods(), ping.At, d.driver, d.pool)
-	return devicepool.Apply(published, ping, p.opts.apply.Reply)
+	return devicepool.Apply(published, ping, p.opts.Apply.Reply)
 }
 
 // withoutDevices returns the parse warnings of the ping's reply, less

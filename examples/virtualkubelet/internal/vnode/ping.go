@@ -1,4 +1,4 @@
-package main
+package vnode
 
 import (
 	"context"
@@ -55,7 +55,7 @@ func (p *Provider) PingOnce(ctx context.Context) {
 	defer stepped()
 	ping, warnings := taken.ping, taken.warnings
 	if ping.Reached() && p.cfg.CountHeld {
-		ping.Held = p.held(ping.At)
+		ping.Held = p.Held(ping.At)
 	}
 	p.finish.Answered(ping.Reached())
 	warnings = p.withoutDevices(ping, warnings)
@@ -65,7 +65,7 @@ func (p *Provider) PingOnce(ctx context.Context) {
 		return
 	}
 	// Two steps of the same ping: the node's, and the device pool's.
-	res := nodeapply.Apply(base, ping, p.opts.apply)
+	res := nodeapply.Apply(base, ping, p.opts.Apply)
 	pool := p.devicePool(ping)
 	warnings = slices.Concat(warnings, res.Warnings, pool.Warnings)
 	p.logWarnings(warnings)
@@ -105,7 +105,7 @@ func (p *Provider) PingOnce(ctx context.Context) {
 	// one of the versions before it.
 	if res.NeedsStatusPatch() {
 		p.logChanges(res, pingstatus.SubjectResource, pingstatus.SubjectCondition)
-		p.count.writes.Add(1)
+		p.Count.Writes.Add(1)
 		p.metrics.Write(metrics.KindStatus)
 		if stored, err := p.deliverStatus(ctx, base, res); err == nil {
 			p.statusAt = ping.At
@@ -169,12 +169,12 @@ func (p *Provider) setPending(node *corev1.Node, older []string) {
 // events are recorded at every ping too, and client-go's correlator
 // aggregates them (events.go).
 func (p *Provider) logWarnings(warnings []pingstatus.Warning) {
-	p.lastWarnings = logNewWarnings(p.log, p.lastWarnings, warnings)
+	p.lastWarnings = LogNewWarnings(p.log, p.lastWarnings, warnings)
 }
 
 // logNewWarnings logs each of warnings that last does not hold, and
 // returns the warnings said at this ping, the next one's last.
-func logNewWarnings(log *slog.Logger, last map[pingstatus.Warning]bool, warnings []pingstatus.Warning) map[pingstatus.Warning]bool {
+func LogNewWarnings(log *slog.Logger, last map[pingstatus.Warning]bool, warnings []pingstatus.Warning) map[pingstatus.Warning]bool {
 	said := make(map[pingstatus.Warning]bool, len(warnings))
 	for _, w := range warnings {
 		if !last[w] && !said[w] {

@@ -1,4 +1,4 @@
-package main
+package vnode
 
 import (
 	"fmt"
@@ -121,22 +121,22 @@ type Config struct {
 	PartPin         string
 	// claims is the cache of ResourceClaims that the nodes of a process
 	// share (runProviders); nil, the provider keeps its own.
-	claims *caches.Claims
+	Claims *caches.Claims
 	// waiting is the process's cache of the pods not bound to a node,
 	// with Confirm; nil, each supervisor keeps its own.
-	waiting corev1listers.PodLister
+	Waiting corev1listers.PodLister
 	// shared are the caches of the node and the pods that the parts'
 	// nodes of a provider of parts share, its supervisor's (caches.Owned);
 	// nil, the provider keeps its own.
-	shared *caches.Caches
+	Shared *caches.Caches
 	// events is the event broadcaster that the parts' nodes of a provider
 	// of parts share, its supervisor's; nil, the provider runs its own.
-	events record.EventBroadcaster
+	Events record.EventBroadcaster
 	// leases renews the Leases of the nodes of a process (runProviders):
 	// a fleet's, or a provider of parts'; nil, the provider, or the
 	// supervisor, runs its own.
-	leases      *leases.Renewer
-	registering chan struct{} // a place for each new part's node registering (registrars); nil, no bound
+	Leases      *leases.Renewer
+	Registering chan struct{} // a place for each new part's node registering (registrars); nil, no bound
 	// StartRetry is how a start that failed is tried again (see
 	// [Provider.RunRetrying]); zero means [DefaultStartRetry].
 	StartRetry wait.Backoff
@@ -149,7 +149,7 @@ type Config struct {
 	// but in the configuration of each part's node, which has part set.
 	Parts *Parts
 	// part is the part whose node this is; "" for a node of its own.
-	part string
+	Part string
 }
 
 // StaticNode is the node as this provider registers it.
@@ -192,7 +192,7 @@ var settingError = setting.Errorf
 
 // check returns the first setting of c that cannot work, as a
 // *SettingError.
-func (c *Config) check() error {
+func (c *Config) Check() error {
 	if c.Parts != nil {
 		if err := c.Parts.check(); err != nil {
 			return err
@@ -238,7 +238,7 @@ func (c *Config) check() error {
 	if err := t.Validate(); err != nil {
 		return err // it names the flags
 	}
-	_, _, err := c.lease()
+	_, _, err := c.Lease()
 	return err
 }
 
@@ -271,7 +271,7 @@ func (c *Config) startRetry() wait.Backoff {
 }
 
 // lease returns the Lease's duration in seconds and its renew interval.
-func (c *Config) lease() (int32, time.Duration, error) {
+func (c *Config) Lease() (int32, time.Duration, error) {
 	duration := c.LeaseDuration
 	if duration == 0 {
 		duration = DefaultLeaseDuration
@@ -291,12 +291,12 @@ func (c *Config) lease() (int32, time.Duration, error) {
 
 // options are the library's options, built here from the configuration:
 // the reply's (the protected keys among them) are part of them.
-func (c *Config) options() options {
-	return options{nodeapply.Options{
+func (c *Config) Options() Options {
+	return Options{nodeapply.Options{
 		Reply: pingstatus.Options{
 			ProtectedKeys:   c.StaticKeys,
 			LabelNamespaces: c.LabelNamespaces,
-			ProtectedLabels: c.staticLabelKeys(),
+			ProtectedLabels: c.StaticLabelKeys(),
 		},
 		ReplaceAllTaints:      c.Compat,
 		Grace:                 c.Grace,
@@ -322,27 +322,27 @@ func (c *Config) partGrace() time.Duration {
 	return c.Parts.Grace
 }
 
-type options struct{ apply nodeapply.Options }
+type Options struct{ Apply nodeapply.Options }
 
 // connectivity is the type of the connectivity condition in use.
-func (o *options) connectivity() corev1.NodeConditionType {
-	if o.apply.ConnectivityCondition == "" {
+func (o *Options) connectivity() corev1.NodeConditionType {
+	if o.Apply.ConnectivityCondition == "" {
 		return nodeapply.DefaultConnectivityCondition
 	}
-	return o.apply.ConnectivityCondition
+	return o.Apply.ConnectivityCondition
 }
 
 // transport is how the plugin is reached: Transport, with the URL, the
 // timeout and the read limit of this configuration.
 func (c *Config) transport() pingclient.Config {
 	t := c.Transport
-	t.URL, t.Timeout, t.MaxBodyBytes = c.PluginURL, c.Timeout, c.options().apply.Reply.MaxBodyBytes
+	t.URL, t.Timeout, t.MaxBodyBytes = c.PluginURL, c.Timeout, c.Options().Apply.Reply.MaxBodyBytes
 	return t
 }
 
 // pingClient is the client that pings the plugin, reading at most what
 // Parse accepts. It fails when a file it names cannot be used.
-func (c *Config) pingClient(log *slog.Logger) (*pingclient.Client, error) {
+func (c *Config) PingClient(log *slog.Logger) (*pingclient.Client, error) {
 	t := c.transport()
 	t.Log = log
 	return pingclient.New(t)

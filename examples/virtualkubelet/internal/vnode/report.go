@@ -1,4 +1,4 @@
-package main
+package vnode
 
 import (
 	"context"
@@ -67,13 +67,13 @@ func (p *Provider) reportIfDue(ctx context.Context, base *corev1.Node, ping node
 		return
 	}
 	p.reportAfter(now, false)
-	opts := p.opts.apply
+	opts := p.opts.Apply
 	opts.HeartbeatInterval = time.Nanosecond // due, whatever their age
 	res := nodeapply.Apply(base, ping, opts)
 	if !res.NeedsStatusPatch() {
 		return // a ping without a time moves no heartbeat
 	}
-	p.count.reports.Add(1)
+	p.Count.Reports.Add(1)
 	p.metrics.Write(metrics.KindReport)
 	if stored, err := p.deliverStatus(ctx, base, res); err == nil {
 		p.setPending(stored, []string{base.ResourceVersion})
