@@ -146,7 +146,7 @@ func TestConfirmRefusedAndDeadline(t *testing.T) {
 		live := len(created) - len(deleted)
 		return len(bound) == 2 && live == 2, fmt.Sprintf("bound %v; jobs made %v, removed %v", bound, created, deleted)
 	})
-	if c := s.jobs.Counts(); c.Confirmed != 2 || c.Refused != 2 {
+	if c := s.Jobs().Counts(); c.Confirmed != 2 || c.Refused != 2 {
 		t.Errorf("claims written: %d confirmed, %d refused; want 2 and 2 (one an allocation an outcome)", c.Confirmed, c.Refused)
 	}
 	// Counted by the API server: four allocations, each written once.
@@ -204,7 +204,7 @@ func TestConfirmSharedBackend(t *testing.T) {
 		_, _ = bind.poll(ctx, t, url, uids)
 		return len(bound) == len(asking), fmt.Sprintf("%d of %d bound", len(bound), len(asking))
 	})
-	t.Logf("with confirmation: %d pods bound, none while its job was queued; the claims: %+v; job start to bind: %v", len(asking), s.jobs.Counts(), bind.latencies(t.Context(), t, url, uids))
+	t.Logf("with confirmation: %d pods bound, none while its job was queued; the claims: %+v; job start to bind: %v", len(asking), s.Jobs().Counts(), bind.latencies(t.Context(), t, url, uids))
 	for _, name := range asking {
 		deletePod(t, name)
 	}

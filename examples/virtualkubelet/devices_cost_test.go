@@ -20,6 +20,7 @@ import (
 
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/logcount"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/supervise"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 )
 
@@ -55,7 +56,7 @@ func running(t *testing.T, p *vnode.Provider) (stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- supervise(p).Run(ctx) }() // the node, and its ping loop
+	go func() { done <- supervise.Node(p).Run(ctx) }() // the node, and its ping loop
 	var once sync.Once
 	stop = func() {
 		once.Do(func() {

@@ -20,6 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/supervise"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 	"github.com/pingnode/pingnode/nodeapply"
 )
@@ -107,7 +108,7 @@ func runProvider(t *testing.T, p *vnode.Provider, after func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- supervise(p).Run(ctx) }() // the node, and its ping loop
+	go func() { done <- supervise.Node(p).Run(ctx) }() // the node, and its ping loop
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {

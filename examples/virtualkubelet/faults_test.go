@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/supervise"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 	"github.com/pingnode/pingnode/nodeapply"
 )
@@ -244,7 +245,7 @@ func TestRestartWhileEmpty(t *testing.T) {
 		p := vnode.NewProvider(cfg, id.client, slog.New(slog.NewTextHandler(t.Output(), nil)))
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
-		go func() { done <- supervise(p).Run(ctx) }() // the node, and its ping loop
+		go func() { done <- supervise.Node(p).Run(ctx) }() // the node, and its ping loop
 		return p, func() {
 			cancel()
 			if err := <-done; err != nil {

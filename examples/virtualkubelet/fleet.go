@@ -13,6 +13,7 @@ import (
 
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/caches"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/leases"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/supervise"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 )
 
@@ -66,7 +67,7 @@ func runProviders(ctx context.Context, restConfig *rest.Config, configs []vnode.
 			return err
 		}
 	}
-	many, err := kubernetes.NewForConfig(partsRestConfig(restConfig))
+	many, err := kubernetes.NewForConfig(supervise.PartsRestConfig(restConfig))
 	if err != nil {
 		return err
 	}
@@ -80,7 +81,7 @@ func runProviders(ctx context.Context, restConfig *rest.Config, configs []vnode.
 		configs[i].Leases = renewals
 	}
 	if len(configs) == 1 && configs[0].Parts != nil {
-		return runParts(ctx, restConfig, many, configs[0], log) // one plugin, a node for each of its parts
+		return supervise.RunParts(ctx, restConfig, many, configs[0], log) // one plugin, a node for each of its parts
 	}
 	clients := make([]kubernetes.Interface, len(configs))
 	for i := range configs {
@@ -95,7 +96,7 @@ func runProviders(ctx context.Context, restConfig *rest.Config, configs []vnode.
 		return err
 	}
 	defer stopClaims()
-	waiting, stopWaiting, err := startWaiting(ctx, many, configs[0])
+	waiting, stopWaiting, err := supervise.StartWaiting(ctx, many, configs[0])
 	if err != nil {
 		return err
 	}
@@ -105,7 +106,7 @@ func runProviders(ctx context.Context, restConfig *rest.Config, configs []vnode.
 		cfg.Claims, cfg.Waiting = claims, waiting
 		nodeLog := log.With("node", cfg.Static.Name)
 		nodeLog.Info("provider starting", "plugin", cfg.PluginURL)
-		s := supervise(vnode.NewProvider(cfg, clients[i], nodeLog))
+		s := supervise.Node(vnode.NewProvider(cfg, clients[i], nodeLog))
 		nodes.Go(func() { _ = s.RunRetrying(ctx) }) // checked above
 	}
 	nodes.Wait()

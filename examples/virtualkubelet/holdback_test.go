@@ -62,8 +62,8 @@ func TestPartsFiguresHeldBack(t *testing.T) {
 		step(1)
 		pinged++
 		within(t, 10*time.Second, fmt.Sprintf("the part's node takes ping %d", pinged), func(context.Context) (bool, string) {
-			n := s.nodes["a"]
-			return n != nil && n.p.Count.Pings.Load() >= int64(pinged), "not yet"
+			p := s.Provider("a")
+			return p != nil && p.Count.Pings.Load() >= int64(pinged), "not yet"
 		})
 	}
 	stored := func(what string, check func(*corev1.Node) (bool, string)) {

@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/logcount"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/supervise"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 	"github.com/pingnode/pingnode/nodeapply"
 )
@@ -55,7 +56,13 @@ func startPartsPlugin(t *testing.T, reply string) *fakePlugin {
 // When the test ends, what the provider leaves of the nodes of parts
 // (each node, its Lease and its events) is deleted; what an earlier run
 // that was killed left of them is deleted now.
-func newPartsProvider(t *testing.T, cfg vnode.Config, partNames ...string) *partsSupervisor {
+func newPartsProvider(t *testing.T, cfg vnode.Config, partNames ...string) *supervise.PartsSupervisor {
+	t.Helper()
+	return newPartsProviderLogging(t, cfg, slog.NewTextHandler(t.Output(), nil), partNames...)
+}
+
+// newPartsProviderLogging is newPartsProvider, whose supervisor logs to h.
+func newPartsProviderLogging(t *testing.T, cfg vnode.Config, h slog.Handler, partNames ...string) *supervise.PartsSupervisor {
 	t.Helper()
 	needsControlPlane(t)
 	names := make([]string, len(partNames))
@@ -66,11 +73,11 @@ func newPartsProvider(t *testing.T, cfg vnode.Config, partNames ...string) *part
 	forgetNodes(t, names...) // after the provider stops: its cleanup runs first
 	id := grant(t, cfg.Parts.Owner, accessFor("", "", []vnode.Config{cfg}, nil))
 	newClient := func() (kubernetes.Interface, error) { return kubernetes.NewForConfig(id.config) }
-	return newSupervisor(cfg, id.client, newClient, slog.New(slog.NewTextHandler(t.Output(), nil)))
+	return supervise.NewParts(cfg, id.client, newClient, slog.New(h))
 }
 
 // runSupervisor runs s until the test ends.
-func runSupervisor(t *testing.T, s *partsSupervisor) {
+func runSupervisor(t *testing.T, s *supervise.PartsSupervisor) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -85,10 +92,10 @@ func runSupervisor(t *testing.T, s *partsSupervisor) {
 
 // stepSupervisor runs s until the test ends, parked before each ping of
 // its plugin: step lets pings through, one at a time (parkedSteps).
-func stepSupervisor(t *testing.T, s *partsSupervisor) (step func(n int)) {
+func stepSupervisor(t *testing.T, s *supervise.PartsSupervisor) (step func(n int)) {
 	t.Helper()
 	return parkedSteps(t, func(hook func(context.Context)) {
-		s.beforePing.Set(hook)
+		s.BeforePing.Set(hook)
 	}, func() { runSupervisor(t, s) })
 }
 
@@ -286,7 +293,7 @@ func TestPartsGone(t *testing.T) {
 	createTestPod(t, staying)
 	eventually(t, "each part's node holds its pod, in its cache", func(context.Context) (bool, string) {
 		// The supervisor is parked: its nodes are the test's to read.
-		return s.nodes[gone].pods() == 1 && s.nodes[back].pods() == 1, "not yet"
+		return s.Pods(gone) == 1 && s.Pods(back) == 1, "not yet"
 	})
 
 	// Both leave: tainted part-gone at once.
@@ -347,7 +354,7 @@ func TestPartsGone(t *testing.T) {
 		}
 		return apierrors.IsNotFound(nodeErr), "the node is still there"
 	})
-	if n := s.count.deleted.Load(); n != 1 {
+	if n := s.Count.Deleted.Load(); n != 1 {
 		t.Errorf("%d nodes deleted, want the gone part's", n)
 	}
 	evictions, err := client.CoreV1().Events(metav1.NamespaceDefault).List(t.Context(), metav1.ListOptions{
@@ -393,8 +400,8 @@ func TestPartsPluginDown(t *testing.T) {
 		clock.advance(10 * time.Second)
 		step(1)
 	}
-	if got := ownedNodes(t.Context(), t, owner); len(got) != 0 || s.count.registered.Load() != 0 || s.failures.Load() != 3 {
-		t.Fatalf("a plugin that fails from the start: nodes %v, %d registered, %d failures; want none, none, 3", got, s.count.registered.Load(), s.failures.Load())
+	if got := ownedNodes(t.Context(), t, owner); len(got) != 0 || s.Count.Registered.Load() != 0 || s.Failures.Load() != 3 {
+		t.Fatalf("a plugin that fails from the start: nodes %v, %d registered, %d failures; want none, none, 3", got, s.Count.Registered.Load(), s.Failures.Load())
 	}
 
 	plugin.reply(http.StatusOK, partsReply(2, "cn1", "cn2"), 0)
@@ -424,8 +431,8 @@ func TestPartsPluginDown(t *testing.T) {
 		step(1)
 	}
 	eventually(t, "each node's connectivity False, none left", connectivityIs(corev1.ConditionFalse))
-	if s.count.registered.Load() != 2 || s.count.deleted.Load() != 0 {
-		t.Errorf("during the outage: %d registered, %d deleted; want 2, none", s.count.registered.Load(), s.count.deleted.Load())
+	if s.Count.Registered.Load() != 2 || s.Count.Deleted.Load() != 0 {
+		t.Errorf("during the outage: %d registered, %d deleted; want 2, none", s.Count.Registered.Load(), s.Count.Deleted.Load())
 	}
 	if ok, why := partsKept(t.Context(), cfg.Parts, uids, nil); !ok {
 		t.Errorf("during the outage: %s", why)
@@ -458,9 +465,8 @@ func TestPartsSamplePlugin(t *testing.T) {
 		"cn002": {"cpu": "48", "memory": "192000Mi"},
 		"gpu01": {"cpu": "64", "memory": "512000Mi"},
 	}
-	s := newPartsProvider(t, cfg, "cn001", "cn002", "gpu01")
 	ignored := logcount.New(t.Output(), "which only -dra-driver publishes")
-	s.log = slog.New(ignored)
+	s := newPartsProviderLogging(t, cfg, ignored, "cn001", "cn002", "gpu01")
 	runSupervisor(t, s)
 	for part, want := range machines {
 		name := cfg.Parts.NodeName(part)
@@ -491,9 +497,9 @@ func TestPartsSamplePlugin(t *testing.T) {
 		names = append(names, cfg.Parts.NodeName(part))
 	}
 	leasesRenewed(t, names...)
-	pings := s.pings.Load()
+	pings := s.Pings.Load()
 	within(t, time.Minute, "two more pings", func(context.Context) (bool, string) {
-		return s.pings.Load() >= pings+2, "pings"
+		return s.Pings.Load() >= pings+2, "pings"
 	})
 	if n := ignored.Count(); n != 1 {
 		t.Errorf("the devices ignored were said %d times, want once", n)

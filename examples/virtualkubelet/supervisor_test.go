@@ -21,6 +21,7 @@ import (
 
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/logcount"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/supervise"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 	"github.com/pingnode/pingnode/nodeapply"
 )
@@ -78,14 +79,14 @@ func partsConfig(url, template, owner string, grace time.Duration) vnode.Config 
 // plugin is a fake one that answers reply. It returns once the supervisor
 // is parked before its first ping: step lets pings through, one at a
 // time (parkedSteps).
-func startFakeSupervisor(t *testing.T, cfg vnode.Config, client *fake.Clientset, h slog.Handler, reply string) (*partsSupervisor, *fakePlugin, func(n int)) {
+func startFakeSupervisor(t *testing.T, cfg vnode.Config, client *fake.Clientset, h slog.Handler, reply string) (*supervise.PartsSupervisor, *fakePlugin, func(n int)) {
 	t.Helper()
 	plugin := &fakePlugin{}
 	plugin.reply(http.StatusOK, reply, 0)
 	server := httptest.NewServer(plugin)
 	t.Cleanup(server.Close)
 	cfg.PluginURL = server.URL + "/status"
-	s := newSupervisor(cfg, client, func() (kubernetes.Interface, error) { return client, nil }, slog.New(h))
+	s := supervise.NewParts(cfg, client, func() (kubernetes.Interface, error) { return client, nil }, slog.New(h))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	t.Cleanup(func() {
@@ -95,7 +96,7 @@ func startFakeSupervisor(t *testing.T, cfg vnode.Config, client *fake.Clientset,
 		}
 	})
 	step := parkedSteps(t, func(hook func(context.Context)) {
-		s.beforePing.Set(hook)
+		s.BeforePing.Set(hook)
 	}, func() { go func() { done <- s.Run(ctx) }() })
 	return s, plugin, step
 }
@@ -195,11 +196,11 @@ func TestPartsSupervisorFakeClient(t *testing.T) {
 	}
 
 	// The node owned from before is served at start, before any ping.
-	if n := s.count.adopted.Load(); n != 1 {
+	if n := s.Count.Adopted.Load(); n != 1 {
 		t.Errorf("%d nodes adopted at start, want the one owned from before", n)
 	}
 	step(1)
-	if n := s.count.registered.Load(); n != 2 {
+	if n := s.Count.Registered.Load(); n != 2 {
 		t.Errorf("%d parts registered, want a and b", n)
 	}
 	within(t, 10*time.Second, "each listed part's node has its part's cpu", func(context.Context) (bool, string) {
@@ -241,20 +242,20 @@ func TestPartsSupervisorFakeClient(t *testing.T) {
 		if since := partGoneSince(n); since == nil || !since.Equal(&left) {
 			return false, fmt.Sprintf("part-gone since %v, want %v; taints %v", since, left, n.Spec.Taints)
 		}
-		cached, err := s.owned.Node.Get(name("b"))
+		cached, err := s.Owned().Node.Get(name("b"))
 		return err == nil && partGoneSince(cached) != nil, "not in the cache yet"
 	})
 	// Within the grace: still there.
 	clock.advance(grace / 2)
 	step(1)
-	if _, err := node("b"); err != nil || s.count.deleted.Load() != 0 {
-		t.Fatalf("within the grace: b %v, %d deleted, want it kept", err, s.count.deleted.Load())
+	if _, err := node("b"); err != nil || s.Count.Deleted.Load() != 0 {
+		t.Fatalf("within the grace: b %v, %d deleted, want it kept", err, s.Count.Deleted.Load())
 	}
 	// The grace over, no pod on it: deleted, at this ping.
 	clock.advance(grace / 2)
 	step(1)
-	if _, err := node("b"); !apierrors.IsNotFound(err) || s.count.deleted.Load() != 1 {
-		t.Fatalf("after the grace: b %v, %d deleted, want it deleted", err, s.count.deleted.Load())
+	if _, err := node("b"); !apierrors.IsNotFound(err) || s.Count.Deleted.Load() != 1 {
+		t.Fatalf("after the grace: b %v, %d deleted, want it deleted", err, s.Count.Deleted.Load())
 	}
 	if _, err := node("a"); err != nil {
 		t.Fatalf("a: %v, want it kept", err)
@@ -265,8 +266,8 @@ func TestPartsSupervisorFakeClient(t *testing.T) {
 	clock.advance(time.Second)
 	step(1)
 	connectivity(corev1.ConditionFalse, "a", "old")
-	if s.count.registered.Load() != 2 || s.count.deleted.Load() != 1 || s.failures.Load() != 1 {
-		t.Errorf("after a failed ping: %d registered, %d deleted, %d failures; want 2, 1, 1", s.count.registered.Load(), s.count.deleted.Load(), s.failures.Load())
+	if s.Count.Registered.Load() != 2 || s.Count.Deleted.Load() != 1 || s.Failures.Load() != 1 {
+		t.Errorf("after a failed ping: %d registered, %d deleted, %d failures; want 2, 1, 1", s.Count.Registered.Load(), s.Count.Deleted.Load(), s.Failures.Load())
 	}
 
 	// A reply without parts is no news of them: said once, counted at
@@ -298,7 +299,7 @@ func TestPartsSupervisorFakeClient(t *testing.T) {
 		}
 		return hasResources(n, map[string]string{"cpu": "2"})
 	})
-	if n := s.count.registered.Load(); n != 3 {
+	if n := s.Count.Registered.Load(); n != 3 {
 		t.Errorf("%d registrations, want b's second", n)
 	}
 
@@ -317,7 +318,7 @@ func TestPartsSupervisorFakeClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	within(t, 10*time.Second, "the supervisor's cache no longer shows a", func(context.Context) (bool, string) {
-		_, err := s.owned.Node.Get(name("a"))
+		_, err := s.Owned().Node.Get(name("a"))
 		return apierrors.IsNotFound(err), "still there"
 	})
 	clock.advance(time.Second)
@@ -325,7 +326,7 @@ func TestPartsSupervisorFakeClient(t *testing.T) {
 	if _, err := node("a"); !apierrors.IsNotFound(err) {
 		t.Errorf("a gone part's node deleted by someone: %v, want it not registered again", err)
 	}
-	if _, served := s.nodes["a"]; served {
+	if s.Provider("a") != nil {
 		t.Error("a gone part's node deleted by someone is still served")
 	}
 

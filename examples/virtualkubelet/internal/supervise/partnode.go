@@ -1,4 +1,4 @@
-package main
+package supervise
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/rest"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/caches"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 	"github.com/pingnode/pingnode/nodeapply"
 	"github.com/pingnode/pingnode/nodeapply/parts"
@@ -46,7 +47,7 @@ const (
 )
 
 // partsRestConfig is restConfig with the rate limit of the parts' client.
-func partsRestConfig(restConfig *rest.Config) *rest.Config {
+func PartsRestConfig(restConfig *rest.Config) *rest.Config {
 	c := rest.CopyConfig(restConfig)
 	c.QPS, c.Burst, c.RateLimiter = partsQPS, partsBurst, nil
 	return c
@@ -66,7 +67,7 @@ type partNode struct {
 // serves it as stored, and waits for its pings; nil if it cannot have a
 // client. known, if not nil, is the node as just read (readNew), which
 // the runner's first start takes instead of reading it again.
-func (s *partsSupervisor) start(ctx context.Context, part string, known *vnode.Read) *partNode {
+func (s *PartsSupervisor) start(ctx context.Context, part string, known *vnode.Read) *partNode {
 	cfg := s.cfg.ForPart(part)
 	cfg.Shared, cfg.Events, cfg.Leases, cfg.Registering = s.owned, s.events, s.leases, s.registering
 	client, err := s.newClient()
@@ -104,7 +105,7 @@ const readers = 16
 
 // readNew reads from the API server the node of each part that decisions
 // register, readers at a time, by part.
-func (s *partsSupervisor) readNew(ctx context.Context, decisions []parts.Decision) map[string]vnode.Read {
+func (s *PartsSupervisor) readNew(ctx context.Context, decisions []parts.Decision) map[string]vnode.Read {
 	var names []string
 	for _, d := range decisions {
 		if d.Action == parts.Register {
@@ -139,7 +140,7 @@ func (s *partsSupervisor) readNew(ctx context.Context, decisions []parts.Decisio
 // its name as the API server has it (readNew). A node of the part's name
 // that is not its own (it lacks the ownership label) is left alone, and
 // the part is not served; it is looked at again at the next ping.
-func (s *partsSupervisor) register(ctx context.Context, part string, ping nodeapply.Ping, r vnode.Read) {
+func (s *PartsSupervisor) register(ctx context.Context, part string, ping nodeapply.Ping, r vnode.Read) {
 	name := s.cfg.Parts.NodeName(part)
 	stored, err := r.Node, r.Err
 	switch {
@@ -153,7 +154,7 @@ func (s *partsSupervisor) register(ctx context.Context, part string, ping nodeap
 	delete(s.skipped, part)
 	s.log.Info("a new part: registering its node", "part", part, "node", name)
 	if n := s.start(ctx, part, &r); n != nil {
-		s.count.registered.Add(1)
+		s.Count.Registered.Add(1)
 		n.p.Feed().Put(ping, nil)
 	}
 }
@@ -165,7 +166,7 @@ func (n *partNode) halt() {
 }
 
 // stopAll stops every runner, together, and waits until they have.
-func (s *partsSupervisor) stopAll() {
+func (s *PartsSupervisor) stopAll() {
 	for _, n := range s.nodes {
 		n.stop()
 	}
@@ -174,6 +175,29 @@ func (s *partsSupervisor) stopAll() {
 	}
 	s.nodes = nil
 }
+
+// Provider returns the provider of part's node while it is served; nil
+// when it is not.
+func (s *PartsSupervisor) Provider(part string) *vnode.Provider {
+	if n := s.nodes[part]; n != nil {
+		return n.p
+	}
+	return nil
+}
+
+// Pods is how many pods bound to part's node are not terminal, as its
+// cache has them; 1 while the node is not served or its cache does not
+// run (pods).
+func (s *PartsSupervisor) Pods(part string) int {
+	if n := s.nodes[part]; n != nil {
+		return n.pods()
+	}
+	return 1
+}
+
+// Owned returns the caches of the nodes it owns, and of every node's pods,
+// while it runs.
+func (s *PartsSupervisor) Owned() *caches.Caches { return s.owned }
 
 // pods is how many pods bound to the node are not terminal, as its cache
 // has them (parts.Node.Pods); 1 while its cache does not run, so that a
@@ -205,7 +229,7 @@ func holding(pods []*corev1.Pod, name string) int {
 // node someone changed since, or another of the same name, is never
 // deleted. A node that is not deleted after all is served again at the
 // next ping (adopt), and judged again.
-func (s *partsSupervisor) remove(ctx context.Context, d parts.Decision, ping nodeapply.Ping) {
+func (s *PartsSupervisor) remove(ctx context.Context, d parts.Decision, ping nodeapply.Ping) {
 	n := s.nodes[d.Part]
 	delete(s.nodes, d.Part)
 	n.halt()
@@ -240,13 +264,13 @@ func (s *partsSupervisor) remove(ctx context.Context, d parts.Decision, ping nod
 		return
 	}
 	s.deleted[fresh.Name] = fresh.UID
-	s.count.deleted.Add(1)
+	s.Count.Deleted.Add(1)
 	log.Info("a part gone for its grace, whose node no pod holds: its node is deleted", "uid", fresh.UID)
 }
 
 // deletes reports whether parts.Step deletes node, the node of part as
 // stored, held by pods pods, at ping.
-func (s *partsSupervisor) deletes(ping nodeapply.Ping, part string, node *corev1.Node, pods int) bool {
+func (s *PartsSupervisor) deletes(ping nodeapply.Ping, part string, node *corev1.Node, pods int) bool {
 	for _, d := range parts.Step(ping, []parts.Node{{Part: part, Node: node, Pods: pods}}, s.opts.Apply) {
 		if d.Node == node {
 			return d.Action == parts.Delete

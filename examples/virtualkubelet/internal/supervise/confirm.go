@@ -1,4 +1,4 @@
-package main
+package supervise
 
 import (
 	"context"
@@ -28,7 +28,7 @@ import (
 // startWaiting starts the process's cache of the pods not bound to a
 // node, with cfg's Confirm, and returns it and what stops it; nil and a
 // no-op without.
-func startWaiting(ctx context.Context, client kubernetes.Interface, cfg vnode.Config) (corev1listers.PodLister, func(), error) {
+func StartWaiting(ctx context.Context, client kubernetes.Interface, cfg vnode.Config) (corev1listers.PodLister, func(), error) {
 	if !cfg.Confirm {
 		return nil, func() {}, nil
 	}
@@ -100,7 +100,7 @@ func ensureClass(ctx context.Context, client kubernetes.Interface, log *slog.Log
 }
 
 // servedNodes returns the node served, as its cache shows it.
-func (s *nodeSupervisor) servedNodes() []*corev1.Node {
+func (s *NodeSupervisor) servedNodes() []*corev1.Node {
 	view := s.node.Caches()
 	if view == nil {
 		return nil
@@ -113,10 +113,10 @@ func (s *nodeSupervisor) servedNodes() []*corev1.Node {
 }
 
 // partOfNode is "": a node of its own.
-func (s *nodeSupervisor) partOfNode(string) string { return "" }
+func (s *NodeSupervisor) partOfNode(string) string { return "" }
 
 // boundTo returns the pods bound to the node served.
-func (s *nodeSupervisor) boundTo(string) []*corev1.Pod {
+func (s *NodeSupervisor) boundTo(string) []*corev1.Pod {
 	view := s.node.Caches()
 	if view == nil {
 		return nil
@@ -126,13 +126,13 @@ func (s *nodeSupervisor) boundTo(string) []*corev1.Pod {
 
 // servedNodes returns the parts' nodes served, as the cache of the owned
 // nodes shows them.
-func (s *partsSupervisor) servedNodes() []*corev1.Node {
+func (s *PartsSupervisor) servedNodes() []*corev1.Node {
 	nodes, _ := s.owned.Node.List(labels.SelectorFromSet(labels.Set{vnode.OwnerLabel: s.cfg.Parts.Owner})) // a cache lister never fails
 	return nodes
 }
 
 // partOfNode returns the part of the node name, one of the supervisor's.
-func (s *partsSupervisor) partOfNode(name string) string {
+func (s *PartsSupervisor) partOfNode(name string) string {
 	node, err := s.owned.Node.Get(name)
 	if err != nil {
 		return ""
@@ -143,6 +143,6 @@ func (s *partsSupervisor) partOfNode(name string) string {
 
 // boundTo returns the pods bound to the node name, one of the
 // supervisor's.
-func (s *partsSupervisor) boundTo(name string) []*corev1.Pod {
+func (s *PartsSupervisor) boundTo(name string) []*corev1.Pod {
 	return s.owned.BoundTo(name)
 }

@@ -1,4 +1,4 @@
-package main
+package supervise
 
 import (
 	"context"
@@ -43,7 +43,7 @@ import (
 
 // partsSupervisor serves the nodes of one plugin's parts (see pinging.go
 // for the two kinds of supervisor).
-type partsSupervisor struct {
+type PartsSupervisor struct {
 	pinging
 	// newClient is the client of a part's node: in a process, the
 	// supervisor's, whose rate limit allows the whole fleet (partsQPS).
@@ -52,7 +52,7 @@ type partsSupervisor struct {
 
 	// beforePing is where a test steps it (hooks.go): before each ping of
 	// the plugin, in its loop.
-	beforePing vnode.Hook
+	BeforePing vnode.Hook
 
 	// What follows belongs to one run; only its loop touches it.
 	owned       *caches.Caches          // the nodes with its ownership label, and every node's pods
@@ -66,18 +66,18 @@ type partsSupervisor struct {
 	// appear or change.
 	lastWarnings map[pingstatus.Warning]bool
 
-	// count is what it did, for logs and tests.
-	count struct {
-		registered atomic.Int64 // parts' nodes registered
-		adopted    atomic.Int64 // parts' nodes served as stored: at a start, or registered by another replica
-		deleted    atomic.Int64 // parts' nodes deleted
+	// Count is what it did, for logs and tests.
+	Count struct {
+		Registered atomic.Int64 // parts' nodes registered
+		Adopted    atomic.Int64 // parts' nodes served as stored: at a start, or registered by another replica
+		Deleted    atomic.Int64 // parts' nodes deleted
 	}
 }
 
 // newSupervisor returns the supervisor of cfg, a configuration with
 // Parts, which reads and deletes nodes through client and gives each
 // part's node a client of newClient.
-func newSupervisor(cfg vnode.Config, client kubernetes.Interface, newClient func() (kubernetes.Interface, error), log *slog.Logger) *partsSupervisor {
+func NewParts(cfg vnode.Config, client kubernetes.Interface, newClient func() (kubernetes.Interface, error), log *slog.Logger) *PartsSupervisor {
 	if cfg.Metrics == nil {
 		cfg.Metrics = metrics.New(prometheus.NewRegistry())
 	}
@@ -85,8 +85,8 @@ func newSupervisor(cfg vnode.Config, client kubernetes.Interface, newClient func
 	if cfg.Parts != nil { // else Run returns the configuration's error
 		template = cfg.Parts.Template
 	}
-	s := &partsSupervisor{newClient: newClient, all: cfg.Metrics}
-	s.pinging = pinging{cfg: cfg, opts: cfg.Options(), client: client, log: log, metrics: cfg.Metrics.ForParts(template), before: &s.beforePing}
+	s := &PartsSupervisor{newClient: newClient, all: cfg.Metrics}
+	s.pinging = pinging{cfg: cfg, opts: cfg.Options(), client: client, log: log, metrics: cfg.Metrics.ForParts(template), before: &s.BeforePing}
 	return s
 }
 
@@ -94,13 +94,13 @@ func newSupervisor(cfg vnode.Config, client kubernetes.Interface, newClient func
 // ctx ends, with client, whose rate limit is that of every part's node
 // (partsRestConfig); it returns an error only for a configuration that
 // cannot work (see [partsSupervisor.RunRetrying]).
-func runParts(ctx context.Context, restConfig *rest.Config, client kubernetes.Interface, cfg vnode.Config, log *slog.Logger) error {
+func RunParts(ctx context.Context, restConfig *rest.Config, client kubernetes.Interface, cfg vnode.Config, log *slog.Logger) error {
 	claims, stopClaims, err := caches.SharedClaims(ctx, restConfig, cfg.DRADriver != "" || cfg.Confirm)
 	if err != nil {
 		return err
 	}
 	defer stopClaims()
-	waiting, stopWaiting, err := startWaiting(ctx, client, cfg)
+	waiting, stopWaiting, err := StartWaiting(ctx, client, cfg)
 	if err != nil {
 		return err
 	}
@@ -109,7 +109,7 @@ func runParts(ctx context.Context, restConfig *rest.Config, client kubernetes.In
 	newClient := func() (kubernetes.Interface, error) { return client, nil }
 	log = log.With("parts", cfg.Parts.Template)
 	log.Info("provider of parts starting", "plugin", cfg.PluginURL, "owner", vnode.OwnerLabel+"="+cfg.Parts.Owner)
-	return newSupervisor(cfg, client, newClient, log).RunRetrying(ctx)
+	return NewParts(cfg, client, newClient, log).RunRetrying(ctx)
 }
 
 // RunRetrying runs the supervisor until ctx ends, and then returns nil: a
@@ -117,7 +117,7 @@ func runParts(ctx context.Context, restConfig *rest.Config, client kubernetes.In
 // logged, counted and tried again after a backoff, by the lifecycle a
 // node's start has too (runRetrying). Only a configuration that cannot
 // work is returned at once.
-func (s *partsSupervisor) RunRetrying(ctx context.Context) error {
+func (s *PartsSupervisor) RunRetrying(ctx context.Context) error {
 	return vnode.RunRetrying(ctx, s.cfg, s.Run, func(err error) {
 		s.metrics.StartError()
 		s.log.Error("the provider of parts did not start; trying again after a backoff", "error", err)
@@ -128,7 +128,7 @@ func (s *partsSupervisor) RunRetrying(ctx context.Context) error {
 // the nodes with its ownership label, each of which it serves at once;
 // then it pings every interval until ctx ends, and returns nil once every
 // part's node it started has stopped. A start that fails returns at once.
-func (s *partsSupervisor) Run(ctx context.Context) error {
+func (s *PartsSupervisor) Run(ctx context.Context) error {
 	stop, err := s.startRun(ctx, s)
 	if err != nil {
 		return err
@@ -158,7 +158,7 @@ func (s *partsSupervisor) Run(ctx context.Context) error {
 
 // pingOnce pings the plugin once and does what parts.Step says of each
 // part's node.
-func (s *partsSupervisor) pingOnce(ctx context.Context) {
+func (s *PartsSupervisor) pingOnce(ctx context.Context) {
 	ping, warnings, ok := s.ping(ctx)
 	if !ok {
 		return
@@ -200,7 +200,7 @@ var noParts = pingstatus.Warning{
 // served returns the nodes it serves, sorted by part, as parts.Step reads
 // them: each as its cache of the owned nodes has it (none yet for a node
 // being registered), with the pods that hold it.
-func (s *partsSupervisor) served() []parts.Node {
+func (s *PartsSupervisor) served() []parts.Node {
 	out := make([]parts.Node, 0, len(s.nodes))
 	for _, part := range slices.Sorted(maps.Keys(s.nodes)) {
 		n := s.nodes[part]
@@ -218,7 +218,7 @@ func (s *partsSupervisor) served() []parts.Node {
 // does not serve yet: at a start, the nodes it served before (it was
 // killed and started again, or another replica led). A node labelled as
 // its own whose part label does not name it is not served.
-func (s *partsSupervisor) adopt(ctx context.Context) {
+func (s *PartsSupervisor) adopt(ctx context.Context) {
 	nodes, _ := s.owned.Node.List(labels.Everything()) // a cache lister never fails
 	slices.SortFunc(nodes, func(a, b *corev1.Node) int { return strings.Compare(a.Name, b.Name) })
 	seen := make(map[string]bool, len(s.deleted))
@@ -241,7 +241,7 @@ func (s *partsSupervisor) adopt(ctx context.Context) {
 		}
 		s.log.Info("serving a part's node as stored", "part", part, "node", node.Name)
 		if s.start(ctx, part, nil) != nil {
-			s.count.adopted.Add(1)
+			s.Count.Adopted.Add(1)
 		}
 	}
 	maps.DeleteFunc(s.deleted, func(name string, _ types.UID) bool { return !seen[name] })
@@ -251,7 +251,7 @@ func (s *partsSupervisor) adopt(ctx context.Context) {
 // deleted the node (the cache showed it, and shows it no more): a node of
 // its own is registered again, a gone part's is not, and its runner
 // stops.
-func (s *partsSupervisor) leave(d parts.Decision, ping nodeapply.Ping) {
+func (s *PartsSupervisor) leave(d parts.Decision, ping nodeapply.Ping) {
 	n := s.nodes[d.Part]
 	if d.Node == nil && n.seen {
 		s.log.Info("a gone part's node was deleted: not registered again", "part", d.Part, "node", n.name)
@@ -266,7 +266,7 @@ func (s *partsSupervisor) leave(d parts.Decision, ping nodeapply.Ping) {
 // its ownership label was removed, or another's node of its name
 // replaced it. Its part is then a new part, and register leaves the node
 // alone.
-func (s *partsSupervisor) dropForeign() {
+func (s *PartsSupervisor) dropForeign() {
 	for part, n := range s.nodes {
 		if n.p.Another() {
 			s.log.Warn("a part's node is not this provider's any more (its ownership label is gone): not served", "part", part, "node", n.name)
@@ -277,7 +277,7 @@ func (s *partsSupervisor) dropForeign() {
 }
 
 // skip says, once, why what is named key is not served.
-func (s *partsSupervisor) skip(key, why string) {
+func (s *PartsSupervisor) skip(key, why string) {
 	if s.skipped[key] != why {
 		s.log.Warn("not served", "what", key, "why", why)
 		s.skipped[key] = why

@@ -1,4 +1,4 @@
-package main
+package supervise
 
 import (
 	"context"
@@ -50,7 +50,7 @@ type pinging struct {
 
 	// pings and failures are the pings of the plugin, and those it did
 	// not answer, for logs and tests.
-	pings, failures atomic.Int64
+	Pings, Failures atomic.Int64
 }
 
 // served is what the keeper of the jobs reads of the nodes a supervisor
@@ -97,7 +97,7 @@ func (s *pinging) ping(ctx context.Context) (nodeapply.Ping, []pingstatus.Warnin
 	if s.before.Run(ctx); ctx.Err() != nil {
 		return nodeapply.Ping{}, nil, false
 	}
-	s.pings.Add(1)
+	s.Pings.Add(1)
 	start := time.Now()
 	ping := s.pinger.Ping(ctx)
 	if ctx.Err() != nil {
@@ -106,7 +106,7 @@ func (s *pinging) ping(ctx context.Context) (nodeapply.Ping, []pingstatus.Warnin
 	s.metrics.Ping(ping.Reached(), ping.At, time.Since(start))
 	ping, warnings := nodeapply.Judge(ping, s.opts.Apply.Reply)
 	if !ping.Reached() {
-		s.failures.Add(1)
+		s.Failures.Add(1)
 		if ping.Failure != s.lastFailure { // said once, not at every ping of an outage
 			s.log.Warn("plugin ping failed", "failure", ping.Failure)
 		}
@@ -114,6 +114,10 @@ func (s *pinging) ping(ctx context.Context) (nodeapply.Ping, []pingstatus.Warnin
 	s.lastFailure = ping.Failure
 	return ping, warnings, true
 }
+
+// Jobs returns the keeper of the jobs while it runs; nil without
+// Confirm.
+func (s *pinging) Jobs() *jobs.Keeper { return s.jobs }
 
 // kickJobs asks the keeper of the jobs for a step after a ping the plugin
 // answered: the backend is there to ask.

@@ -1,4 +1,4 @@
-package main
+package supervise
 
 import (
 	"context"
@@ -19,15 +19,15 @@ import (
 // every interval and hands the node the ping, with the reply's warnings,
 // which the node says; it waits until the node has stepped it before the
 // next, as a kubelet's loop does.
-type nodeSupervisor struct {
+type NodeSupervisor struct {
 	pinging
 	node *vnode.Provider
 }
 
 // supervise returns the supervisor of one node, p's.
-func supervise(p *vnode.Provider) *nodeSupervisor {
+func Node(p *vnode.Provider) *NodeSupervisor {
 	cfg := p.Config()
-	return &nodeSupervisor{
+	return &NodeSupervisor{
 		pinging: pinging{cfg: cfg, opts: cfg.Options(), client: p.Client(), log: p.Log(), metrics: p.Metrics(), before: &p.BeforePing},
 		node:    p,
 	}
@@ -38,14 +38,14 @@ func supervise(p *vnode.Provider) *nodeSupervisor {
 // logged, counted and tried again after a backoff, by the lifecycle a
 // node's start has too (runRetrying). Only a configuration that cannot
 // work is returned at once.
-func (s *nodeSupervisor) RunRetrying(ctx context.Context) error {
+func (s *NodeSupervisor) RunRetrying(ctx context.Context) error {
 	return vnode.RunRetrying(ctx, s.cfg, s.Run, s.node.StartFailed)
 }
 
 // Run starts the supervisor once, runs the node, and pings its plugin
 // every interval, until ctx ends; it returns once the node has stopped.
 // A start that fails returns at once.
-func (s *nodeSupervisor) Run(ctx context.Context) error {
+func (s *NodeSupervisor) Run(ctx context.Context) error {
 	stop, err := s.startRun(ctx, s)
 	if err != nil {
 		return err
@@ -65,7 +65,7 @@ func (s *nodeSupervisor) Run(ctx context.Context) error {
 // run has ended. It pings only while a run of the node takes the pings,
 // as a kubelet's loop does: a node that cannot start costs its plugin no
 // ping.
-func (s *nodeSupervisor) pingOnce(ctx context.Context) {
+func (s *NodeSupervisor) pingOnce(ctx context.Context) {
 	select {
 	case <-s.node.Feed().Running():
 	case <-ctx.Done():
