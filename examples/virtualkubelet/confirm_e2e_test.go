@@ -20,7 +20,7 @@ import (
 	"github.com/pingnode/pingnode/nodeapply/dra/confirm"
 )
 
-// The backend's confirmation (-confirm, confirm.go, internal/jobs): a pod
+// The backend's confirmation (-confirm, internal/supervise, internal/jobs): a pod
 // that asks waits before it binds until the backend runs it.
 
 // TestConfirmDefaults: -confirm with every other setting at its default,

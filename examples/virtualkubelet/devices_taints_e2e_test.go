@@ -24,7 +24,7 @@ import (
 // keeps claims that do not tolerate them off the device (NoSchedule), and
 // kube-controller-manager's device-taint-eviction-controller deletes the
 // pods that use a device tainted NoExecute, whose deletion the provider
-// then finishes (podfinish.go). Replies read as available, the default.
+// then finishes (internal/vnode's podfinish.go). Replies read as available, the default.
 
 // pluginLabel is the label the replies of these tests set on the node.
 const pluginLabel = "feature.node.kubernetes.io/cpu-model.vendor_id"

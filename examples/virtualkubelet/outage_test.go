@@ -144,7 +144,7 @@ func holds(t *testing.T, until time.Time, what string, check func(ctx context.Co
 // eviction controller evicts the pod once its toleration is over. While
 // the plugin does not answer, nothing confirms the pod's end: it stays
 // Terminating, as on a real node that cannot be reached; the provider
-// deletes it once the plugin answers again (podfinish.go).
+// deletes it once the plugin answers again (internal/vnode's podfinish.go).
 //
 // Under UnreachableNoSchedule Ready stays True, pingnode's own taint
 // pingnode.io/plugin-unreachable:NoSchedule keeps a new pod Pending, no

@@ -88,7 +88,7 @@ func startFakeProvider(t *testing.T, name string, client *fake.Clientset, change
 // writes nothing; a failed ping (with NoGrace) sets the connectivity
 // condition and Ready False and keeps the resources and the taint; an
 // answer again sets them True. The fake keeps no resourceVersion, so the
-// preconditions and the cache's lag are the end-to-end tests' (ping.go).
+// preconditions and the cache's lag are the end-to-end tests' (internal/vnode's ping.go).
 func TestPingStepFakeClient(t *testing.T) {
 	const name = "vk-unit-ping"
 	// NoGrace: Ready turns False at the first failed ping.

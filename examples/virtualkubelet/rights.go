@@ -51,7 +51,7 @@ func accessFor(namespace, name string, configs []vnode.Config, e *election.Elect
 
 // partsAccess is how the nodes of the provider of parts p are named and
 // owned, as its rights fence them: by the same template, pattern and
-// labels the provider tells its own nodes by (parts.go).
+// labels the provider tells its own nodes by (internal/vnode's parts.go).
 func partsAccess(p *vnode.Parts) *rights.Parts {
 	return &rights.Parts{
 		Template: p.Template, Token: vnode.PartToken,

@@ -31,7 +31,7 @@ import (
 // The rate limit of the client every part's node of a process writes
 // through. A fleet of N nodes writes, every 10 s, N Lease renewals (one
 // update each) and, with the figures held back (NodeStatusUpdateFrequency,
-// report.go), at most N status patches, so at most 2N/10 requests a
+// vnode's report.go), at most N status patches, so at most 2N/10 requests a
 // second, besides the rare object patches; a steady fleet writes a status
 // once every status report (5 minutes), and so about N/10 a second. The
 // limit is half again the worst case of the fleet the provider is sized

@@ -24,7 +24,7 @@ import (
 // plugin's parts (partsSupervisor, supervisor.go), a node for each part
 // the reply lists. Each pings its plugin every interval and hands each
 // node it serves the node's ping through the node's feed; everything
-// after the ping, the step of ping.go, is the same for both. What both
+// after the ping, the step of vnode's ping.go, is the same for both. What both
 // have is a pinging: the plugin's client, the ping itself, and the keeper
 // of the jobs of the pods that wait on its nodes (confirm.go).
 
@@ -36,7 +36,7 @@ type pinging struct {
 	client  kubernetes.Interface // its reads and writes, its caches and its events
 	log     *slog.Logger
 	metrics metrics.Node // its pings and the reply's warnings
-	// before is where a test steps it (hooks.go): before each ping of the
+	// before is where a test steps it (vnode.Hook): before each ping of the
 	// plugin, in its loop.
 	before *vnode.Hook
 

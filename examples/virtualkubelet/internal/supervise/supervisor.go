@@ -35,7 +35,7 @@ import (
 // runner, a Provider fed by the supervisor (source.go), is handed the
 // part's ping (Ping, Leave), started (Register), or stopped and its node
 // deleted (Delete). What it must remember is on the nodes: it serves the
-// nodes with its ownership label (parts.go), adopted at every start, so
+// nodes with its ownership label (vnode's parts.go), adopted at every start, so
 // that a provider killed and started again, or a new leader, carries on
 // where the last left off. It never touches another node, even one whose
 // name is a part's: that part is not served, and the log says why, once.
@@ -50,7 +50,7 @@ type PartsSupervisor struct {
 	newClient func() (kubernetes.Interface, error)
 	all       *metrics.Metrics
 
-	// beforePing is where a test steps it (hooks.go): before each ping of
+	// BeforePing is where a test steps it (vnode.Hook): before each ping of
 	// the plugin, in its loop.
 	BeforePing vnode.Hook
 

@@ -115,7 +115,7 @@ type Config struct {
 	// are ignored, said once in the log.
 	DRADriver string
 	// Confirm, ConfirmDeadline (zero: confirm.DefaultDeadline) and
-	// PartPin ("annotation=flag"): the backend's confirmation (confirm.go).
+	// PartPin ("annotation=flag"): the backend's confirmation (confirmsetting.go; internal/supervise).
 	Confirm         bool
 	ConfirmDeadline time.Duration
 	PartPin         string
@@ -216,7 +216,7 @@ func (c *Config) Check() error {
 	case c.NotReadyAfter < 0 || c.NotReadyAfter > 0 && c.Unreachable != nodeapply.UnreachableNoSchedule:
 		return settingError("NotReadyAfter", c.NotReadyAfter, "want zero or more, with the unreachable policy NoSchedule")
 	}
-	if err := c.confirmProblem(); err != nil { // confirm.go
+	if err := c.confirmProblem(); err != nil { // confirmsetting.go
 		return err
 	}
 	if problems := validation.IsQualifiedName(string(c.ConnectivityCondition)); c.ConnectivityCondition != "" && len(problems) > 0 {

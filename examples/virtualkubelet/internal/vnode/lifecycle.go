@@ -48,7 +48,7 @@ type Provider struct {
 	// eventSink is where the node's events go.
 	eventSink corev1client.EventInterface
 	// feed is where its pings come from: its supervisor, which pings
-	// the plugin for it, or for every part's node (source.go).
+	// the plugin for it, or for every part's node (internal/supervise).
 	feed    *Feed
 	metrics metrics.Node
 
@@ -203,7 +203,7 @@ func RunRetrying(ctx context.Context, cfg Config, run func(context.Context) erro
 // Run starts the provider, once: it reads the node, starts its caches,
 // registers the node (or refreshes the node as stored: register.go), has
 // its Lease renewed, then steps each ping its supervisor hands it
-// (supervisor.go) until ctx ends, and returns nil. If the start fails, Run
+// (internal/supervise) until ctx ends, and returns nil. If the start fails, Run
 // stops what it started and returns the error at once: nothing it starts
 // outlives it. [Provider.RunRetrying] tries again.
 func (p *Provider) Run(ctx context.Context) error {

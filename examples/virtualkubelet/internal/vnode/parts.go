@@ -17,10 +17,10 @@ import (
 // A backend's parts (-parts): the machines, or partitions of identical
 // machines, that a plugin's reply lists ("nodes", pingstatus rules part-entries, part-fields
 // and part-no-sum), each served as a node of its own. One ping of the plugin serves
-// every part's node: the parts supervisor (supervisor.go) pings, parses,
+// every part's node: the parts supervisor (internal/supervise) pings, parses,
 // asks nodeapply/parts what becomes of each part's node, and feeds each
 // node's runner, a [Provider] like any other, the part's ping instead of
-// a ping of its own (source.go). This file says what a part's node is:
+// a ping of its own (internal/supervise). This file says what a part's node is:
 // its name, made from a template, its labels, and how the provider tells
 // its own nodes from everyone else's.
 

@@ -44,7 +44,7 @@ import (
 // ping was applied.
 
 // PingOnce takes the next ping that its supervisor handed the node (its
-// plugin's ping, or the ping of its part: source.go), applies it to the
+// plugin's ping, or the ping of its part: internal/supervise), applies it to the
 // node, and delivers what changed. When nothing conflicts, it reads the
 // node once, from the cache, and calls Apply once.
 func (p *Provider) PingOnce(ctx context.Context) {
