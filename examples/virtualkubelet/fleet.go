@@ -58,7 +58,7 @@ func Fleet(n int, name, plugin string, base vnode.Config) ([]vnode.Config, error
 // its own rate limit, as a kubelet has; client-go shares the connections
 // of clients with the same configuration. One renewer renews every
 // node's Lease (internal/leases), through the client of the process's
-// many nodes (partsRestConfig). It returns an error only for a
+// many nodes (supervise.PartsRestConfig). It returns an error only for a
 // configuration that cannot work, before any node starts. A
 // configuration with Parts (-parts) is run by the parts supervisor.
 func runProviders(ctx context.Context, restConfig *rest.Config, configs []vnode.Config, log *slog.Logger) error {

@@ -25,7 +25,7 @@ import (
 // created at the start, once for the cluster: the same for every
 // provider.
 
-// startWaiting starts the process's cache of the pods not bound to a
+// StartWaiting starts the process's cache of the pods not bound to a
 // node, with cfg's Confirm, and returns it and what stops it; nil and a
 // no-op without.
 func StartWaiting(ctx context.Context, client kubernetes.Interface, cfg vnode.Config) (corev1listers.PodLister, func(), error) {

@@ -46,7 +46,7 @@ const (
 	partsBurst = 2 * partsQPS
 )
 
-// partsRestConfig is restConfig with the rate limit of the parts' client.
+// PartsRestConfig is restConfig with the rate limit of the parts' client.
 func PartsRestConfig(restConfig *rest.Config) *rest.Config {
 	c := rest.CopyConfig(restConfig)
 	c.QPS, c.Burst, c.RateLimiter = partsQPS, partsBurst, nil

@@ -19,9 +19,9 @@ import (
 )
 
 // The one ping loop of every node is a supervisor's, of one of two
-// kinds: the supervisor of one node (nodeSupervisor, source.go), a node
+// kinds: the supervisor of one node (NodeSupervisor, source.go), a node
 // of its own, a fleet's or the only one; and the supervisor of a
-// plugin's parts (partsSupervisor, supervisor.go), a node for each part
+// plugin's parts (PartsSupervisor, supervisor.go), a node for each part
 // the reply lists. Each pings its plugin every interval and hands each
 // node it serves the node's ping through the node's feed; everything
 // after the ping, the step of vnode's ping.go, is the same for both. What both
@@ -48,7 +48,7 @@ type pinging struct {
 	// lastFailure is the last ping's failure, "" when it was answered.
 	lastFailure string
 
-	// pings and failures are the pings of the plugin, and those it did
+	// Pings and Failures are the pings of the plugin, and those it did
 	// not answer, for logs and tests.
 	Pings, Failures atomic.Int64
 }

@@ -15,7 +15,7 @@ import (
 // two kinds of supervisor), and the feed by which any supervisor hands a
 // node its pings.
 
-// nodeSupervisor serves one node, a node of its own: it pings the plugin
+// NodeSupervisor serves one node, a node of its own: it pings the plugin
 // every interval and hands the node the ping, with the reply's warnings,
 // which the node says; it waits until the node has stepped it before the
 // next, as a kubelet's loop does.
@@ -24,7 +24,7 @@ type NodeSupervisor struct {
 	node *vnode.Provider
 }
 
-// supervise returns the supervisor of one node, p's.
+// Node returns the supervisor of one node, p's.
 func Node(p *vnode.Provider) *NodeSupervisor {
 	cfg := p.Config()
 	return &NodeSupervisor{
@@ -36,7 +36,7 @@ func Node(p *vnode.Provider) *NodeSupervisor {
 // RunRetrying runs the supervisor until ctx ends, and then returns nil: a
 // start that fails (the plugin's client, the caches of the jobs) is
 // logged, counted and tried again after a backoff, by the lifecycle a
-// node's start has too (runRetrying). Only a configuration that cannot
+// node's start has too (vnode.RunRetrying). Only a configuration that cannot
 // work is returned at once.
 func (s *NodeSupervisor) RunRetrying(ctx context.Context) error {
 	return vnode.RunRetrying(ctx, s.cfg, s.Run, s.node.StartFailed)

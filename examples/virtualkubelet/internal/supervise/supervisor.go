@@ -41,7 +41,7 @@ import (
 // name is a part's: that part is not served, and the log says why, once.
 // Part nodes are served by runners of their own (partnode.go).
 
-// partsSupervisor serves the nodes of one plugin's parts (see pinging.go
+// PartsSupervisor serves the nodes of one plugin's parts (see pinging.go
 // for the two kinds of supervisor).
 type PartsSupervisor struct {
 	pinging
@@ -74,7 +74,7 @@ type PartsSupervisor struct {
 	}
 }
 
-// newSupervisor returns the supervisor of cfg, a configuration with
+// NewParts returns the supervisor of cfg, a configuration with
 // Parts, which reads and deletes nodes through client and gives each
 // part's node a client of newClient.
 func NewParts(cfg vnode.Config, client kubernetes.Interface, newClient func() (kubernetes.Interface, error), log *slog.Logger) *PartsSupervisor {
@@ -90,10 +90,10 @@ func NewParts(cfg vnode.Config, client kubernetes.Interface, newClient func() (k
 	return s
 }
 
-// runParts runs the supervisor of cfg, a configuration with Parts, until
+// RunParts runs the supervisor of cfg, a configuration with Parts, until
 // ctx ends, with client, whose rate limit is that of every part's node
-// (partsRestConfig); it returns an error only for a configuration that
-// cannot work (see [partsSupervisor.RunRetrying]).
+// (PartsRestConfig); it returns an error only for a configuration that
+// cannot work (see [PartsSupervisor.RunRetrying]).
 func RunParts(ctx context.Context, restConfig *rest.Config, client kubernetes.Interface, cfg vnode.Config, log *slog.Logger) error {
 	claims, stopClaims, err := caches.SharedClaims(ctx, restConfig, cfg.DRADriver != "" || cfg.Confirm)
 	if err != nil {
@@ -115,7 +115,7 @@ func RunParts(ctx context.Context, restConfig *rest.Config, client kubernetes.In
 // RunRetrying runs the supervisor until ctx ends, and then returns nil: a
 // start that fails (the plugin's client, the cache of the owned nodes) is
 // logged, counted and tried again after a backoff, by the lifecycle a
-// node's start has too (runRetrying). Only a configuration that cannot
+// node's start has too (vnode.RunRetrying). Only a configuration that cannot
 // work is returned at once.
 func (s *PartsSupervisor) RunRetrying(ctx context.Context) error {
 	return vnode.RunRetrying(ctx, s.cfg, s.Run, func(err error) {

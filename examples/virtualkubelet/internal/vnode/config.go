@@ -119,20 +119,20 @@ type Config struct {
 	Confirm         bool
 	ConfirmDeadline time.Duration
 	PartPin         string
-	// claims is the cache of ResourceClaims that the nodes of a process
+	// Claims is the cache of ResourceClaims that the nodes of a process
 	// share (runProviders); nil, the provider keeps its own.
 	Claims *caches.Claims
-	// waiting is the process's cache of the pods not bound to a node,
+	// Waiting is the process's cache of the pods not bound to a node,
 	// with Confirm; nil, each supervisor keeps its own.
 	Waiting corev1listers.PodLister
-	// shared are the caches of the node and the pods that the parts'
+	// Shared are the caches of the node and the pods that the parts'
 	// nodes of a provider of parts share, its supervisor's (caches.Owned);
 	// nil, the provider keeps its own.
 	Shared *caches.Caches
-	// events is the event broadcaster that the parts' nodes of a provider
+	// Events is the event broadcaster that the parts' nodes of a provider
 	// of parts share, its supervisor's; nil, the provider runs its own.
 	Events record.EventBroadcaster
-	// leases renews the Leases of the nodes of a process (runProviders):
+	// Leases renews the Leases of the nodes of a process (runProviders):
 	// a fleet's, or a provider of parts'; nil, the provider, or the
 	// supervisor, runs its own.
 	Leases      *leases.Renewer
@@ -148,7 +148,7 @@ type Config struct {
 	// node for each part, named by Parts.Template. Static is nil then,
 	// but in the configuration of each part's node, which has part set.
 	Parts *Parts
-	// part is the part whose node this is; "" for a node of its own.
+	// Part is the part whose node this is; "" for a node of its own.
 	Part string
 }
 
@@ -190,7 +190,7 @@ type SettingError = setting.Error
 // settingError is the SettingError of a setting.
 var settingError = setting.Errorf
 
-// check returns the first setting of c that cannot work, as a
+// Check returns the first setting of c that cannot work, as a
 // *SettingError.
 func (c *Config) Check() error {
 	if c.Parts != nil {
@@ -270,7 +270,7 @@ func (c *Config) startRetry() wait.Backoff {
 	return c.StartRetry
 }
 
-// lease returns the Lease's duration in seconds and its renew interval.
+// Lease returns the Lease's duration in seconds and its renew interval.
 func (c *Config) Lease() (int32, time.Duration, error) {
 	duration := c.LeaseDuration
 	if duration == 0 {
@@ -289,7 +289,7 @@ func (c *Config) Lease() (int32, time.Duration, error) {
 	return int32(duration / time.Second), renew, nil
 }
 
-// options are the library's options, built here from the configuration:
+// Options are the library's options, built here from the configuration:
 // the reply's (the protected keys among them) are part of them.
 func (c *Config) Options() Options {
 	return Options{nodeapply.Options{
@@ -322,6 +322,7 @@ func (c *Config) partGrace() time.Duration {
 	return c.Parts.Grace
 }
 
+// Options are the library's options of a configuration ([Config.Options]).
 type Options struct{ Apply nodeapply.Options }
 
 // connectivity is the type of the connectivity condition in use.
@@ -340,7 +341,7 @@ func (c *Config) transport() pingclient.Config {
 	return t
 }
 
-// pingClient is the client that pings the plugin, reading at most what
+// PingClient is the client that pings the plugin, reading at most what
 // Parse accepts. It fails when a file it names cannot be used.
 func (c *Config) PingClient(log *slog.Logger) (*pingclient.Client, error) {
 	t := c.transport()

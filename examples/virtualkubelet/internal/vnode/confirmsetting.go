@@ -23,7 +23,7 @@ const schedulerBindingTimeout = 600 * time.Second
 // flags of its job, and --nodelist pins the job to a machine.
 const DefaultPartPin = podapi.SlurmFlags + "=--nodelist="
 
-// pinOf returns the annotation and the flag of a PartPin, "annotation=flag".
+// PinOf returns the annotation and the flag of a PartPin, "annotation=flag".
 func PinOf(pin string) (annotation, flag string) {
 	annotation, flag, _ = strings.Cut(pin, "=")
 	return annotation, flag

@@ -19,7 +19,7 @@ const (
 	ReasonPingFailed    = "PluginPingFailed"
 	ReasonPingSucceeded = "PluginPingSucceeded"
 	// ReasonResourceRefused is the reason of a refused quantity, one of
-	// the reasons warningReason gives.
+	// the reasons WarningReason gives.
 	ReasonResourceRefused     = "ResourceRefused"
 	maxEventMessageCharacters = 1024
 )
@@ -60,7 +60,7 @@ func (e *nodeEvents) pod(pod *corev1.Pod, eventType, reason, message string) {
 	e.recorder.Event(ref, eventType, reason, bound(message))
 }
 
-// warningReason names a warning by what it is about and what was done:
+// WarningReason names a warning by what it is about and what was done:
 // ResourceRefused, TaintRepaired, ReplyIgnored, and so on, a small fixed set.
 func WarningReason(w pingstatus.Warning) string {
 	return title(w.Subject.String()) + title(w.Action.String())

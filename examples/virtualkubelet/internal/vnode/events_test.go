@@ -24,7 +24,7 @@ func TestWarningReason(t *testing.T) {
 	}
 	for _, tt := range tests {
 		if got := WarningReason(tt.w); got != tt.want {
-			t.Errorf("warningReason(%q) = %q, want %q", tt.w.String(), got, tt.want)
+			t.Errorf("WarningReason(%q) = %q, want %q", tt.w.String(), got, tt.want)
 		}
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
-// feed is how a supervisor hands a node its pings: the newest waits
+// A Feed is how a supervisor hands a node its pings: the newest waits
 // until the node's ping loop takes it, replacing any older one (each
 // ping says all there is of the node: one missed changes nothing the
 // next does not). It outlives the node's runs.
@@ -32,7 +32,7 @@ type fed struct {
 
 func newFeed() *Feed { return &Feed{run: make(chan struct{}), wake: make(chan struct{}, 1)} }
 
-// put hands ping on, with warnings; it never waits. The channel it
+// Put hands ping on, with warnings; it never waits. The channel it
 // returns is closed once the node has stepped the ping, or once it will
 // not: a newer ping replaced it, or the run of the node that would have
 // taken it ended.
@@ -62,7 +62,7 @@ func (f *Feed) peek() (nodeapply.Ping, bool) {
 	return f.next.ping, true
 }
 
-// running returns a channel that is closed while a run of the node
+// Running returns a channel that is closed while a run of the node
 // takes its pings.
 func (f *Feed) Running() <-chan struct{} {
 	f.mu.Lock()

@@ -39,7 +39,7 @@ func heldBy(pods []*corev1.Pod, at time.Time) corev1.ResourceList {
 	return held
 }
 
-// held sums what the pods bound to the node hold at the time of the ping,
+// Held sums what the pods bound to the node hold at the time of the ping,
 // as the pod cache has them. A pod whose start the cache has not seen yet
 // is missed for one ping: the safe side, as above.
 func (p *Provider) Held(at time.Time) corev1.ResourceList {

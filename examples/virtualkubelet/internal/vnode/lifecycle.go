@@ -80,7 +80,7 @@ type Provider struct {
 	// the cache has not shown yet: it stands in for the cached node at the
 	// first ping, not read again (current).
 	unseen bool
-	// known is the node as its supervisor read it just before the node's
+	// Known is the node as its supervisor read it just before the node's
 	// first run, which registration takes instead of reading it again; nil
 	// once taken, and for a node of its own.
 	Known *Read
@@ -95,13 +95,13 @@ type Provider struct {
 	// sent is the node whose status it last sent (status.go).
 	sent atomic.Pointer[corev1.Node]
 
-	// beforePing, beforeObjectPatch and beforeStatusPatch are where a
+	// BeforePing, BeforeObjectPatch and BeforeStatusPatch are where a
 	// test steps it (hooks.go): before each ping of its supervisor of one
 	// node; before each object patch is sent, after the node it was
 	// computed from was read; and before each status patch is sent.
 	BeforePing, BeforeObjectPatch, BeforeStatusPatch Hook
 
-	// count is what it did, for logs and tests.
+	// Count is what it did, for logs and tests.
 	Count struct {
 		Pings       atomic.Int64 // plugin pings
 		Failures    atomic.Int64 // pings the plugin did not answer
@@ -170,7 +170,7 @@ func (p *Provider) RunRetrying(ctx context.Context) error {
 	return RunRetrying(ctx, p.cfg, p.Run, p.StartFailed)
 }
 
-// startFailed says that a start of the node failed, and is tried again:
+// StartFailed says that a start of the node failed, and is tried again:
 // its own, or its supervisor of one node's (the plugin's client).
 func (p *Provider) StartFailed(err error) {
 	p.Count.StartErrors.Add(1)
@@ -178,7 +178,7 @@ func (p *Provider) StartFailed(err error) {
 	p.log.Error("the node did not start; trying again after a backoff", "error", err)
 }
 
-// runRetrying is the lifecycle of what the provider runs, a node or its
+// RunRetrying is the lifecycle of what the provider runs, a node or its
 // supervisor: run, with cfg, until ctx ends, and then return
 // nil. A start that fails (run returns an error before ctx ends) is said
 // by failed and tried again after a backoff ([Config.StartRetry]), for as
@@ -266,7 +266,7 @@ func (p *Provider) Run(ctx context.Context) error {
 	return nil
 }
 
-// renewer returns the renewer of the nodes' Leases of cfg's process,
+// StartRenewer returns the renewer of the nodes' Leases of cfg's process,
 // cfg.leases, or for what runs alone (a provider or a supervisor that a
 // test runs), one of its own for that many nodes, through client, with
 // cfg's Lease settings (checked), run until stop is called; stop returns

@@ -44,7 +44,7 @@ const (
 // maxNodeNameBytes is the longest node name: a DNS subdomain.
 const maxNodeNameBytes = validation.DNS1123SubdomainMaxLength
 
-// partPattern is the regular expression of a part's name: a DNS label
+// PartPattern is the regular expression of a part's name: a DNS label
 // of at most pingstatus.MaxPartNameBytes characters.
 const PartPattern = `[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?`
 
@@ -88,7 +88,7 @@ func (p *Parts) check() error {
 	return nil
 }
 
-// templateProblem says why template cannot name the node of every part
+// TemplateProblem says why template cannot name the node of every part
 // (a DNS label of at most 63 characters) as a valid node name, a DNS
 // subdomain of at most 253, or returns "". A part's name starts and ends
 // with a letter or a digit and holds only those and '-', as "a" does: a
@@ -115,14 +115,14 @@ func (p *Parts) NodeName(part string) string {
 	return strings.Replace(p.Template, PartToken, part, 1)
 }
 
-// pattern is the regular expression (RE2, as CEL's matches reads it) of
+// Pattern is the regular expression (RE2, as CEL's matches reads it) of
 // the names of the template's nodes.
 func (p *Parts) Pattern() string {
 	prefix, suffix, _ := strings.Cut(p.Template, PartToken)
 	return "^" + regexp.QuoteMeta(prefix) + PartPattern + regexp.QuoteMeta(suffix) + "$"
 }
 
-// owns reports whether node is one of this provider's: it has the
+// Owns reports whether node is one of this provider's: it has the
 // provider's [OwnerLabel], and [PartLabel] names a part whose node's
 // name is the node's.
 func (p *Parts) Owns(node *corev1.Node) bool {
@@ -130,7 +130,7 @@ func (p *Parts) Owns(node *corev1.Node) bool {
 	return ok && node.Labels[OwnerLabel] == p.Owner
 }
 
-// partOf returns the part of an owned node, from its [PartLabel], and
+// PartOf returns the part of an owned node, from its [PartLabel], and
 // reports whether the label names a part whose node's name is the node's.
 func (p *Parts) PartOf(node *corev1.Node) (string, bool) {
 	if node == nil {
@@ -143,7 +143,7 @@ func (p *Parts) PartOf(node *corev1.Node) (string, bool) {
 	return part, true
 }
 
-// forPart returns the configuration of part's node, from c, the
+// ForPart returns the configuration of part's node, from c, the
 // configuration of the provider that serves its plugin's parts: c with
 // the static node named after the part, labelled with it and with the
 // owner. kubernetes.io/hostname is the node's name, as for a node of its
@@ -166,7 +166,7 @@ func (c *Config) ForPart(part string) Config {
 	return cfg
 }
 
-// staticLabelKeys are the keys of the labels of the static node, sorted,
+// StaticLabelKeys are the keys of the labels of the static node, sorted,
 // which no plugin may set: with parts, those of every part's node (its
 // hostname among them, though a node of a long name has none).
 func (c *Config) StaticLabelKeys() []string {

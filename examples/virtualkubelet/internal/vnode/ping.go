@@ -172,7 +172,7 @@ func (p *Provider) logWarnings(warnings []pingstatus.Warning) {
 	p.lastWarnings = LogNewWarnings(p.log, p.lastWarnings, warnings)
 }
 
-// logNewWarnings logs each of warnings that last does not hold, and
+// LogNewWarnings logs each of warnings that last does not hold, and
 // returns the warnings said at this ping, the next one's last.
 func LogNewWarnings(log *slog.Logger, last map[pingstatus.Warning]bool, warnings []pingstatus.Warning) map[pingstatus.Warning]bool {
 	said := make(map[pingstatus.Warning]bool, len(warnings))

@@ -151,7 +151,7 @@ func (p *Provider) registerAgain(ctx context.Context) (*corev1.Node, error) {
 	return stored, err
 }
 
-// read is a node read from the API server: the node, or why not.
+// Read is a node read from the API server: the node, or why not.
 type Read struct {
 	Node *corev1.Node
 	Err  error

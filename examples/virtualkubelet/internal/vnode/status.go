@@ -87,6 +87,6 @@ func (p *Provider) statusRefused(err error) {
 	p.log.Error("node status refused; the next ping sends it again", "error", err)
 }
 
-// lastSent returns the node whose status the provider last sent, or nil:
+// LastSent returns the node whose status the provider last sent, or nil:
 // what a test waits to see stored.
 func (p *Provider) LastSent() *corev1.Node { return p.sent.Load() }
