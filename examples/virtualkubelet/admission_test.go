@@ -5,11 +5,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 )
 
 // refusal is a ValidatingAdmissionPolicy and its binding, by which the

@@ -18,7 +18,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -33,6 +32,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 	"sigs.k8s.io/yaml"
+
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 )
 
 var update = flag.Bool("update", false, "rewrite what is derived: deploy/02-rbac.yaml and deploy/03-node-policy.yaml, with what -print-rbac and -print-node-policy print for the Deployment's flags, and the README's table of flags")

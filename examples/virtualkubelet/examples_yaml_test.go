@@ -8,7 +8,6 @@ import (
 	"os"
 	"testing"
 
-	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -16,6 +15,8 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/klog/v2"
+
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 )
 
 // TestExampleManifests: the manifests README.md applies

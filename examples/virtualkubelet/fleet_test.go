@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 )
 

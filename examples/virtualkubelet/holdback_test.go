@@ -10,10 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 )
 
 // partReply is a reply that lists the one part a, with cpus cpus and, if

@@ -7,11 +7,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 )
 
 // TestPartsRestart: a provider of parts, run as an operator runs it (a
