@@ -1,0 +1,70 @@
+// Command plugin is a small plugin status endpoint, standard library only:
+// it describes its backend with pingstatus's wire types, checks the reply
+// with Validate, and serves it.
+//
+//	go run ./examples/plugin -addr 127.0.0.1:4000 -cpu 64 -memory 250000Mi -gpu nvidia.com/gpu=4 -ephemeral-storage 1800Gi -hugepages 2Mi=4Gi
+//	curl -s 127.0.0.1:4000/status | go run ./examples/pingcheck -strict -
+//
+// It describes its backend with node labels too, each -label one: in
+// node-feature-discovery's namespaces (feature.node.kubernetes.io,
+// profile.node.kubernetes.io), which every provider allows, or in those
+// the provider allows besides, which -label-namespaces names so that the
+// plugin checks its reply as that provider will:
+//
+//	go run ./examples/plugin -label-namespaces nvidia.com -label nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB -label feature.node.kubernetes.io/cpu-model.vendor_id=AMD
+//	curl -s 127.0.0.1:4000/status | go run ./examples/pingcheck -strict -label-namespaces nvidia.com -
+//
+// It describes its GPUs as devices with -devices, a JSON file holding the
+// reply's "devices" list (groups of identical devices, with attributes in
+// resource.k8s.io/v1's shape and NVIDIA's names), which a provider on
+// Kubernetes 1.34 or later publishes for Dynamic Resource Allocation:
+//
+//	go run ./examples/plugin -devices examples/plugin/testdata/gpus.json
+//
+// Its figures, the devices' counts among them, are what the backend has
+// free now, the provider's default; with -basis total they are all the
+// backend gives the node, its pods' share in them.
+//
+// It serves its backend as parts, each a node of its own (machines, or
+// partitions of identical machines), with -parts, a JSON file holding
+// them, or with -parts-generate, a fleet of machines whose jobs start and
+// end at random between replies, for a benchmark of a provider:
+//
+//	go run ./examples/plugin -parts examples/plugin/testdata/parts.json
+//	go run ./examples/plugin -parts-generate 5000 -parts-churn 0.02 -parts-seed 7
+//
+// It runs pods, too, answering interLink's plugin API for pods (package
+// podapi) beside the ping: POST /create of one pod, answered with its
+// job, GET /status with a list of pods, and POST /delete of one pod.
+// With -parts-generate each pod's job queues on its node's machine until
+// the machine has its cpus free; otherwise every pod starts at once. A
+// pod whose first container runs sleep N completes N seconds after it
+// starts:
+//
+//	curl -s -X POST 127.0.0.1:4000/create -d '{"pod": {"metadata": {"uid": "u1"}, "spec": {"nodeName": "vk-cn001"}}}'
+//	curl -s -X GET 127.0.0.1:4000/status -d '[{"metadata": {"uid": "u1"}}]'
+//	curl -s -X POST 127.0.0.1:4000/delete -d '{"metadata": {"uid": "u1"}}'
+//
+// With -slurm it behaves as interLink's Slurm plugin does
+// (interlink-slurm-plugin at f8451d9), for a provider to be tested
+// against it: the ping wants the body [] (500 "unexpected end of JSON
+// input" without one) and is one sum of free cpus and memory ("0" when
+// full); a second create of a pod is a second job, the first left
+// running; spec.nodeName chooses no machine, only the annotation
+// slurm-job.vk.io/flags does (--nodelist=cn004); a status answers every
+// pod asked about, one container status for each container of the pod
+// sent, "state":{} for a pod without a job, and is cached for 10 seconds
+// (-status-cache); and a delete of a pod without a job gets no answer at
+// all:
+//
+//	go run ./examples/plugin -slurm -parts-generate 4 -parts-cpus 8 -parts-churn 0
+//	curl -s -X GET 127.0.0.1:4000/status -d '[]'
+//	curl -s -X POST 127.0.0.1:4000/create -d '{"pod": {"metadata": {"uid": "u1", "annotations": {"slurm-job.vk.io/flags": "--nodelist=cn002"}},
+//	  "spec": {"containers": [{"name": "main", "command": ["sleep", "60"], "resources": {"limits": {"cpu": "2"}}}]}}}'
+//
+// It serves as plugins are deployed, too: HTTPS with -cert-file and
+// -key-file, requiring client certificates signed by -client-ca-file
+// (mutual TLS, TLS 1.2 at least), requiring the bearer token of
+// -token-file (read at each request, so that a rotated token is taken at
+// once), or on a Unix socket with -unix-socket instead of -addr.
+package main
