@@ -78,7 +78,7 @@ func runProviders(ctx context.Context, restConfig *rest.Config, configs []vnode.
 	renewals, stopRenewals := vnode.StartRenewer(ctx, configs[0], many, at, log) // the Lease's settings are the same for every node
 	defer stopRenewals()                                                         // once the nodes have stopped
 	for i := range configs {
-		configs[i].Leases = renewals
+		configs[i].Process.Leases = renewals
 	}
 	if len(configs) == 1 && configs[0].Parts != nil {
 		return supervise.RunParts(ctx, restConfig, many, configs[0], log) // one plugin, a node for each of its parts
@@ -103,7 +103,7 @@ func runProviders(ctx context.Context, restConfig *rest.Config, configs []vnode.
 	defer stopWaiting()
 	var nodes sync.WaitGroup
 	for i, cfg := range configs {
-		cfg.Claims, cfg.Waiting = claims, waiting
+		cfg.Process.Claims, cfg.Process.Waiting = claims, waiting
 		nodeLog := log.With("node", cfg.Static.Name)
 		nodeLog.Info("provider starting", "plugin", cfg.PluginURL)
 		s := supervise.Node(vnode.NewProvider(cfg, clients[i], nodeLog))

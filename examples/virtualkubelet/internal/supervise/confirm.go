@@ -49,7 +49,7 @@ func (s *pinging) startJobs(ctx context.Context, nodes served) (stop func(), err
 			stops[i]()
 		}
 	}
-	claims, waiting := s.cfg.Claims, s.cfg.Waiting
+	claims, waiting := s.cfg.Process.Claims, s.cfg.Process.Waiting
 	if claims == nil {
 		var stopClaims func()
 		claims, stopClaims = caches.RunClaims(ctx, s.client)

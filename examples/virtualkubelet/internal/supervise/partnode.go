@@ -69,7 +69,7 @@ type partNode struct {
 // the runner's first start takes instead of reading it again.
 func (s *PartsSupervisor) start(ctx context.Context, part string, known *vnode.Read) *partNode {
 	cfg := s.cfg.ForPart(part)
-	cfg.Shared, cfg.Events, cfg.Leases, cfg.Registering = s.owned, s.events, s.leases, s.registering
+	cfg.Process.Caches, cfg.Process.Events, cfg.Process.Leases, cfg.Process.Registering = s.owned, s.events, s.leases, s.registering
 	client, err := s.newClient()
 	if err != nil {
 		s.log.Error("a client for a part's node; the next ping tries again", "part", part, "error", err)

@@ -105,7 +105,7 @@ func RunParts(ctx context.Context, restConfig *rest.Config, client kubernetes.In
 		return err
 	}
 	defer stopWaiting()
-	cfg.Claims, cfg.Waiting = claims, waiting
+	cfg.Process.Claims, cfg.Process.Waiting = claims, waiting
 	newClient := func() (kubernetes.Interface, error) { return client, nil }
 	log = log.With("parts", cfg.Parts.Template)
 	log.Info("provider of parts starting", "plugin", cfg.PluginURL, "owner", vnode.OwnerLabel+"="+cfg.Parts.Owner)

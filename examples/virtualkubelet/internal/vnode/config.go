@@ -2,7 +2,6 @@ package vnode
 
 import (
 	"fmt"
-	"log/slog"
 	"math"
 	"strings"
 	"time"
@@ -119,24 +118,9 @@ type Config struct {
 	Confirm         bool
 	ConfirmDeadline time.Duration
 	PartPin         string
-	// Claims is the cache of ResourceClaims that the nodes of a process
-	// share (runProviders); nil, the provider keeps its own.
-	Claims *caches.Claims
-	// Waiting is the process's cache of the pods not bound to a node,
-	// with Confirm; nil, each supervisor keeps its own.
-	Waiting corev1listers.PodLister
-	// Shared are the caches of the node and the pods that the parts'
-	// nodes of a provider of parts share, its supervisor's (caches.Owned);
-	// nil, the provider keeps its own.
-	Shared *caches.Caches
-	// Events is the event broadcaster that the parts' nodes of a provider
-	// of parts share, its supervisor's; nil, the provider runs its own.
-	Events record.EventBroadcaster
-	// Leases renews the Leases of the nodes of a process (runProviders):
-	// a fleet's, or a provider of parts'; nil, the provider, or the
-	// supervisor, runs its own.
-	Leases      *leases.Renewer
-	Registering chan struct{} // a place for each new part's node registering (registrars); nil, no bound
+	// Process is what the nodes of one process share, which the process
+	// sets; its zero value, each node and each supervisor keeps its own.
+	Process Process
 	// StartRetry is how a start that failed is tried again (see
 	// [Provider.RunRetrying]); zero means [DefaultStartRetry].
 	StartRetry wait.Backoff
@@ -150,6 +134,27 @@ type Config struct {
 	Parts *Parts
 	// Part is the part whose node this is; "" for a node of its own.
 	Part string
+}
+
+// Process is what the nodes of one process share: a fleet's, set by the
+// command, or a provider of parts', set by its supervisor. A nil field,
+// each node (or supervisor) keeps its own.
+type Process struct {
+	// Claims is the cache of ResourceClaims of every node.
+	Claims *caches.Claims
+	// Waiting is the cache of the pods not bound to a node, with Confirm.
+	Waiting corev1listers.PodLister
+	// Caches are the caches of the nodes and the pods that the parts'
+	// nodes share, their supervisor's (caches.Owned).
+	Caches *caches.Caches
+	// Events is the event broadcaster of the parts' nodes, their
+	// supervisor's.
+	Events record.EventBroadcaster
+	// Leases renews the Leases of every node.
+	Leases *leases.Renewer
+	// Registering holds a place for each new part's node registering
+	// (registrars); nil, no bound.
+	Registering chan struct{}
 }
 
 // StaticNode is the node as this provider registers it.
@@ -287,64 +292,4 @@ func (c *Config) Lease() (int32, time.Duration, error) {
 		return 0, 0, settingError("LeaseRenew", c.LeaseRenew, "want more than zero and less than the lease duration %s", duration)
 	}
 	return int32(duration / time.Second), renew, nil
-}
-
-// Options are the library's options, built here from the configuration:
-// the reply's (the protected keys among them) are part of them.
-func (c *Config) Options() Options {
-	return Options{nodeapply.Options{
-		Reply: pingstatus.Options{
-			ProtectedKeys:   c.StaticKeys,
-			LabelNamespaces: c.LabelNamespaces,
-			ProtectedLabels: c.StaticLabelKeys(),
-		},
-		ReplaceAllTaints:      c.Compat,
-		Grace:                 c.Grace,
-		NoGrace:               c.NoGrace,
-		ConnectivityCondition: c.ConnectivityCondition,
-		Unreachable:           c.Unreachable,
-		NotReadyAfter:         c.NotReadyAfter,
-		// MemoryPressure, DiskPressure, PIDPressure and NetworkUnavailable
-		// False, with true transition times: after an outage, when the
-		// node lifecycle controller set the pressures Unknown, or on a
-		// node interLink left NetworkUnavailable, the next ping restores
-		// them.
-		VirtualNodeConditions: true,
-		PartGrace:             c.partGrace(),
-	}}
-}
-
-// partGrace is the part grace of Parts, zero without parts.
-func (c *Config) partGrace() time.Duration {
-	if c.Parts == nil {
-		return 0
-	}
-	return c.Parts.Grace
-}
-
-// Options are the library's options of a configuration ([Config.Options]).
-type Options struct{ Apply nodeapply.Options }
-
-// connectivity is the type of the connectivity condition in use.
-func (o *Options) connectivity() corev1.NodeConditionType {
-	if o.Apply.ConnectivityCondition == "" {
-		return nodeapply.DefaultConnectivityCondition
-	}
-	return o.Apply.ConnectivityCondition
-}
-
-// transport is how the plugin is reached: Transport, with the URL, the
-// timeout and the read limit of this configuration.
-func (c *Config) transport() pingclient.Config {
-	t := c.Transport
-	t.URL, t.Timeout, t.MaxBodyBytes = c.PluginURL, c.Timeout, c.Options().Apply.Reply.MaxBodyBytes
-	return t
-}
-
-// PingClient is the client that pings the plugin, reading at most what
-// Parse accepts. It fails when a file it names cannot be used.
-func (c *Config) PingClient(log *slog.Logger) (*pingclient.Client, error) {
-	t := c.transport()
-	t.Log = log
-	return pingclient.New(t)
 }

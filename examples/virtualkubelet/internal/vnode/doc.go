@@ -19,7 +19,7 @@
 //
 //	| file | job |
 //	|---|---|
-//	| `config.go`, `confirmsetting.go`, `parts.go` | the configuration and its check, the library's options and the plugin's client built from it; the settings of the backend's confirmation; with Parts, a part's node: its name, its labels, which nodes are the provider's |
+//	| `config.go`, `options.go`, `confirmsetting.go`, `parts.go` | the configuration and its check, and what the nodes of a process share; the library's options and the plugin's client built from it; the settings of the backend's confirmation; with Parts, a part's node: its name, its labels, which nodes are the provider's |
 //	| `lifecycle.go`, `feed.go`, `hooks.go` | start, retry and stop ([Provider.Run], [Provider.RunRetrying], [RunRetrying]); the feed of its pings; the points at which a test steps it |
 //	| `register.go` | the node's registration, with its first ping, or its refresh when it is stored |
 //	| `ping.go`, `held.go`, `report.go` | the step at each ping: apply it, what the node's pods hold, a steady node's status report |

@@ -210,7 +210,7 @@ func (p *Provider) Run(ctx context.Context) error {
 	if err := p.cfg.Check(); err != nil {
 		return err
 	}
-	broadcaster := p.cfg.Events
+	broadcaster := p.cfg.Process.Events
 	if broadcaster == nil {
 		broadcaster = record.NewBroadcaster(record.WithContext(ctx))
 		broadcaster.StartRecordingToSink(&corev1client.EventSinkImpl{Interface: p.eventSink})
@@ -225,7 +225,7 @@ func (p *Provider) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("reading the node: %w", err)
 	}
-	view, err := caches.Start(ctx, p.client, p.cfg.Static.Name, caches.Set{Driver: p.cfg.DRADriver, Claims: p.cfg.Claims, Shared: p.cfg.Shared})
+	view, err := caches.Start(ctx, p.client, p.cfg.Static.Name, caches.Set{Driver: p.cfg.DRADriver, Claims: p.cfg.Process.Claims, Shared: p.cfg.Process.Caches})
 	if err != nil {
 		return err
 	}
@@ -267,13 +267,13 @@ func (p *Provider) Run(ctx context.Context) error {
 }
 
 // StartRenewer returns the renewer of the nodes' Leases of cfg's process,
-// cfg.leases, or for what runs alone (a provider or a supervisor that a
+// cfg.Process.Leases, or for what runs alone (a provider or a supervisor that a
 // test runs), one of its own for that many nodes, through client, with
 // cfg's Lease settings (checked), run until stop is called; stop returns
 // once it has stopped.
 func StartRenewer(ctx context.Context, cfg Config, client kubernetes.Interface, nodes int, log *slog.Logger) (r *leases.Renewer, stop func()) {
-	if cfg.Leases != nil {
-		return cfg.Leases, func() {}
+	if cfg.Process.Leases != nil {
+		return cfg.Process.Leases, func() {}
 	}
 	seconds, renew, _ := cfg.Lease()
 	r = leases.New(client.CoordinationV1().Leases(corev1.NamespaceNodeLease), FieldManager, nodes, seconds, renew, clock.RealClock{}, log)

@@ -103,7 +103,7 @@ func (p *Provider) patch(ctx context.Context, kind string, patch map[string]any,
 // many register at once, until the node may register, and returns what to
 // call once it is registered (or failed to be).
 func (p *Provider) registrar(ctx context.Context, new bool) (registered func()) {
-	places := p.cfg.Registering
+	places := p.cfg.Process.Registering
 	if !new || places == nil {
 		return func() {}
 	}
