@@ -52,11 +52,11 @@ func (l *requestLog) sliceWrites() int {
 }
 
 // running runs p until stop is called, or the test ends.
-func running(t *testing.T, p *vnode.Provider) (stop func()) {
+func running(t *testing.T, p *vnode.Node) (stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- supervise.Node(p).Run(ctx) }() // the node, and its ping loop
+	go func() { done <- supervise.One(p).Run(ctx) }() // the node, and its ping loop
 	var once sync.Once
 	stop = func() {
 		once.Do(func() {
@@ -130,7 +130,7 @@ func TestDevicesSteadyCost(t *testing.T) {
 	var log requestLog
 	c := log.clientFor(t, id)
 
-	first := vnode.NewProvider(cfg, c, slog.New(slog.NewTextHandler(t.Output(), nil)))
+	first := vnode.New(cfg, c, slog.New(slog.NewTextHandler(t.Output(), nil)))
 	stopFirst := running(t, first)
 	want := append(deviceNames("a100", 2), deviceNames("mig", 200)...)
 	before := published(t, driver, name, want...)
@@ -157,7 +157,7 @@ func TestDevicesSteadyCost(t *testing.T) {
 	h := logcount.New(t.Output(), "Completed comparison")
 	reg := prometheus.NewRegistry()
 	cfg.Metrics = metrics.New(reg)
-	second := vnode.NewProvider(cfg, c, slog.New(h))
+	second := vnode.New(cfg, c, slog.New(h))
 	running(t, second)
 	eventually(t, "the second provider hands its pool on, and its controller compares it with the slices", func(context.Context) (bool, string) {
 		handed, _ := gather(t, reg).value("pingnode_device_pools_total", "node", name)
@@ -255,7 +255,7 @@ func TestDevicesGoWithNode(t *testing.T) {
 	cfg := testConfig(name, plugin.server.URL+"/status")
 	cfg.DRADriver = driver
 	id := grant(t, name, accessFor("", "", []vnode.Config{cfg}, nil))
-	stop := running(t, vnode.NewProvider(cfg, id.client, slog.New(slog.NewTextHandler(t.Output(), nil))))
+	stop := running(t, vnode.New(cfg, id.client, slog.New(slog.NewTextHandler(t.Output(), nil))))
 	published(t, driver, name, "a100-0", "a100-1")
 	stop()
 	if err := client.CoreV1().Nodes().Delete(t.Context(), name, metav1.DeleteOptions{}); err != nil {
@@ -289,13 +289,13 @@ func TestDevicesUntilNews(t *testing.T) {
 	cfg := testConfig(name, plugin.server.URL+"/status")
 	cfg.DRADriver = driver
 	id := grant(t, name, accessFor("", "", []vnode.Config{cfg}, nil))
-	stopFirst := running(t, vnode.NewProvider(cfg, id.client, slog.New(slog.NewTextHandler(t.Output(), nil))))
+	stopFirst := running(t, vnode.New(cfg, id.client, slog.New(slog.NewTextHandler(t.Output(), nil))))
 	before := published(t, driver, name, "a100-0", "a100-1")
 	stopFirst()
 
 	plugin.reply(http.StatusOK, `{"resources":{"cpu":"32"}}`, 0)
 	var log requestLog
-	second := vnode.NewProvider(cfg, log.clientFor(t, id), slog.New(slog.NewTextHandler(t.Output(), nil)))
+	second := vnode.New(cfg, log.clientFor(t, id), slog.New(slog.NewTextHandler(t.Output(), nil)))
 	running(t, second)
 	eventually(t, "the second provider pings", func(context.Context) (bool, string) { return second.Count.Pings.Load() > 0, "no ping" })
 	step := stepPings(t, second)

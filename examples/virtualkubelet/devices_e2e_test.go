@@ -158,7 +158,7 @@ func deleteSlicesAtEnd(t *testing.T, driver, node string) {
 
 // startDeviceProvider runs a provider of the node that publishes its
 // devices under driver, its plugin replying with the groups given.
-func startDeviceProvider(t *testing.T, driver, name string, groups ...map[string]any) (*vnode.Provider, *fakePlugin) {
+func startDeviceProvider(t *testing.T, driver, name string, groups ...map[string]any) (*vnode.Node, *fakePlugin) {
 	t.Helper()
 	deleteSlicesAtEnd(t, driver, name)
 	p, plugin := startProvider(t, name, time.Hour, withDriver(driver))
@@ -326,7 +326,7 @@ func podEvents(ctx context.Context, t *testing.T, name, reason string) []corev1.
 // toldOnce waits until the pod has one event of reason whose message holds
 // each of want, and checks it was said once: one event, of count 1, a few
 // pings later.
-func toldOnce(t *testing.T, p *vnode.Provider, pod, reason string, want ...string) string {
+func toldOnce(t *testing.T, p *vnode.Node, pod, reason string, want ...string) string {
 	t.Helper()
 	var message string
 	eventually(t, pod+" is told "+reason, func(ctx context.Context) (bool, string) {

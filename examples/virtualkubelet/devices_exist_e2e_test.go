@@ -106,11 +106,11 @@ func configOfArgs(tb testing.TB, args ...string) vnode.Config {
 // runConfig runs a provider of cfg until the test ends, as its own
 // ServiceAccount (as startProvider does), and waits until its node is
 // registered and it has pinged.
-func runConfig(t *testing.T, cfg vnode.Config) *vnode.Provider {
+func runConfig(t *testing.T, cfg vnode.Config) *vnode.Node {
 	t.Helper()
 	name := cfg.Static.Name
 	id := grant(t, name, accessFor("", "", []vnode.Config{cfg}, nil))
-	p := vnode.NewProvider(cfg, id.client, slog.New(slog.NewTextHandler(t.Output(), nil)))
+	p := vnode.New(cfg, id.client, slog.New(slog.NewTextHandler(t.Output(), nil)))
 	runProvider(t, p, func() { deleteNode(t, name) })
 	eventually(t, "the node is registered and the provider pings", func(ctx context.Context) (bool, string) {
 		_, err := client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})

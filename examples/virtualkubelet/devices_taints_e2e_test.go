@@ -115,7 +115,7 @@ func taintedAs(t *testing.T, driver, node string, want map[string][]string) {
 // healthKept checks that nothing else was lost: the node's resources, its
 // protected and static taints alone (but the controllers'), its static
 // labels and the plugin's label; and the API server refused no write.
-func healthKept(t *testing.T, p *vnode.Provider, name string) {
+func healthKept(t *testing.T, p *vnode.Node, name string) {
 	t.Helper()
 	eventually(t, "nothing lost on "+name, func(ctx context.Context) (bool, string) {
 		node := stored(ctx, t, name)

@@ -69,14 +69,14 @@ func (f *fakePlugin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // configuration first. The provider runs as a ServiceAccount of its own,
 // bound to exactly the rights internal/rights gives its configuration
 // (grant). It logs to the test's output.
-func startProvider(t *testing.T, name string, statusReport time.Duration, change ...func(*vnode.Config)) (*vnode.Provider, *fakePlugin) {
+func startProvider(t *testing.T, name string, statusReport time.Duration, change ...func(*vnode.Config)) (*vnode.Node, *fakePlugin) {
 	t.Helper()
 	return startProviderLogging(t, name, statusReport, slog.NewTextHandler(t.Output(), nil), change...)
 }
 
 // startProviderLogging is startProvider with the provider's log going to
 // h.
-func startProviderLogging(t *testing.T, name string, statusReport time.Duration, h slog.Handler, change ...func(*vnode.Config)) (*vnode.Provider, *fakePlugin) {
+func startProviderLogging(t *testing.T, name string, statusReport time.Duration, h slog.Handler, change ...func(*vnode.Config)) (*vnode.Node, *fakePlugin) {
 	t.Helper()
 	plugin := &fakePlugin{}
 	plugin.reply(http.StatusOK, "ok", 0)
@@ -90,7 +90,7 @@ func startProviderLogging(t *testing.T, name string, statusReport time.Duration,
 		c(&cfg)
 	}
 	id := grant(t, name, accessFor("", "", []vnode.Config{cfg}, nil))
-	p := vnode.NewProvider(cfg, id.client, slog.New(h))
+	p := vnode.New(cfg, id.client, slog.New(h))
 	runProvider(t, p, func() {
 		plugin.closeServer()
 		deleteNode(t, name)
@@ -104,11 +104,11 @@ func startProviderLogging(t *testing.T, name string, statusReport time.Duration,
 
 // runProvider runs p until the test ends, and then calls after, if not
 // nil, once p has returned.
-func runProvider(t *testing.T, p *vnode.Provider, after func()) {
+func runProvider(t *testing.T, p *vnode.Node, after func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- supervise.Node(p).Run(ctx) }() // the node, and its ping loop
+	go func() { done <- supervise.One(p).Run(ctx) }() // the node, and its ping loop
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
@@ -145,7 +145,7 @@ func deleteNode(tb testing.TB, name string) {
 // lifecycle controller has lifted its not-ready taint, and the status the
 // provider last sent is stored. Until then, a write on its way may still
 // change the node.
-func settled(t *testing.T, p *vnode.Provider, name string) {
+func settled(t *testing.T, p *vnode.Node, name string) {
 	t.Helper()
 	schedulable(t, name)
 	eventually(t, "the status last sent is stored", func(ctx context.Context) (bool, string) {

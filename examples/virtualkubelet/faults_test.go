@@ -72,7 +72,7 @@ func nothingLost(ctx context.Context, t *testing.T, name string, admin bool) (bo
 
 // startGood runs a provider whose plugin gives the good reply, and waits
 // until the node has it.
-func startGood(t *testing.T, name string, change ...func(*vnode.Config)) (*vnode.Provider, *fakePlugin) {
+func startGood(t *testing.T, name string, change ...func(*vnode.Config)) (*vnode.Node, *fakePlugin) {
 	t.Helper()
 	p, plugin := startProvider(t, name, time.Hour, change...)
 	plugin.reply(http.StatusOK, goodReply, 0)
@@ -82,7 +82,7 @@ func startGood(t *testing.T, name string, change ...func(*vnode.Config)) (*vnode
 
 // noWriteErrors checks the API server refused none of the provider's
 // writes.
-func noWriteErrors(t *testing.T, p *vnode.Provider) {
+func noWriteErrors(t *testing.T, p *vnode.Node) {
 	t.Helper()
 	if n := p.Count.WriteErrors.Load(); n != 0 {
 		t.Errorf("the API server refused %d writes from the provider", n)
@@ -241,11 +241,11 @@ func TestRestartWhileEmpty(t *testing.T) {
 	}
 	// One ServiceAccount for both runs, as a pod restarted keeps its own.
 	id := grant(t, name, accessFor("", "", []vnode.Config{cfg}, nil))
-	run := func() (*vnode.Provider, func()) {
-		p := vnode.NewProvider(cfg, id.client, slog.New(slog.NewTextHandler(t.Output(), nil)))
+	run := func() (*vnode.Node, func()) {
+		p := vnode.New(cfg, id.client, slog.New(slog.NewTextHandler(t.Output(), nil)))
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
-		go func() { done <- supervise.Node(p).Run(ctx) }() // the node, and its ping loop
+		go func() { done <- supervise.One(p).Run(ctx) }() // the node, and its ping loop
 		return p, func() {
 			cancel()
 			if err := <-done; err != nil {

@@ -106,7 +106,7 @@ func runProviders(ctx context.Context, restConfig *rest.Config, configs []vnode.
 		cfg.Process.Claims, cfg.Process.Waiting = claims, waiting
 		nodeLog := log.With("node", cfg.Static.Name)
 		nodeLog.Info("provider starting", "plugin", cfg.PluginURL)
-		s := supervise.Node(vnode.NewProvider(cfg, clients[i], nodeLog))
+		s := supervise.One(vnode.New(cfg, clients[i], nodeLog))
 		nodes.Go(func() { _ = s.RunRetrying(ctx) }) // checked above
 	}
 	nodes.Wait()

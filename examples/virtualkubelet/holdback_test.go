@@ -63,7 +63,7 @@ func TestPartsFiguresHeldBack(t *testing.T) {
 		step(1)
 		pinged++
 		within(t, 10*time.Second, fmt.Sprintf("the part's node takes ping %d", pinged), func(context.Context) (bool, string) {
-			p := s.Provider("a")
+			p := s.Node("a")
 			return p != nil && p.Count.Pings.Load() >= int64(pinged), "not yet"
 		})
 	}

@@ -36,7 +36,7 @@ const startErrorLimit = time.Second
 
 // runOnce runs a provider's Run until it returns, for at most a minute,
 // and returns how long it took and its error.
-func runOnce(t *testing.T, p *vnode.Provider) (time.Duration, error) {
+func runOnce(t *testing.T, p *vnode.Node) (time.Duration, error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -84,7 +84,7 @@ func TestStartErrorReturns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		took, err := runOnce(t, vnode.NewProvider(testConfig("vk-start-unreachable", "http://127.0.0.1:1/status"), c, log))
+		took, err := runOnce(t, vnode.New(testConfig("vk-start-unreachable", "http://127.0.0.1:1/status"), c, log))
 		if !errors.Is(err, syscall.ECONNREFUSED) {
 			t.Errorf("Run: %v, want the connection refused", err)
 		}
@@ -101,7 +101,7 @@ func TestStartErrorReturns(t *testing.T) {
 		t.Cleanup(func() { deleteNode(t, name) })
 		cfg := testConfig(name, "http://127.0.0.1:1/status")
 		id := grant(t, name, accessFor("", "", []vnode.Config{cfg}, nil))
-		took, err := runOnce(t, vnode.NewProvider(cfg, id.client, log))
+		took, err := runOnce(t, vnode.New(cfg, id.client, log))
 		if !apierrors.IsInvalid(err) && !apierrors.IsForbidden(err) {
 			t.Errorf("Run: %v, want the API server's refusal", err)
 		}

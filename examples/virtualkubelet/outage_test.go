@@ -44,7 +44,7 @@ const keptWindow = testGrace + outageToleration + 10*time.Second
 // not Ready, the node lifecycle controller takes it for a fault of the
 // zone (full disruption) and stops NoExecute tainting, and no pod would
 // be evicted whatever the policy.
-func startOutage(t *testing.T, name, pod string, policy nodeapply.Unreachable) (*vnode.Provider, *fakePlugin) {
+func startOutage(t *testing.T, name, pod string, policy nodeapply.Unreachable) (*vnode.Node, *fakePlugin) {
 	t.Helper()
 	neighbour := name + "-neighbour"
 	for _, n := range []string{name, neighbour} {

@@ -122,7 +122,7 @@ func TestPartsIgnoredWithoutParts(t *testing.T) {
 	reg, all := metrics.NewRegistry()
 	cfg.Metrics = all
 	log := newWarningLog(t)
-	p := vnode.NewProvider(cfg, client, slog.New(log))
+	p := vnode.New(cfg, client, slog.New(log))
 	runProvider(t, p, nil)
 	step := stepPings(t, p)
 	ignored := func() float64 {

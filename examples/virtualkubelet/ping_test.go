@@ -19,7 +19,7 @@ import (
 // waits until it is parked. step lets n more pings through, one at a
 // time, and returns once the loop is parked again: each ping it let
 // through is then done.
-func stepPings(t *testing.T, p *vnode.Provider) (step func(n int)) {
+func stepPings(t *testing.T, p *vnode.Node) (step func(n int)) {
 	t.Helper()
 	return parkedSteps(t, func(hook func(context.Context)) {
 		p.BeforePing.Set(hook)

@@ -64,7 +64,7 @@ func fakeNode(ctx context.Context, t *testing.T, c *fake.Clientset, name string)
 // (testConfig) changed by change. It returns once the node is registered
 // and the ping loop is parked before its first ping: step lets pings
 // through, one at a time (stepPings).
-func startFakeProvider(t *testing.T, name string, client *fake.Clientset, change ...func(*vnode.Config)) (*vnode.Provider, *fakePlugin, func(n int)) {
+func startFakeProvider(t *testing.T, name string, client *fake.Clientset, change ...func(*vnode.Config)) (*vnode.Node, *fakePlugin, func(n int)) {
 	t.Helper()
 	plugin := &fakePlugin{}
 	plugin.reply(http.StatusOK, goodReply, 0)
@@ -74,7 +74,7 @@ func startFakeProvider(t *testing.T, name string, client *fake.Clientset, change
 	for _, c := range change {
 		c(&cfg)
 	}
-	p := vnode.NewProvider(cfg, client, slog.New(slog.NewTextHandler(t.Output(), nil)))
+	p := vnode.New(cfg, client, slog.New(slog.NewTextHandler(t.Output(), nil)))
 	runProvider(t, p, nil)
 	return p, plugin, stepPings(t, p)
 }

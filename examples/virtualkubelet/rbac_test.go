@@ -137,12 +137,12 @@ type rightsCase struct {
 }
 
 // provider returns a provider of the case's node, as its ServiceAccount.
-func (c *rightsCase) provider(t *testing.T) *vnode.Provider {
-	return vnode.NewProvider(c.cfg, c.client, slog.New(slog.NewTextHandler(t.Output(), nil)))
+func (c *rightsCase) provider(t *testing.T) *vnode.Node {
+	return vnode.New(c.cfg, c.client, slog.New(slog.NewTextHandler(t.Output(), nil)))
 }
 
 // run runs the provider until the test ends, and deletes what it left.
-func (c *rightsCase) run(t *testing.T) *vnode.Provider {
+func (c *rightsCase) run(t *testing.T) *vnode.Node {
 	t.Helper()
 	p := c.provider(t)
 	runProvider(t, p, func() { deleteNode(t, c.name) })

@@ -71,7 +71,7 @@ func pendingFor(t *testing.T, pod, reason string) {
 // absent names, its protected and static taints, each pod of bound still
 // on it and each of refused still unscheduled; and the API server refused
 // none of the provider's writes.
-func scratchKept(t *testing.T, p *vnode.Provider, node string, want map[string]string, absent []corev1.ResourceName, bound, refused []string) {
+func scratchKept(t *testing.T, p *vnode.Node, node string, want map[string]string, absent []corev1.ResourceName, bound, refused []string) {
 	t.Helper()
 	eventually(t, node+": nothing lost", func(ctx context.Context) (bool, string) {
 		stored := stored(ctx, t, node)
@@ -143,7 +143,7 @@ func TestScratchScheduler(t *testing.T) {
 // hold), and runs the pods the scheduler binds to its node.
 type scratchBackend struct {
 	t                *testing.T
-	p                *vnode.Provider
+	p                *vnode.Node
 	plugin           *fakePlugin
 	node             string
 	countHeld        bool

@@ -326,7 +326,7 @@ func TestPartsSupervisorFakeClient(t *testing.T) {
 	if _, err := node("a"); !apierrors.IsNotFound(err) {
 		t.Errorf("a gone part's node deleted by someone: %v, want it not registered again", err)
 	}
-	if s.Provider("a") != nil {
+	if s.Node("a") != nil {
 		t.Error("a gone part's node deleted by someone is still served")
 	}
 

@@ -172,7 +172,7 @@ func rewrite(t *testing.T, path string, data []byte) {
 }
 
 // morePings waits until the provider has pinged n more times.
-func morePings(t *testing.T, p *vnode.Provider, n int64) {
+func morePings(t *testing.T, p *vnode.Node, n int64) {
 	t.Helper()
 	pings := p.Count.Pings.Load()
 	eventually(t, "more pings", func(context.Context) (bool, string) { return p.Count.Pings.Load() >= pings+n, "pings" })

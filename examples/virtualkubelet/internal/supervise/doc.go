@@ -28,7 +28,7 @@
 // the nodes it serves. Each part's node is the node the provider registers
 // without `-parts` (its static taints and labels, its Lease, its conditions,
 // what its pods hold, its devices as a pool of its own with `-dra-driver`,
-// the end of its pods' deletion), run by the same code: a `vnode.Provider` whose
+// the end of its pods' deletion), run by the same code: a `vnode.Node` whose
 // pings its supervisor hands it through its feed (`vnode.Feed`). A node of
 // its own is served the same way, by a supervisor of one node: one ping
 // loop, one lifecycle and one Lease renewer for every node.

@@ -17,7 +17,7 @@ import (
 	"github.com/pingnode/pingnode/nodeapply/parts"
 )
 
-// A part's node, as the parts supervisor runs it: a Provider of its own
+// A part's node, as the parts supervisor runs it: a vnode.Node of its own
 // (its registration, Lease, object and status patches, devices and the
 // end of its pods' deletion, as any node's), whose pings are the
 // supervisor's pings of the part (partFeed, source.go). What a fleet's
@@ -56,7 +56,7 @@ func PartsRestConfig(restConfig *rest.Config) *rest.Config {
 // partNode is the runner of one part's node.
 type partNode struct {
 	name string
-	p    *vnode.Provider
+	p    *vnode.Node
 	stop context.CancelFunc
 	done chan struct{} // closed once its run has returned
 	// seen says that the cache of the owned nodes has shown the node.
@@ -75,7 +75,7 @@ func (s *PartsSupervisor) start(ctx context.Context, part string, known *vnode.R
 		s.log.Error("a client for a part's node; the next ping tries again", "part", part, "error", err)
 		return nil
 	}
-	p := vnode.NewProvider(cfg, client, s.log.With("node", cfg.Static.Name, "part", part))
+	p := vnode.New(cfg, client, s.log.With("node", cfg.Static.Name, "part", part))
 	p.Known = known
 	n := &partNode{name: cfg.Static.Name, p: p, done: make(chan struct{})}
 	run, stop := context.WithCancel(ctx)
@@ -176,9 +176,9 @@ func (s *PartsSupervisor) stopAll() {
 	s.nodes = nil
 }
 
-// Provider returns the provider of part's node while it is served; nil
+// Node returns the provider of part's node while it is served; nil
 // when it is not.
-func (s *PartsSupervisor) Provider(part string) *vnode.Provider {
+func (s *PartsSupervisor) Node(part string) *vnode.Node {
 	if n := s.nodes[part]; n != nil {
 		return n.p
 	}

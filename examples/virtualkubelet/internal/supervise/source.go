@@ -21,11 +21,11 @@ import (
 // next, as a kubelet's loop does.
 type NodeSupervisor struct {
 	pinging
-	node *vnode.Provider
+	node *vnode.Node
 }
 
-// Node returns the supervisor of one node, p's.
-func Node(p *vnode.Provider) *NodeSupervisor {
+// One returns the supervisor of one node, p's.
+func One(p *vnode.Node) *NodeSupervisor {
 	cfg := p.Config()
 	return &NodeSupervisor{
 		pinging: pinging{cfg: cfg, opts: cfg.Options(), client: p.Client(), log: p.Log(), metrics: p.Metrics(), before: &p.BeforePing},

@@ -32,7 +32,7 @@ import (
 // The parts supervisor (-parts): at each interval it pings the plugin
 // once, parses the reply, and asks nodeapply/parts (parts.Step) what
 // becomes of each part's node, given the nodes it serves: each node's
-// runner, a Provider fed by the supervisor (source.go), is handed the
+// runner, a vnode.Node fed by the supervisor (source.go), is handed the
 // part's ping (Ping, Leave), started (Register), or stopped and its node
 // deleted (Delete). What it must remember is on the nodes: it serves the
 // nodes with its ownership label (vnode's parts.go), adopted at every start, so

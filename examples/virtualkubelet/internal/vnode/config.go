@@ -122,7 +122,7 @@ type Config struct {
 	// sets; its zero value, each node and each supervisor keeps its own.
 	Process Process
 	// StartRetry is how a start that failed is tried again (see
-	// [Provider.RunRetrying]); zero means [DefaultStartRetry].
+	// [Node.RunRetrying]); zero means [DefaultStartRetry].
 	StartRetry wait.Backoff
 	// Metrics are where the provider counts its pings and writes; nil
 	// counts them in metrics that no registry serves.

@@ -38,7 +38,7 @@ type objectDelivery struct {
 // stored, applies the ping to it again, and tries again, as client-go's
 // retry.RetryOnConflict does; the last conflict, or any other error, is
 // returned.
-func (p *Provider) deliverObject(ctx context.Context, ping nodeapply.Ping, base *corev1.Node, res nodeapply.Result) (objectDelivery, error) {
+func (p *Node) deliverObject(ctx context.Context, ping nodeapply.Ping, base *corev1.Node, res nodeapply.Result) (objectDelivery, error) {
 	d := objectDelivery{base: base, res: res}
 	name := base.Name
 	first, refused := true, false

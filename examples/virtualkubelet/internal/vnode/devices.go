@@ -57,7 +57,7 @@ type deviceState struct {
 
 // startDevices sets up what a run needs of the node's devices, and
 // returns what stops it.
-func (p *Provider) startDevices() (stop func()) {
+func (p *Node) startDevices() (stop func()) {
 	if p.cfg.DRADriver == "" {
 		p.devices = nil
 		return func() {}
@@ -75,7 +75,7 @@ func (p *Provider) startDevices() (stop func()) {
 // devicePool is the pool's step of the ping: the pool as published, read
 // from the caches, and what the ping makes of it. Without a driver it is
 // the zero Result: nothing to publish.
-func (p *Provider) devicePool(ping nodeapply.Ping) devicepool.Result {
+func (p *Node) devicePool(ping nodeapply.Ping) devicepool.Result {
 	d := p.devices
 	if d == nil {
 		return devicepool.Result{}
@@ -88,7 +88,7 @@ func (p *Provider) devicePool(ping nodeapply.Ping) devicepool.Result {
 // those about devices when the provider publishes none (no driver): the
 // reply's devices are passed over, and the log says once that they are
 // ignored.
-func (p *Provider) withoutDevices(ping nodeapply.Ping, warnings []pingstatus.Warning) []pingstatus.Warning {
+func (p *Node) withoutDevices(ping nodeapply.Ping, warnings []pingstatus.Warning) []pingstatus.Warning {
 	if p.devices != nil {
 		return warnings
 	}
@@ -107,7 +107,7 @@ func (p *Provider) withoutDevices(ping nodeapply.Ping, warnings []pingstatus.War
 // published, if it is news: the first pool of a reply with devices in
 // this run (which starts the controller), a pool that changed, or any
 // pool once node was registered again (a new owner).
-func (p *Provider) publishDevices(ctx context.Context, node *corev1.Node, ping nodeapply.Ping, res devicepool.Result) {
+func (p *Node) publishDevices(ctx context.Context, node *corev1.Node, ping nodeapply.Ping, res devicepool.Result) {
 	d := p.devices
 	if d == nil {
 		return
@@ -128,7 +128,7 @@ func (p *Provider) publishDevices(ctx context.Context, node *corev1.Node, ping n
 
 // handOnDevices hands res's pool to the controller of the node whose UID
 // is owner, and logs it.
-func (p *Provider) handOnDevices(ctx context.Context, owner types.UID, res devicepool.Result) {
+func (p *Node) handOnDevices(ctx context.Context, owner types.UID, res devicepool.Result) {
 	d := p.devices
 	for _, c := range res.Changes {
 		p.log.Info("device change", "path", c.Path, "op", c.Op.String(), "old", c.Old, "new", c.New)

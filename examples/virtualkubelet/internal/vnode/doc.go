@@ -1,5 +1,5 @@
 // Package vnode is one virtual node, from the ping its supervisor hands
-// it to what it writes: a [Provider] registers its node (or refreshes the
+// it to what it writes: a [Node] registers its node (or refreshes the
 // node as stored), applies each ping with the library
 // ([nodeapply.Apply]), sends the library's object patch and status patch
 // itself, writes a steady node's status report, says what changed in
@@ -20,7 +20,7 @@
 //	| file | job |
 //	|---|---|
 //	| `config.go`, `options.go`, `confirmsetting.go`, `parts.go` | the configuration and its check, and what the nodes of a process share; the library's options and the plugin's client built from it; the settings of the backend's confirmation; with Parts, a part's node: its name, its labels, which nodes are the provider's |
-//	| `lifecycle.go`, `feed.go`, `hooks.go` | start, retry and stop ([Provider.Run], [Provider.RunRetrying], [RunRetrying]); the feed of its pings; the points at which a test steps it |
+//	| `lifecycle.go`, `feed.go`, `hooks.go` | start, retry and stop ([Node.Run], [Node.RunRetrying], [RunRetrying]); the feed of its pings; the points at which a test steps it |
 //	| `register.go` | the node's registration, with its first ping, or its refresh when it is stored |
 //	| `ping.go`, `held.go`, `report.go` | the step at each ping: apply it, what the node's pods hold, a steady node's status report |
 //	| `delivery.go`, `status.go` | the library's patches sent to the API server: the object patch (taints, labels, their ownership annotations), with a precondition; the status patch (resources, conditions), and what it stored |
@@ -60,7 +60,7 @@
 // administrator removed a label never puts it back
 // (`TestLabelsStatusRace`). The static labels are written at
 // registration, and again at each start of a node stored without them
-// (`register.go`, [Provider.Run]), as a kubelet does at its start.
+// (`register.go`, [Node.Run]), as a kubelet does at its start.
 //
 // # Devices
 //

@@ -91,7 +91,7 @@ func (f *Feed) detach() {
 
 // take returns the next ping of p's node, counted in p's counters, and
 // what to call once it has been stepped; false when ctx ended first.
-func (f *Feed) take(ctx context.Context, p *Provider) (next fed, stepped func(), ok bool) {
+func (f *Feed) take(ctx context.Context, p *Node) (next fed, stepped func(), ok bool) {
 	for {
 		f.mu.Lock()
 		n := f.next

@@ -42,6 +42,6 @@ func heldBy(pods []*corev1.Pod, at time.Time) corev1.ResourceList {
 // Held sums what the pods bound to the node hold at the time of the ping,
 // as the pod cache has them. A pod whose start the cache has not seen yet
 // is missed for one ping: the safe side, as above.
-func (p *Provider) Held(at time.Time) corev1.ResourceList {
+func (p *Node) Held(at time.Time) corev1.ResourceList {
 	return heldBy(p.caches.BoundPods(), at)
 }

@@ -24,22 +24,23 @@ import (
 	"github.com/pingnode/pingnode/pingstatus"
 )
 
-// Provider pings a plugin and keeps a virtual node true to its replies and
-// to whether it answers: it registers the node, and sends the library's
+// Node keeps a virtual node true to its plugin's replies, which its
+// supervisor pings for and hands it (internal/supervise), and to whether
+// the plugin answers: it registers the node, and sends the library's
 // patches itself, the object patch (taints, labels) and the status patch
 // (resources, conditions), as the template does. The node's Lease, by
 // which the node lifecycle controller judges that the provider lives, is
 // renewed by the renewer of its process (internal/leases); the conditions say
 // whether the plugin does.
 //
-// Its work is split by job: this file starts and stops it ([Provider.Run],
-// [Provider.RunRetrying]); register.go registers the node; ping.go is the
+// Its work is split by job: this file starts and stops it ([Node.Run],
+// [Node.RunRetrying]); register.go registers the node; ping.go is the
 // step at each ping; delivery.go and status.go write what changed, and
 // report.go a steady node's status report;
 // internal/caches holds its view of the node and its pods; internal/pods
 // finishes the deletion of its pods; devices.go and poddevices.go, with
 // internal/devices, publish its devices, with -dra-driver.
-type Provider struct {
+type Node struct {
 	cfg    Config
 	opts   Options
 	client kubernetes.Interface
@@ -116,9 +117,9 @@ type Provider struct {
 	another atomic.Bool
 }
 
-// NewProvider returns a provider for cfg that talks to the API server
+// New returns a provider for cfg that talks to the API server
 // through client.
-func NewProvider(cfg Config, client kubernetes.Interface, log *slog.Logger) *Provider {
+func New(cfg Config, client kubernetes.Interface, log *slog.Logger) *Node {
 	all := cfg.Metrics
 	if all == nil {
 		all = metrics.New(prometheus.NewRegistry())
@@ -130,7 +131,7 @@ func NewProvider(cfg Config, client kubernetes.Interface, log *slog.Logger) *Pro
 	case cfg.Static != nil: // else Run returns the configuration's error
 		m = all.ForNode(cfg.Static.Name)
 	}
-	return &Provider{
+	return &Node{
 		cfg: cfg, opts: cfg.Options(), client: client, nodes: caches.LeanNodes{NodeInterface: client.CoreV1().Nodes()},
 		eventSink: client.CoreV1().Events(metav1.NamespaceAll), log: log,
 		feed: newFeed(), metrics: m,
@@ -138,27 +139,27 @@ func NewProvider(cfg Config, client kubernetes.Interface, log *slog.Logger) *Pro
 }
 
 // Config returns the configuration of the provider.
-func (p *Provider) Config() Config { return p.cfg }
+func (p *Node) Config() Config { return p.cfg }
 
 // Client returns the client of its reads and writes.
-func (p *Provider) Client() kubernetes.Interface { return p.client }
+func (p *Node) Client() kubernetes.Interface { return p.client }
 
 // Log returns its log.
-func (p *Provider) Log() *slog.Logger { return p.log }
+func (p *Node) Log() *slog.Logger { return p.log }
 
 // Metrics returns the series it counts in.
-func (p *Provider) Metrics() metrics.Node { return p.metrics }
+func (p *Node) Metrics() metrics.Node { return p.metrics }
 
 // Feed returns the feed by which its supervisor hands it its pings.
-func (p *Provider) Feed() *Feed { return p.feed }
+func (p *Node) Feed() *Feed { return p.feed }
 
 // Caches returns the caches of its run while it runs, and nil between
 // runs.
-func (p *Provider) Caches() *caches.Caches { return p.live.Load() }
+func (p *Node) Caches() *caches.Caches { return p.live.Load() }
 
 // Another says that the node as stored is another's (parts.go): the
 // parts supervisor stops serving it.
-func (p *Provider) Another() bool { return p.another.Load() }
+func (p *Node) Another() bool { return p.another.Load() }
 
 // RunRetrying runs the provider until ctx ends, and then returns nil. A
 // start that fails (the API server unreachable or refusing the node's
@@ -166,13 +167,13 @@ func (p *Provider) Another() bool { return p.another.Load() }
 // logged, counted, and tried again after a backoff ([Config.StartRetry]),
 // for as long as it takes. Only a configuration that cannot work is
 // returned at once, as a *SettingError.
-func (p *Provider) RunRetrying(ctx context.Context) error {
+func (p *Node) RunRetrying(ctx context.Context) error {
 	return RunRetrying(ctx, p.cfg, p.Run, p.StartFailed)
 }
 
 // StartFailed says that a start of the node failed, and is tried again:
 // its own, or its supervisor of one node's (the plugin's client).
-func (p *Provider) StartFailed(err error) {
+func (p *Node) StartFailed(err error) {
 	p.Count.StartErrors.Add(1)
 	p.metrics.StartError()
 	p.log.Error("the node did not start; trying again after a backoff", "error", err)
@@ -205,8 +206,8 @@ func RunRetrying(ctx context.Context, cfg Config, run func(context.Context) erro
 // its Lease renewed, then steps each ping its supervisor hands it
 // (internal/supervise) until ctx ends, and returns nil. If the start fails, Run
 // stops what it started and returns the error at once: nothing it starts
-// outlives it. [Provider.RunRetrying] tries again.
-func (p *Provider) Run(ctx context.Context) error {
+// outlives it. [Node.RunRetrying] tries again.
+func (p *Node) Run(ctx context.Context) error {
 	if err := p.cfg.Check(); err != nil {
 		return err
 	}

@@ -19,7 +19,7 @@ import (
 // and part-no-sum), each served as a node of its own. One ping of the plugin serves
 // every part's node: the parts supervisor (internal/supervise) pings, parses,
 // asks nodeapply/parts what becomes of each part's node, and feeds each
-// node's runner, a [Provider] like any other, the part's ping instead of
+// node's runner, a [Node] like any other, the part's ping instead of
 // a ping of its own (internal/supervise). This file says what a part's node is:
 // its name, made from a template, its labels, and how the provider tells
 // its own nodes from everyone else's.
@@ -182,8 +182,8 @@ func (c *Config) StaticLabelKeys() []string {
 }
 
 // ours returns node, read with err, or an error if it is another's
-// ([Provider.foreign]).
-func (p *Provider) ours(node *corev1.Node, err error) (*corev1.Node, error) {
+// ([Node.foreign]).
+func (p *Node) ours(node *corev1.Node, err error) (*corev1.Node, error) {
 	if err == nil {
 		err = p.foreign(node)
 	}
@@ -197,7 +197,7 @@ func (p *Provider) ours(node *corev1.Node, err error) (*corev1.Node, error) {
 // touch: a part's node (-parts) without the provider's ownership label
 // (parts.go), though its name is the part's. A node of its own is always
 // the provider's.
-func (p *Provider) foreign(node *corev1.Node) error {
+func (p *Node) foreign(node *corev1.Node) error {
 	if p.cfg.Parts == nil || p.cfg.Parts.Owns(node) {
 		return nil
 	}

@@ -47,7 +47,7 @@ import (
 // plugin's ping, or the ping of its part: internal/supervise), applies it to the
 // node, and delivers what changed. When nothing conflicts, it reads the
 // node once, from the cache, and calls Apply once.
-func (p *Provider) PingOnce(ctx context.Context) {
+func (p *Node) PingOnce(ctx context.Context) {
 	taken, stepped, ok := p.feed.take(ctx, p)
 	if !ok {
 		return
@@ -125,7 +125,7 @@ func (p *Provider) PingOnce(ctx context.Context) {
 // registered too recently for the cache (but at the first ping, which
 // takes the node as registered), or deleted by someone, and then
 // registered again.
-func (p *Provider) current(ctx context.Context) (*corev1.Node, error) {
+func (p *Node) current(ctx context.Context) (*corev1.Node, error) {
 	unseen := p.unseen
 	p.unseen = false
 	cached, err := p.caches.Node.Get(p.cfg.Static.Name)
@@ -151,7 +151,7 @@ func (p *Provider) current(ctx context.Context) (*corev1.Node, error) {
 
 // setPending makes node stand in for the cached node while the cache
 // shows one of the versions in older (or one already known older).
-func (p *Provider) setPending(node *corev1.Node, older []string) {
+func (p *Node) setPending(node *corev1.Node, older []string) {
 	if p.pending == nil {
 		p.older = map[string]bool{}
 	}
@@ -168,7 +168,7 @@ func (p *Provider) setPending(node *corev1.Node, older []string) {
 // at every ping that repeats it. The metric counts it at every ping; the
 // events are recorded at every ping too, and client-go's correlator
 // aggregates them (events.go).
-func (p *Provider) logWarnings(warnings []pingstatus.Warning) {
+func (p *Node) logWarnings(warnings []pingstatus.Warning) {
 	p.lastWarnings = LogNewWarnings(p.log, p.lastWarnings, warnings)
 }
 
@@ -189,7 +189,7 @@ func LogNewWarnings(log *slog.Logger, last map[pingstatus.Warning]bool, warnings
 // write that carries them is made: the object patch carries the taints,
 // the labels and the ownership annotations (this provider keeps no ping-response
 // annotation), the status the resources and the conditions.
-func (p *Provider) logChanges(res nodeapply.Result, subjects ...pingstatus.Subject) {
+func (p *Node) logChanges(res nodeapply.Result, subjects ...pingstatus.Subject) {
 	for _, c := range res.Changes {
 		for _, s := range subjects {
 			if c.Subject == s {

@@ -69,7 +69,7 @@ type podTold struct {
 
 // podDevices tells each pod bound to the node, once per outcome, which
 // devices of pool, the node's pool after the ping, its claims were given.
-func (p *Provider) podDevices(ctx context.Context, pool []devicepool.Device) {
+func (p *Node) podDevices(ctx context.Context, pool []devicepool.Device) {
 	d := p.devices
 	if d == nil {
 		return
@@ -135,7 +135,7 @@ func mayUseDevices(pod *corev1.Pod) bool {
 // storedClaim returns a function that reads a claim of namespace from the
 // API server, nil when there is none; the first other failure is kept in
 // failed.
-func (p *Provider) storedClaim(ctx context.Context, namespace string, failed *error) func(string) *resourcev1.ResourceClaim {
+func (p *Node) storedClaim(ctx context.Context, namespace string, failed *error) func(string) *resourcev1.ResourceClaim {
 	return func(name string) *resourcev1.ResourceClaim {
 		claim, err := p.client.ResourceV1().ResourceClaims(namespace).Get(ctx, name, metav1.GetOptions{})
 		switch {

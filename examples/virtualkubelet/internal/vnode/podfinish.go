@@ -14,7 +14,7 @@ import (
 // what stops it and waits until it has. A pod waits for the plugin's first
 // answer ([pods.Finisher.Answered]), and with -confirm for its job's
 // removal, recorded on it ([jobs.Stopped]).
-func (p *Provider) finishDeletes(ctx context.Context) (stop func()) {
+func (p *Node) finishDeletes(ctx context.Context) (stop func()) {
 	var stopped func(*corev1.Pod) bool
 	if p.cfg.Confirm {
 		stopped = jobs.Stopped

@@ -25,7 +25,7 @@ import (
 // storedNode returns the node as stored, nil when there is none. It reads
 // it once: from the API server, or, at the first run of a part's node, as
 // its supervisor read it at the ping that registers it (readNew).
-func (p *Provider) storedNode(ctx context.Context) (*corev1.Node, error) {
+func (p *Node) storedNode(ctx context.Context) (*corev1.Node, error) {
 	var stored *corev1.Node
 	var err error
 	if r := p.Known; r != nil {
@@ -42,7 +42,7 @@ func (p *Provider) storedNode(ctx context.Context) (*corev1.Node, error) {
 
 // register creates the node when stored is nil, and otherwise refreshes
 // it; it returns the node as stored after.
-func (p *Provider) register(ctx context.Context, stored *corev1.Node) (*corev1.Node, error) {
+func (p *Node) register(ctx context.Context, stored *corev1.Node) (*corev1.Node, error) {
 	if stored != nil {
 		return p.refresh(ctx, stored)
 	}
@@ -63,7 +63,7 @@ func (p *Provider) register(ctx context.Context, stored *corev1.Node) (*corev1.N
 // provider's static labels and version (its status.nodeInfo), writing
 // only what differs; what else it has stays, and the next ping brings the
 // plugin's reply. It returns the node as stored after.
-func (p *Provider) refresh(ctx context.Context, stored *corev1.Node) (*corev1.Node, error) {
+func (p *Node) refresh(ctx context.Context, stored *corev1.Node) (*corev1.Node, error) {
 	static := p.cfg.Static
 	labels := map[string]string{}
 	for k, v := range static.Labels {
@@ -89,7 +89,7 @@ func (p *Provider) refresh(ctx context.Context, stored *corev1.Node) (*corev1.No
 
 // patch sends patch, a JSON merge patch, to the node or to its
 // subresource, as a write of kind.
-func (p *Provider) patch(ctx context.Context, kind string, patch map[string]any, subresource ...string) (*corev1.Node, error) {
+func (p *Node) patch(ctx context.Context, kind string, patch map[string]any, subresource ...string) (*corev1.Node, error) {
 	data, err := json.Marshal(patch)
 	if err != nil {
 		return nil, err
@@ -102,7 +102,7 @@ func (p *Provider) patch(ctx context.Context, kind string, patch map[string]any,
 // registrar waits, when the node is new and its supervisor bounds how
 // many register at once, until the node may register, and returns what to
 // call once it is registered (or failed to be).
-func (p *Provider) registrar(ctx context.Context, new bool) (registered func()) {
+func (p *Node) registrar(ctx context.Context, new bool) (registered func()) {
 	places := p.cfg.Process.Registering
 	if !new || places == nil {
 		return func() {}
@@ -122,7 +122,7 @@ func (p *Provider) registrar(ctx context.Context, new bool) (registered func()) 
 // The run's first step applies the same ping again, to the node as
 // registered, and finds nothing to write. A node of its own has no ping
 // waiting: its supervisor pings once the run takes the pings.
-func (p *Provider) withFirstPing(node *corev1.Node) (*corev1.Node, bool) {
+func (p *Node) withFirstPing(node *corev1.Node) (*corev1.Node, bool) {
 	ping, ok := p.feed.peek()
 	if !ok || !ping.Reached() {
 		return node, false
@@ -138,7 +138,7 @@ func (p *Provider) withFirstPing(node *corev1.Node) (*corev1.Node, bool) {
 // the static configuration has it, if someone deleted it: the ping then
 // brings back what the plugin reports. This is the one place that
 // registers a node once its run has.
-func (p *Provider) registerAgain(ctx context.Context) (*corev1.Node, error) {
+func (p *Node) registerAgain(ctx context.Context) (*corev1.Node, error) {
 	stored, err := p.nodes.Get(ctx, p.cfg.Static.Name, metav1.GetOptions{})
 	if !apierrors.IsNotFound(err) {
 		return p.ours(stored, err)

@@ -21,7 +21,7 @@ func TestRefresh(t *testing.T) {
 	old.Status.NodeInfo.KubeletVersion = "v1.30.0"
 	client := fake.NewClientset(old)
 	static := StaticNode(name)
-	p := NewProvider(Config{Static: static}, client, slog.New(slog.DiscardHandler))
+	p := New(Config{Static: static}, client, slog.New(slog.DiscardHandler))
 
 	got, err := p.refresh(t.Context(), old)
 	if err != nil {

@@ -42,14 +42,14 @@ const NodeStatusUpdateFrequency = 10 * time.Second
 // holdsBack reports whether res, the change of the ping at at, waits:
 // a part's node's change of figures alone, less than
 // [NodeStatusUpdateFrequency] after its last status written.
-func (p *Provider) holdsBack(res nodeapply.Result, at time.Time) bool {
+func (p *Node) holdsBack(res nodeapply.Result, at time.Time) bool {
 	return p.cfg.Parts != nil && res.FiguresOnly() && at.Sub(p.statusAt) < NodeStatusUpdateFrequency
 }
 
 // reportAfter sets when a steady node's status is next written: one
 // interval after now, shifted at random when the node changed or the
 // provider started.
-func (p *Provider) reportAfter(now time.Time, shift bool) {
+func (p *Node) reportAfter(now time.Time, shift bool) {
 	d := p.cfg.statusReport()
 	if shift {
 		d += time.Duration((rand.Float64() - 0.5) * float64(d))
@@ -62,7 +62,7 @@ func (p *Provider) reportAfter(now time.Time, shift bool) {
 // applied again with every heartbeat due (nodeapply's
 // Options.HeartbeatInterval), which changes the heartbeat times of the
 // conditions the provider sets, and nothing else.
-func (p *Provider) reportIfDue(ctx context.Context, base *corev1.Node, ping nodeapply.Ping, now time.Time) {
+func (p *Node) reportIfDue(ctx context.Context, base *corev1.Node, ping nodeapply.Ping, now time.Time) {
 	if now.Before(p.reportDue) {
 		return
 	}

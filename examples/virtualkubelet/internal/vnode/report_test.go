@@ -10,7 +10,7 @@ import (
 // report, exactly one interval later.
 func TestReportJitter(t *testing.T) {
 	const interval = 5 * time.Minute
-	p := &Provider{cfg: Config{StatusReport: interval}}
+	p := &Node{cfg: Config{StatusReport: interval}}
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	lowest, highest := time.Duration(1<<62), time.Duration(0)
 	for range 1000 {

@@ -26,7 +26,7 @@ import (
 
 // deliverStatus sends res's status patch, res being the ping applied to
 // base, and returns the node as stored after it.
-func (p *Provider) deliverStatus(ctx context.Context, base *corev1.Node, res nodeapply.Result) (*corev1.Node, error) {
+func (p *Node) deliverStatus(ctx context.Context, base *corev1.Node, res nodeapply.Result) (*corev1.Node, error) {
 	p.sent.Store(res.Node)
 	p.BeforeStatusPatch.Run(ctx)
 	stored, err := p.nodes.Patch(ctx, base.Name, types.StrategicMergePatchType, res.StatusPatch(), metav1.PatchOptions{FieldManager: FieldManager}, "status")
@@ -47,7 +47,7 @@ func (p *Provider) deliverStatus(ctx context.Context, base *corev1.Node, res nod
 // allocatable resources the node advertises, and the transitions of its
 // conditions from before (nil for a node just registered, whose first
 // ping sets the conditions).
-func (p *Provider) delivered(before, after *corev1.Node) {
+func (p *Node) delivered(before, after *corev1.Node) {
 	p.advertised = p.metrics.Advertise(p.advertised, after.Status.Allocatable)
 	if before == nil {
 		return
@@ -77,7 +77,7 @@ func (p *Provider) delivered(before, after *corev1.Node) {
 // applied to the node as cached, finds the change still to make and
 // sends it again; a node that is gone is registered again by the next
 // ping (registerAgain), not here.
-func (p *Provider) statusRefused(err error) {
+func (p *Node) statusRefused(err error) {
 	if apierrors.IsNotFound(err) {
 		p.log.Warn("the node is gone; the next ping registers it again")
 		return
@@ -89,4 +89,4 @@ func (p *Provider) statusRefused(err error) {
 
 // LastSent returns the node whose status the provider last sent, or nil:
 // what a test waits to see stored.
-func (p *Provider) LastSent() *corev1.Node { return p.sent.Load() }
+func (p *Node) LastSent() *corev1.Node { return p.sent.Load() }
