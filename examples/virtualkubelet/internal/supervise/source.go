@@ -12,8 +12,7 @@ import (
 )
 
 // The supervisor of one node: a node of its own (see pinging.go for the
-// two kinds of supervisor), and the feed by which any supervisor hands a
-// node its pings.
+// two kinds of supervisor).
 
 // NodeSupervisor serves one node, a node of its own: it pings the plugin
 // every interval and hands the node the ping, with the reply's warnings,

@@ -117,8 +117,8 @@ type Node struct {
 	another atomic.Bool
 }
 
-// New returns a provider for cfg that talks to the API server
-// through client.
+// New returns the node of cfg, which talks to the API server through
+// client.
 func New(cfg Config, client kubernetes.Interface, log *slog.Logger) *Node {
 	all := cfg.Metrics
 	if all == nil {
@@ -138,7 +138,7 @@ func New(cfg Config, client kubernetes.Interface, log *slog.Logger) *Node {
 	}
 }
 
-// Config returns the configuration of the provider.
+// Config returns the configuration of the node.
 func (p *Node) Config() Config { return p.cfg }
 
 // Client returns the client of its reads and writes.
