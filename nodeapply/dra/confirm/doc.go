@@ -130,8 +130,18 @@
 //     the same at every step that decides the same way, with no text from
 //     the backend.
 //   - confirm-state: [StateOf] reads a job from its containers as the backend
-//     reports them (interLink's status): started when a container runs, or
-//     has terminated after it started; refused when a container terminated
-//     without starting; gone when each container has an empty state;
-//     queued otherwise, an empty list included.
+//     reports them (interLink's status): started when a container runs,
+//     or has terminated after it started, or has terminated with an exit
+//     code of its own, whether or not it was seen to start; refused when a
+//     container terminated without starting with [ExitCancelled] (15,
+//     SIGTERM's number: the exit code of a job the backend cancelled
+//     before it ran); gone when each container has an empty state;
+//     queued otherwise, an empty list included. A backend that looks at
+//     its jobs now and then sees a short job only once it ended
+//     (interLink's Slurm plugin records a start only when one of its
+//     refreshes, 10 s apart, sees the job running, and answers a job it
+//     never saw run with no start time), and a job that ended on its own
+//     ran: read as refused, it would be run again, and again. A job
+//     cancelled, or killed by its time limit, before the backend saw it
+//     run, and a job whose own exit code is 15, read as refused.
 package confirm

@@ -15,8 +15,8 @@ const (
 	JobQueued State = iota
 	// JobStarted: the backend runs the job, or ran it.
 	JobStarted
-	// JobRefused: the backend will not run the job: it ended without
-	// starting.
+	// JobRefused: the backend will not run the job: it cancelled it
+	// before it ran.
 	JobRefused
 	// JobGone: the backend has no job of the pod: it was removed, or
 	// never made. It is no job (rule confirm-gone).
@@ -36,6 +36,13 @@ func (s State) String() string {
 	}
 	return fmt.Sprintf("State(%d)", int(s))
 }
+
+// ExitCancelled is the exit code of a job the backend cancelled, or
+// killed, before its container could say how it ended: SIGTERM's number,
+// which Slurm sends a job it cancels (scancel, state CA) or that reaches
+// its time limit (TO), and which interLink's Slurm plugin then answers
+// (rule confirm-state).
+const ExitCancelled = 15
 
 // Job is a pod the backend has, as it says.
 type Job struct {
@@ -57,19 +64,24 @@ func (j Job) String() string {
 
 // StateOf returns the state of a job whose containers are as the backend
 // reports them (rule confirm-state): started when a container runs, or
-// terminated after it started; refused when a container terminated
-// without starting; gone when every container has an empty state (as
-// interLink's Slurm plugin answers for a pod it has no job of); queued
-// otherwise.
+// has terminated after it started, or has terminated with an exit code of
+// its own, started or not (a job that ran and ended between two looks of
+// the backend: interLink's Slurm plugin records a start only when a
+// refresh of its sees the job running); refused when a container
+// terminated without starting, with [ExitCancelled], as a job cancelled
+// while it queued is answered; gone when every container has an empty
+// state (as interLink's Slurm plugin answers for a pod it has no job of);
+// queued otherwise.
 func StateOf(containers []corev1.ContainerStatus) State {
 	refused, empty := false, len(containers) > 0
 	for _, c := range containers {
+		t := c.State.Terminated
 		switch {
 		case c.State.Running != nil:
 			return JobStarted
-		case c.State.Terminated != nil && !c.State.Terminated.StartedAt.IsZero():
+		case t != nil && (!t.StartedAt.IsZero() || t.ExitCode != ExitCancelled):
 			return JobStarted
-		case c.State.Terminated != nil:
+		case t != nil:
 			refused = true
 		}
 		empty = empty && c.State == (corev1.ContainerState{})

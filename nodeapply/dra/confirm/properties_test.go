@@ -416,9 +416,10 @@ func TestPropertyPatch(t *testing.T) {
 }
 
 // TestPropertyStateOf checks rule confirm-state: started when a container
-// runs or terminated after it started; else refused when one terminated;
-// else gone when there are containers and each has an empty state; else
-// queued; whatever the order of the containers.
+// runs, terminated after it started, or terminated with an exit code of
+// its own; else refused when one terminated with ExitCancelled; else gone
+// when there are containers and each has an empty state; else queued;
+// whatever the order of the containers.
 func TestPropertyStateOf(t *testing.T) {
 	started := metav1.NewTime(propBase)
 	states := []corev1.ContainerState{
@@ -427,7 +428,10 @@ func TestPropertyStateOf(t *testing.T) {
 		{Running: &corev1.ContainerStateRunning{}},
 		{Running: &corev1.ContainerStateRunning{StartedAt: started}},
 		{Terminated: &corev1.ContainerStateTerminated{ExitCode: 1}},
+		{Terminated: &corev1.ContainerStateTerminated{ExitCode: 0}},
+		{Terminated: &corev1.ContainerStateTerminated{ExitCode: confirm.ExitCancelled}},
 		{Terminated: &corev1.ContainerStateTerminated{StartedAt: started}},
+		{Terminated: &corev1.ContainerStateTerminated{StartedAt: started, ExitCode: confirm.ExitCancelled}},
 	}
 	rapid.Check(t, func(t *rapid.T) {
 		var containers []corev1.ContainerStatus
@@ -438,7 +442,7 @@ func TestPropertyStateOf(t *testing.T) {
 		empty := len(containers) > 0
 		for _, c := range containers {
 			switch {
-			case c.State.Running != nil || c.State.Terminated != nil && !c.State.Terminated.StartedAt.IsZero():
+			case c.State.Running != nil || c.State.Terminated != nil && (!c.State.Terminated.StartedAt.IsZero() || c.State.Terminated.ExitCode != confirm.ExitCancelled):
 				want = confirm.JobStarted
 			case c.State.Terminated != nil && want == confirm.JobQueued:
 				want = confirm.JobRefused
