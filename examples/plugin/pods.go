@@ -102,7 +102,9 @@ func podStatuses(jobs *partsfleet.Fleet, pods []corev1.Pod) []podapi.PodStatus {
 // body), whose pod has no UID, or one of whose containers mounts a volume
 // without an entry of its name under "container" (the RetrievedPodData a
 // sidecar reads), is answered 504 in plain text, as the Slurm plugin
-// answers every create it refuses.
+// answers every create it refuses; so is a pod its backend refuses (no
+// machine is its node, or it is too large), in sbatch's words, with no
+// job made.
 func serveCreate(w http.ResponseWriter, r *http.Request, jobs *partsfleet.Fleet) {
 	data, ok := readBody(w, r)
 	if !ok {
@@ -121,7 +123,12 @@ func serveCreate(w http.ResponseWriter, r *http.Request, jobs *partsfleet.Fleet)
 		plainError(w, http.StatusGatewayTimeout, "could not find retrieved container for "+c+" in pod "+req.Pod.Name)
 		return
 	}
-	writeJSON(w, podapi.Created{PodUID: string(req.Pod.UID), PodJID: jobs.Create(partsfleet.JobOf(&req.Pod))})
+	job := jobs.Create(partsfleet.JobOf(&req.Pod))
+	if job.State == partsfleet.Refused { // as sbatch refuses a job at submission: no job
+		plainError(w, http.StatusGatewayTimeout, "sbatch: error: Batch job submission failed: "+job.Message)
+		return
+	}
+	writeJSON(w, podapi.Created{PodUID: string(req.Pod.UID), PodJID: job.ID})
 }
 
 // unretrieved returns the first container of req's pod that mounts a

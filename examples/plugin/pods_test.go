@@ -113,6 +113,18 @@ func create(t *testing.T, server *httptest.Server, pod corev1.Pod) podapi.Create
 	return created
 }
 
+// refusedCreate creates pod, which its backend must refuse, and returns
+// the words of the answer, which must be 504 in plain text, as sbatch's
+// refusal is answered.
+func refusedCreate(t *testing.T, server *httptest.Server, pod corev1.Pod) string {
+	t.Helper()
+	code, body := call(t, server, http.MethodPost, podapi.CreatePath, podapi.NewCreateRequest(&pod))
+	if code != http.StatusGatewayTimeout || !strings.HasPrefix(string(body), "sbatch: error: Batch job submission failed: ") {
+		t.Fatalf("create %s: %d: %s; want 504 and sbatch's refusal", pod.UID, code, body)
+	}
+	return string(body)
+}
+
 // podStatus is what the plugin says of pod, its job id, in state.
 func podStatus(pod corev1.Pod, id string, state corev1.ContainerState) podapi.PodStatus {
 	return podapi.PodStatus{
@@ -126,7 +138,8 @@ func podStatus(pod corev1.Pod, id string, state corev1.ContainerState) podapi.Po
 var sameInstant = cmp.Comparer(func(a, b metav1.Time) bool { return a.Equal(&b) })
 
 // TestPodsRoundTrip: a pod created on a machine without room queues, one
-// with room runs, one on no machine is refused; once the running pod is
+// with room runs, one on no machine is refused, in sbatch's words, and
+// has no job; once the running pod is
 // deleted the queued one runs, from then on; a deleted pod is left out of
 // the status; and the ping, with no body or an empty list, is the fleet's
 // reply, its free cpus less the running pods'.
@@ -163,12 +176,15 @@ func TestPodsRoundTrip(t *testing.T) {
 
 	a, b, c, d := testPod("a", "vk-cn001", "2"), testPod("b", "vk-cn001", "500m"), testPod("c", "cn002", "1"), testPod("d", "gpu01", "1")
 	var created []podapi.Created
-	for _, p := range []corev1.Pod{a, b, c, d, a} { // a twice: created once, by its UID
+	for _, p := range []corev1.Pod{a, b, c, a} { // a twice: created once, by its UID
 		created = append(created, create(t, server, p))
 	}
-	wantCreated := []podapi.Created{{PodUID: "a", PodJID: "job-1"}, {PodUID: "b", PodJID: "job-2"}, {PodUID: "c", PodJID: "job-3"}, {PodUID: "d", PodJID: "job-4"}, {PodUID: "a", PodJID: "job-1"}}
+	wantCreated := []podapi.Created{{PodUID: "a", PodJID: "job-1"}, {PodUID: "b", PodJID: "job-2"}, {PodUID: "c", PodJID: "job-3"}, {PodUID: "a", PodJID: "job-1"}}
 	if diff := cmp.Diff(wantCreated, created); diff != "" {
 		t.Errorf("created (-want +got):\n%s", diff)
+	}
+	if words := refusedCreate(t, server, d); !strings.HasSuffix(words, partsfleet.RefusedNoMachine) {
+		t.Errorf("the create of d, on no machine, answered %q; want the backend's reason, %q", words, partsfleet.RefusedNoMachine)
 	}
 	if fleet.Created() != 4 {
 		t.Errorf("%d jobs created for 4 pods; want one a pod", fleet.Created())
@@ -178,9 +194,6 @@ func TestPodsRoundTrip(t *testing.T) {
 	runningSince := func(at time.Time) corev1.ContainerState {
 		return corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(at)}}
 	}
-	refused := corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
-		Reason: "Refused", ExitCode: 1, Message: partsfleet.RefusedNoMachine, FinishedAt: metav1.NewTime(t0),
-	}}
 	steps := []struct {
 		name   string
 		minute int64        // the clock, in minutes after t0
@@ -191,7 +204,7 @@ func TestPodsRoundTrip(t *testing.T) {
 	}{
 		{"created", 0, nil, []corev1.Pod{a, b, c, d, testPod("unknown", "cn001", "1")}, []podapi.PodStatus{
 			podStatus(a, "job-1", runningSince(t0)), podStatus(b, "job-2", queued),
-			podStatus(c, "job-3", queued), podStatus(d, "job-4", refused),
+			podStatus(c, "job-3", queued),
 		}, []string{"full", "full"}},
 		{"room freed", 5, []corev1.Pod{a}, []corev1.Pod{a, b, c}, []podapi.PodStatus{
 			podStatus(b, "job-2", runningSince(t0.Add(5*time.Minute))), podStatus(c, "job-3", queued),

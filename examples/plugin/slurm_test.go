@@ -163,8 +163,8 @@ func TestSlurmCreatedTwice(t *testing.T) {
 // TestSlurmPlacement: with -slurm the pod's node name chooses no
 // machine: the backend does, the first with room, or its one queue; only
 // the annotation slurm-job.vk.io/flags pins a pod, to a machine as Slurm
-// names it, and a pin to a node name is refused, terminated without a
-// start.
+// names it, and a pin to a node name is refused at its create, in
+// sbatch's words, with no job: its status is that of a pod without one.
 func TestSlurmPlacement(t *testing.T) {
 	server, fleet, _ := serve(t, t0, append([]string{"-slurm"}, twoIdleOf4...)...)
 	nodeNamed := slurmPod("node-named", "", "3")
@@ -179,9 +179,13 @@ func TestSlurmPlacement(t *testing.T) {
 	// node-named on cn001, the first with room, whatever its node name;
 	// then 1 cpu free on each machine, too few for the last.
 	for _, p := range pods {
+		if p.UID == "vk" {
+			refusedCreate(t, server, p)
+			continue
+		}
 		create(t, server, p)
 	}
-	want := map[string]string{"node-named": "running cn001", "pinned": "running cn002", "w": "running cn002", "vk": "refused ", "queued": "queued "}
+	want := map[string]string{"node-named": "running cn001", "pinned": "running cn002", "w": "running cn002", "vk": "State(0) ", "queued": "queued "} // vk: no job
 	got := map[string]string{}
 	for _, p := range pods {
 		s, _ := fleet.Job(string(p.UID))
@@ -191,9 +195,8 @@ func TestSlurmPlacement(t *testing.T) {
 		t.Errorf("jobs (-want +got):\n%s", diff)
 	}
 	statuses := statusOf(t, server, pods[3], pods[4])
-	refused := corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 1, FinishedAt: metav1.NewTime(t0)}}
 	queued := corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{}}
-	wantStatuses := []podapi.PodStatus{slurmStatus(pods[3], refused), slurmStatus(pods[4], queued)}
+	wantStatuses := []podapi.PodStatus{slurmStatus(pods[3], corev1.ContainerState{}), slurmStatus(pods[4], queued)}
 	if diff := cmp.Diff(wantStatuses, statuses, sameInstant); diff != "" {
 		t.Errorf("status (-want +got):\n%s", diff)
 	}

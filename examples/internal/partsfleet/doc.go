@@ -27,8 +27,10 @@
 //     same UID returns the same job and changes nothing. (In a Slurm
 //     fleet, its second job below instead.)
 //  4. A pod whose node names no machine, or which asks more cpus than a
-//     machine has, is refused at once: its job stays, [Refused], until it
-//     is deleted. (In a Slurm fleet, its placement below says which are refused.)
+//     machine has, is refused at once, as sbatch refuses a job at
+//     submission: the job is [Refused] among [Fleet.Jobs], and no job of
+//     its pod, whose UID names the job it named before, if any. (In a
+//     Slurm fleet, its placement below says which are refused.)
 //  5. Each machine runs its pods first come, first served: a pod starts
 //     at once when its machine has the cpus free and no pod queues there
 //     before it, and queues otherwise ([Queued]). A queued pod does not
@@ -104,8 +106,8 @@
 // [JobStatus.PodStatus] is a job as interLink's plugin API reports it
 // (podapi.PodStatus): a queued job's containers are waiting (reason
 // "Queued"), a running job's are running since it started, a refused
-// job's are terminated (reason "Refused", exit code 1) without having
-// started, a completed job's are terminated (reason "Completed", exit
+// job's (which no pod's UID names) are terminated (reason "Refused", exit
+// code 1) without having started, a completed job's are terminated (reason "Completed", exit
 // code 0) since it started, and a cancelled job's are terminated
 // (reason "Cancelled", exit code 15), started or not.
 // [JobStatus.SlurmContainerStatus] is a container as interLink's Slurm

@@ -181,17 +181,20 @@ func (j *job) copyStatus() JobStatus {
 	return s
 }
 
-// Create creates job, and returns its ID: the job starts on a machine
-// at once if it can, and queues or is refused otherwise (see the
-// package's rules). A second Create of the same UID changes nothing and
-// returns the first job's ID; in a Slurm fleet it creates a second job,
-// which the UID names from then on, and the first runs on.
-func (f *Fleet) Create(j Job) string {
+// Create creates job, and returns its status: the job starts on a
+// machine at once if it can, and queues or is refused otherwise (see the
+// package's rules). A refused job is no job of its pod, as a job sbatch
+// refuses at submission: its UID names the job it named before, if any,
+// and the refused one is only among [Fleet.Jobs]. A second Create of the
+// same UID changes nothing and returns the first job; in a Slurm fleet it
+// creates a second job, which the UID names from then on, and the first
+// runs on.
+func (f *Fleet) Create(j Job) JobStatus {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.advance()
 	if had, ok := f.jobs[j.UID]; ok && !f.config.Slurm {
-		return had.status.ID
+		return had.copyStatus()
 	}
 	n := len(f.all) + 1
 	id := "job-" + strconv.Itoa(n)
@@ -201,10 +204,12 @@ func (f *Fleet) Create(j Job) string {
 	j.CPUs = max(j.CPUs, 0)
 	j.Containers = slices.Clone(j.Containers)
 	created := &job{status: JobStatus{Job: j, ID: id, Created: f.now()}, machine: -1}
-	f.jobs[j.UID] = created
 	f.all = append(f.all, created)
 	f.place(created)
-	return id
+	if created.status.State != Refused {
+		f.jobs[j.UID] = created
+	}
+	return created.copyStatus()
 }
 
 // Job returns the job of the pod whose UID is uid, and reports whether

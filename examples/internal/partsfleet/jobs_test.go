@@ -52,16 +52,19 @@ func pod(uid, node string, cpus int) Job {
 }
 
 // states says where each job of uids is, "absent" for one the fleet has
-// not: its state and machine, and a refused job's message.
+// not: its state and machine, and for a pod whose newest job was refused
+// (which is no job of the pod) the refusal's machine and message.
 func states(f *Fleet, uids ...string) map[string]string {
 	got := map[string]string{}
 	for _, uid := range uids {
 		s, ok := f.Job(uid)
+		all := f.JobsOf(uid)
 		switch {
+		case len(all) > 0 && all[len(all)-1].State == Refused && !all[len(all)-1].Deleted:
+			r := all[len(all)-1]
+			got[uid] = fmt.Sprintf("refused %s: %s", r.Machine, r.Message)
 		case !ok:
 			got[uid] = "absent"
-		case s.State == Refused:
-			got[uid] = fmt.Sprintf("refused %s: %s", s.Machine, s.Message)
 		default:
 			got[uid] = fmt.Sprintf("%s %s", s.State, s.Machine)
 		}
@@ -72,7 +75,7 @@ func states(f *Fleet, uids ...string) map[string]string {
 // TestJobs: a pod's job starts when its machine has room and queues
 // otherwise, first come first served; queued jobs start in order when a
 // running job is deleted or native jobs end; a pod is created once; and
-// a pod without a machine, or larger than one, is refused until deleted.
+// a pod without a machine, or larger than one, is refused and has no job.
 func TestJobs(t *testing.T) {
 	runFleetCases(t, fleetWith, []fleetCase{
 		{"starts when its machine has room", []int{4, 0}, func(f *Fleet) {
@@ -124,10 +127,12 @@ func TestJobs(t *testing.T) {
 			"none": "refused : " + RefusedNoMachine, "other": "refused : " + RefusedNoMachine, "gpu": "refused : " + RefusedNoMachine,
 			"large": "refused cn001: " + RefusedTooLarge, "small": "running cn001",
 		}, []int{0}},
-		{"refused until deleted", []int{0}, func(f *Fleet) {
+		{"a refused pod has no job to delete", []int{0}, func(f *Fleet) {
 			f.Create(pod("large", "cn001", 9))
-			f.Delete("large")
-		}, map[string]string{"large": "absent"}, []int{8}},
+			if f.Delete("large") {
+				panic("Delete reports a job for a pod whose create was refused")
+			}
+		}, map[string]string{"large": "refused cn001: " + RefusedTooLarge}, []int{8}},
 		{"frozen, a deletion still starts the queued", []int{4}, func(f *Fleet) {
 			f.Create(pod("a", "cn001", 4))
 			f.Create(pod("b", "cn001", 2))
@@ -174,12 +179,33 @@ func runFleetCases(t *testing.T, build func(native ...int) (*Fleet, *clock), tes
 	}
 }
 
+// TestRefusedIsNoJob: a job refused at its create is no job of its pod,
+// as sbatch's refusal makes none: the pod's UID names no job, or in a
+// Slurm fleet the job it named before, which runs on.
+func TestRefusedIsNoJob(t *testing.T) {
+	f, _ := fleetWith(0)
+	if s := f.Create(pod("large", "cn001", 9)); s.State != Refused || s.Message != RefusedTooLarge {
+		t.Errorf("Create of a pod too large: %v %q, want refused, %q", s.State, s.Message, RefusedTooLarge)
+	}
+	if s, ok := f.Job("large"); ok {
+		t.Errorf("the refused pod's UID names a job: %s %v", s.ID, s.State)
+	}
+	g, _ := slurmWith(0)
+	first := g.Create(pod("a", "", 1))
+	if s := g.Create(pinned("a", "-w cn009", 1)); s.State != Refused {
+		t.Errorf("second create pinned to no machine: %v, want refused", s.State)
+	}
+	if s, ok := g.Job("a"); !ok || s.ID != first.ID || s.State != Running {
+		t.Errorf("after a refused second create the UID names %s %v (%v), want the first job %s, running", s.ID, s.State, ok, first.ID)
+	}
+}
+
 // TestJobIDsAndTimes: jobs are numbered in the order they are created,
 // a second create returns the first's ID, and a job's Started is when it
 // started, not when it was created.
 func TestJobIDsAndTimes(t *testing.T) {
 	f, c := fleetWith(4)
-	ids := []string{f.Create(pod("a", "cn001", 4)), f.Create(pod("b", "cn001", 4)), f.Create(pod("a", "cn001", 1))}
+	ids := []string{f.Create(pod("a", "cn001", 4)).ID, f.Create(pod("b", "cn001", 4)).ID, f.Create(pod("a", "cn001", 1)).ID}
 	if diff := cmp.Diff([]string{"job-1", "job-2", "job-1"}, ids); diff != "" {
 		t.Errorf("IDs (-want +got):\n%s", diff)
 	}

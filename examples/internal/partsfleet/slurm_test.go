@@ -88,7 +88,7 @@ func TestSlurmJobs(t *testing.T) {
 // and listed, and the first ends only when cancelled by its ID (a Slurm fleet's second job).
 func TestSlurmCreatedTwice(t *testing.T) {
 	f, _ := slurmWith(0)
-	ids := []string{f.Create(pod("a", "", 3)), f.Create(pod("a", "", 3)), f.Create(pod("b", "", 1))}
+	ids := []string{f.Create(pod("a", "", 3)).ID, f.Create(pod("a", "", 3)).ID, f.Create(pod("b", "", 1)).ID}
 	if diff := cmp.Diff([]string{"1", "2", "3"}, ids); diff != "" {
 		t.Errorf("IDs (-want +got):\n%s", diff)
 	}
