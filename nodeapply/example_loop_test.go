@@ -31,7 +31,14 @@ import (
 // pingOnce is one ping: ask the plugin, and apply what happened to node.
 func pingOnce(client *http.Client, url string, node *corev1.Node, opts nodeapply.Options) nodeapply.Result {
 	ping := nodeapply.Ping{At: time.Now()} // the library reads no clock: the time is passed in
-	resp, err := client.Get(url)           // client.Timeout bounds the ping
+	// As interLink pings: GET with the body [], an empty list of pods
+	// (interLink's Slurm plugin answers a ping without it 500).
+	req, err := http.NewRequest(http.MethodGet, url, strings.NewReader("[]"))
+	var resp *http.Response
+	if err == nil {
+		req.Header.Set("Content-Type", "application/json")
+		resp, err = client.Do(req) // client.Timeout bounds the ping
+	}
 	code := 0
 	if err == nil {
 		code = resp.StatusCode
@@ -69,10 +76,16 @@ func logWarnings(warnings []pingstatus.Warning) {
 // A provider's loop with net/http, against a plugin that answers, answers
 // the same again, then fails: the first ping sends both patches, the
 // second nothing, the third only the status (the connectivity condition
-// turns False).
+// turns False). The plugin reads the ping's body as interLink's Slurm
+// plugin does: a list of pods, the empty one for the ping; a ping without
+// it is answered 500.
 func Example_providerLoop() {
 	var calls atomic.Int32
-	plugin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	plugin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if body, _ := io.ReadAll(r.Body); string(body) != "[]" {
+			http.Error(w, "unexpected end of JSON input", http.StatusInternalServerError)
+			return
+		}
 		if calls.Add(1) == 3 {
 			http.Error(w, "<html>down for maintenance</html>", http.StatusServiceUnavailable)
 			return
