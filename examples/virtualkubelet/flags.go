@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/pingnode/pingnode/examples/internal/pingclient"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/election"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/rights"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
@@ -77,6 +78,7 @@ func registerFlags(fs *flag.FlagSet) *flags {
 	f.base.Transport.AddFlags(fs, "plugin-")
 	fs.DurationVar(&f.base.Interval, "interval", 5*time.Second, "how often the plugin is pinged; more than zero")
 	fs.DurationVar(&f.base.Timeout, "timeout", DefaultTimeout, "how long one ping may take; more than zero and less than -interval, so that a plugin that hangs fails its ping instead of stalling the loop. Not given, it is the default or 3/5 of -interval, whichever is less: -interval 2s alone pings with a 1.2 s timeout")
+	fs.DurationVar(&f.base.Transport.CallTimeout, "pod-timeout", pingclient.DefaultCallTimeout, "how long one call of the plugin's pod API (/create, /status of pods, /delete) may take, more than zero: their work takes longer than a ping's (interLink's API gives 120 s)")
 	fs.DurationVar(&f.base.StatusReport, "status-report", vnode.DefaultStatusReport, "how often the status of a steady node is written (a change is written at once); the first report after a start or a change moves by a random shift of up to half of it")
 	fs.DurationVar(&f.base.LeaseDuration, "lease-duration", vnode.DefaultLeaseDuration, "the duration of the node's Lease in kube-node-lease, in whole seconds")
 	fs.DurationVar(&f.base.LeaseRenew, "lease-renew", 0, "how often the node's Lease is renewed, less than -lease-duration; 0: a quarter of -lease-duration (10 s at its default)")
@@ -233,6 +235,8 @@ func (f *flags) settings(args []string) ([]vnode.Config, *election.Election, err
 		return nil, nil, flagError("node", f.node, "with more than one node, the name must hold %s, the node's index", Index)
 	// Zero means the default in a Config; on the command line, the
 	// default is written in the flag's own default instead.
+	case f.base.Transport.CallTimeout <= 0:
+		return nil, nil, flagError("pod-timeout", f.base.Transport.CallTimeout, "want more than zero")
 	case f.base.StatusReport <= 0:
 		return nil, nil, flagError("status-report", f.base.StatusReport, "want more than zero")
 	case f.base.LeaseDuration <= 0:

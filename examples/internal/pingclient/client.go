@@ -31,10 +31,11 @@ import (
 // Client pings one plugin. Its methods are safe for concurrent use, though
 // a provider pings one plugin at a time.
 type Client struct {
-	timeout time.Duration
-	maxBody int64 // bytes read of a reply
-	now     func() time.Time
-	log     *slog.Logger
+	timeout     time.Duration // of a ping
+	callTimeout time.Duration // of a call of the pod API
+	maxBody     int64         // bytes read of a reply
+	now         func() time.Time
+	log         *slog.Logger
 	// request is the URL requested: the plugin's, or for a Unix socket,
 	// http://unix and the path, as interLink does.
 	request string
@@ -57,15 +58,19 @@ func New(cfg Config) (*Client, error) {
 	}
 	scheme, socket, _ := parseURL(cfg.URL)
 	c := &Client{
-		timeout: cfg.Timeout,
-		maxBody: int64(cfg.MaxBodyBytes) + 1,
-		now:     cfg.Now,
-		log:     cfg.Log,
-		request: cfg.URL,
-		socket:  socket,
+		timeout:     cfg.Timeout,
+		callTimeout: cfg.CallTimeout,
+		maxBody:     int64(cfg.MaxBodyBytes) + 1,
+		now:         cfg.Now,
+		log:         cfg.Log,
+		request:     cfg.URL,
+		socket:      socket,
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		c.maxBody = pingstatus.DefaultMaxBodyBytes + 1
+	}
+	if c.callTimeout <= 0 {
+		c.callTimeout = DefaultCallTimeout
 	}
 	if c.now == nil {
 		c.now = time.Now
@@ -176,7 +181,7 @@ func (c *Client) current() (*http.Client, string) {
 // The reply's body, the URL and the token are never part of a failure.
 func (c *Client) Ping(ctx context.Context) nodeapply.Ping {
 	ping := nodeapply.Ping{At: c.now()}
-	body, code, words, err := c.exchange(ctx, http.MethodGet, c.request, []byte(podapi.PingBody), c.maxBody)
+	body, code, words, err := c.exchange(ctx, c.timeout, http.MethodGet, c.request, []byte(podapi.PingBody), c.maxBody)
 	if err != nil || code != http.StatusOK {
 		ping.Failure = words
 		return ping
@@ -185,20 +190,22 @@ func (c *Client) Ping(ctx context.Context) nodeapply.Ping {
 	return ping
 }
 
-// exchange sends one request to the plugin, with the client's transport,
-// token and timeout, and reads at most limit bytes of its answer; a body,
-// when there is one, is JSON. It returns the status code (0 without an
-// answer). An answer other than HTTP 200, a timeout, a transport error or
-// an answer cut short is a failure, named by its words (a timeout that is
-// the client's own says how long it was), with the error behind them,
-// which never holds the URL, except that an answer other than 200 has no
-// error.
-func (c *Client) exchange(ctx context.Context, method, target string, body []byte, limit int64) (answer []byte, code int, words string, err error) {
+// exchange sends one request to the plugin, with the client's transport
+// and token, bounded by timeout (none when zero or less), and reads at
+// most limit bytes of its answer; a body, when there is one, is JSON. It
+// returns the status code (0 without an answer). An answer other than
+// HTTP 200, a timeout, a transport error or an answer cut short is a
+// failure, named by its words (a timeout that is the client's own says
+// how long it was), with the error behind them, which never holds the
+// URL, except that an answer other than 200 has no error; its body, at
+// most maxWords bytes of it with the token in it replaced by "[token]",
+// comes back as answer.
+func (c *Client) exchange(ctx context.Context, timeout time.Duration, method, target string, body []byte, limit int64) (answer []byte, code int, words string, err error) {
 	client, token := c.current()
 	parent := ctx
-	if c.timeout > 0 {
+	if timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.timeout)
+		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
 	var content io.Reader
@@ -207,7 +214,7 @@ func (c *Client) exchange(ctx context.Context, method, target string, body []byt
 	}
 	req, err := http.NewRequestWithContext(ctx, method, target, content)
 	if err != nil { // the URL passed Validate
-		return nil, 0, c.failure(parent, 0, err), withoutURL(err)
+		return nil, 0, c.failure(parent, timeout, 0, err), withoutURL(err)
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -218,28 +225,32 @@ func (c *Client) exchange(ctx context.Context, method, target string, body []byt
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, 0, c.failure(parent, 0, err), withoutURL(err)
+		return nil, 0, c.failure(parent, timeout, 0, err), withoutURL(err)
 	}
 	defer func() { _ = resp.Body.Close() }()
 	if resp.StatusCode != http.StatusOK {
-		// Read a little of the body, so that the connection can serve
-		// the next request.
+		// Keep the plugin's words, and read a little more of the body,
+		// so that the connection can serve the next request.
+		answer, _ = io.ReadAll(io.LimitReader(resp.Body, maxWords))
 		_, _ = io.CopyN(io.Discard, resp.Body, 64<<10)
-		return nil, resp.StatusCode, c.failure(parent, resp.StatusCode, nil), nil
+		if token != "" { // a plugin that says the token back does not put it in a log
+			answer = bytes.ReplaceAll(answer, []byte(token), []byte("[token]"))
+		}
+		return answer, resp.StatusCode, c.failure(parent, timeout, resp.StatusCode, nil), nil
 	}
 	answer, err = io.ReadAll(io.LimitReader(resp.Body, limit))
 	if err != nil {
-		return nil, resp.StatusCode, c.failure(parent, 0, err), withoutURL(err)
+		return nil, resp.StatusCode, c.failure(parent, timeout, 0, err), withoutURL(err)
 	}
 	return answer, resp.StatusCode, "", nil
 }
 
 // failure names what went wrong; a timeout that is the client's own says
 // how long it was.
-func (c *Client) failure(parent context.Context, code int, err error) string {
+func (c *Client) failure(parent context.Context, timeout time.Duration, code int, err error) string {
 	words := failure.Of(code, err)
-	if words == "timeout" && c.timeout > 0 && parent.Err() == nil {
-		return "timeout after " + c.timeout.String()
+	if words == "timeout" && timeout > 0 && parent.Err() == nil {
+		return "timeout after " + timeout.String()
 	}
 	return words
 }

@@ -13,6 +13,11 @@ import (
 // Unix socket, when [Config.Path] is empty.
 const DefaultPath = "/status"
 
+// DefaultCallTimeout is [Config.CallTimeout] when it is not set: the
+// time interLink's API gives a plugin to answer (its
+// ResponseHeaderTimeout, cmd/interlink/main.go).
+const DefaultCallTimeout = 120 * time.Second
+
 // maxSocketPath is the longest path of a Unix socket that Linux takes
 // (sun_path holds 108 bytes with the terminating NUL).
 const maxSocketPath = 107
@@ -37,6 +42,12 @@ type Config struct {
 	// of the reply read; zero or less means no bound but the caller's
 	// context.
 	Timeout time.Duration
+	// CallTimeout bounds one call of the plugin's pod API (a create, a
+	// status of pods, a delete), whose work takes longer than a ping
+	// (interLink's Slurm plugin runs sbatch within a create, one squeue a
+	// job within a status, and may sleep 5 s within a delete); zero or
+	// less means [DefaultCallTimeout].
+	CallTimeout time.Duration
 	// MaxBodyBytes is the largest reply that the caller accepts, the
 	// MaxBodyBytes of the pingstatus.Options it parses the reply with;
 	// zero or less means pingstatus.DefaultMaxBodyBytes. The client reads

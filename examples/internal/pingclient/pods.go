@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
+	"unicode"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -15,17 +18,21 @@ import (
 )
 
 // The most bytes read of an answer of the pod API: the statuses of many
-// pods can be large; the other answers are small.
+// pods can be large; the other answers are small. Of an answer other
+// than 200, maxWords bytes are kept, the plugin's words.
 const (
 	maxStatusAnswer = 8 << 20
 	maxAnswer       = 1 << 20
+	maxWords        = 512
 )
 
 // CallError is the failure of a call to the plugin's pod API
 // ([Client.Create], [Client.Status], [Client.Delete]). Its message is
 // the method, the API path and what went wrong, in the words of
-// [failure.Of] ("POST /create: HTTP 500 Internal Server Error"); it
-// never holds the URL, the token nor the answer's body.
+// [failure.Of] ("POST /create: HTTP 504 Gateway Timeout"), then the
+// plugin's own words when it answered with an error (the body of its
+// answer, at most 512 bytes of it, on one line: interLink's Slurm plugin
+// answers sbatch's stderr); it never holds the URL nor the token.
 type CallError struct {
 	// Method and Path are the call's: "POST" and [podapi.CreatePath],
 	// "GET" and [podapi.StatusPath], or "POST" and [podapi.DeletePath].
@@ -36,11 +43,32 @@ type CallError struct {
 	// not be read or decoded.
 	Code int
 
-	words string
-	err   error // what went wrong, without the URL; nil for a status code
+	words  string
+	answer string // the plugin's words, for an answer other than 200
+	err    error  // what went wrong, without the URL; nil for a status code
+	// wrote says that the request was sent whole: whatever happened
+	// after was the plugin's, or the way to it.
+	wrote bool
 }
 
-func (e *CallError) Error() string { return e.Method + " " + e.Path + ": " + e.words }
+func (e *CallError) Error() string {
+	if e.answer != "" {
+		return e.Method + " " + e.Path + ": " + e.words + ": " + e.answer
+	}
+	return e.Method + " " + e.Path + ": " + e.words
+}
+
+// Words returns what the plugin answered, when it answered with an
+// error: the body of its answer, at most 512 bytes of it, on one line;
+// "" otherwise.
+func (e *CallError) Words() string { return e.answer }
+
+// Reached reports whether the request reached the plugin: it was sent
+// whole, and then answered with an error, or cut, or not answered in
+// time. A call that did not reach it (the connection refused, the name
+// not resolved) failed for every pod alike; one that did may have
+// failed for what it asked about.
+func (e *CallError) Reached() bool { return e.Code != 0 || e.wrote }
 
 // Answered reports whether the plugin answered the call: an answer came
 // (Code is not 0), whatever it says. A create the plugin answered with an
@@ -111,35 +139,45 @@ func (c *Client) Delete(ctx context.Context, pod *corev1.Pod) error {
 }
 
 // call sends in as JSON with method to the API path beside the ping's,
-// with the ping's transport, token and timeout, and decodes the answer
-// into out, unless out is nil. It reads at most limit bytes of the
-// answer.
+// with the ping's transport and token and the timeout of a call, and
+// decodes the answer into out, unless out is nil. It reads at most limit
+// bytes of the answer.
 func (c *Client) call(ctx context.Context, method, path string, in, out any, limit int64) error {
-	fail := func(code int, words string, err error) error {
-		return &CallError{Method: method, Path: path, Code: code, words: words, err: err}
+	var wrote atomic.Bool
+	fail := func(code int, words string, answer []byte, err error) error {
+		return &CallError{Method: method, Path: path, Code: code, words: words, answer: oneLine(answer), err: err, wrote: wrote.Load()}
 	}
 	body, err := json.Marshal(in)
 	if err != nil {
-		return fail(0, "cannot encode the request: "+err.Error(), err)
+		return fail(0, "cannot encode the request: "+err.Error(), nil, err)
 	}
 	target, err := sibling(c.request, path)
 	if err != nil { // the URL passed Validate
-		return fail(0, err.Error(), err)
+		return fail(0, err.Error(), nil, err)
 	}
-	answer, code, words, err := c.exchange(ctx, method, target, body, limit+1)
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: func(i httptrace.WroteRequestInfo) { wrote.Store(i.Err == nil) }})
+	answer, code, words, err := c.exchange(ctx, c.callTimeout, method, target, body, limit+1)
 	if err != nil || code != http.StatusOK {
-		return fail(code, words, err)
+		return fail(code, words, answer, err)
 	}
 	if int64(len(answer)) > limit {
-		return fail(code, "answer larger than "+strconv.FormatInt(limit>>20, 10)+" MiB", nil)
+		return fail(code, "answer larger than "+strconv.FormatInt(limit>>20, 10)+" MiB", nil, nil)
 	}
 	if out == nil {
 		return nil
 	}
 	if err := json.Unmarshal(answer, out); err != nil {
-		return fail(code, "cannot decode the answer: "+err.Error(), err)
+		return fail(code, "cannot decode the answer: "+err.Error(), nil, err)
 	}
 	return nil
+}
+
+// oneLine is a plugin's words on one line: its white space runs, line
+// breaks among them, made one space, and what is not printable dropped.
+func oneLine(answer []byte) string {
+	return strings.Join(strings.FieldsFunc(strings.ToValidUTF8(string(answer), ""), func(r rune) bool {
+		return unicode.IsSpace(r) || !unicode.IsPrint(r)
+	}), " ")
 }
 
 // sibling returns the URL of the API path beside the ping's URL: the

@@ -173,14 +173,17 @@ func TestPodCalls(t *testing.T) {
 }
 
 // TestPodCallFailures: a failed call says the method, the API path and
-// what went wrong, the same at two calls in a row, and never the URL, the
-// token or the answer's body; an answer other than 200 leaves its
-// connection to the next call.
+// what went wrong, the same at two calls in a row, then the plugin's own
+// words when it answered with an error (at most 512 bytes of its answer,
+// on one line), and never the URL or the token; a call has the timeout of
+// a call, not the ping's; an answer other than 200 leaves its connection
+// to the next call.
 func TestPodCallFailures(t *testing.T) {
 	const secret, long = "s3cret-0123456789", 10 * time.Second
 	failing := func(w http.ResponseWriter, _ *http.Request) {
-		http.Error(w, "<html>"+secret+strings.Repeat(" stack trace", 400)+"</html>", http.StatusInternalServerError)
+		http.Error(w, "<html>"+secret+strings.Repeat(" stack\ntrace", 400)+"</html>", http.StatusInternalServerError)
 	}
+	words := ": <html>[token]" + strings.Repeat(" stack trace", 400)[:512-len("<html>"+secret)]
 	tests := []struct {
 		name     string
 		call     int // index in podCalls
@@ -189,9 +192,9 @@ func TestPodCallFailures(t *testing.T) {
 		want     string
 		wantCode int
 	}{
-		{"create, HTTP 500", 0, failing, long, "POST /create: HTTP 500 Internal Server Error", 500},
-		{"status, HTTP 500", 1, failing, long, "GET /status: HTTP 500 Internal Server Error", 500},
-		{"delete, HTTP 500", 2, failing, long, "POST /delete: HTTP 500 Internal Server Error", 500},
+		{"create, HTTP 500", 0, failing, long, "POST /create: HTTP 500 Internal Server Error" + words, 500},
+		{"status, HTTP 500", 1, failing, long, "GET /status: HTTP 500 Internal Server Error" + words, 500},
+		{"delete, HTTP 500", 2, failing, long, "POST /delete: HTTP 500 Internal Server Error" + words, 500},
 		{"create, not JSON", 0, func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "<html>"+secret+"</html>") },
 			long, "POST /create: cannot decode the answer: invalid character '<' looking for beginning of value", 200},
 		{"create, another pod's job", 0, func(w http.ResponseWriter, _ *http.Request) {
@@ -220,7 +223,7 @@ func TestPodCallFailures(t *testing.T) {
 			paths := files(t, map[string][]byte{"token": []byte(secret)})
 			log, out := newLogs()
 			url := server.URL + "/api/v1/status?key=" + secret
-			c := newClient(t, Config{URL: url, TokenFile: paths["token"], Timeout: tt.timeout, Log: log})
+			c := newClient(t, Config{URL: url, TokenFile: paths["token"], Timeout: time.Millisecond, CallTimeout: tt.timeout, Log: log})
 			for i := range 2 {
 				_, err := podCalls[tt.call].call(context.Background(), c)
 				if diff := cmp.Diff(tt.want, fmt.Sprint(err)); diff != "" {
@@ -229,7 +232,7 @@ func TestPodCallFailures(t *testing.T) {
 				if callErr, ok := errors.AsType[*CallError](err); !ok || callErr.Code != tt.wantCode {
 					t.Errorf("call %d: error %#v, want a *CallError with Code %d", i+1, err, tt.wantCode)
 				}
-				if strings.Contains(fmt.Sprint(err), server.URL) || strings.Contains(out.String(), secret) {
+				if strings.Contains(fmt.Sprint(err), server.URL) || strings.Contains(fmt.Sprint(err), secret) || strings.Contains(out.String(), secret) {
 					t.Errorf("call %d: the URL, token or body in the error or the log: %v\n%s", i+1, err, out)
 				}
 			}
@@ -294,6 +297,41 @@ func TestSibling(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("sibling (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestCallReached: a call that was sent whole reached the plugin,
+// whether it was answered with an error, cut without an answer (a
+// handler's panic) or not answered in time; one whose connection was
+// refused did not.
+func TestCallReached(t *testing.T) {
+	answers := map[string]http.HandlerFunc{
+		"answered 500": func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "no", http.StatusInternalServerError) },
+		"cut":          func(http.ResponseWriter, *http.Request) { panic(http.ErrAbortHandler) },
+		"not in time": func(_ http.ResponseWriter, r *http.Request) {
+			_, _ = io.Copy(io.Discard, r.Body) // then the server sees the client go
+			<-r.Context().Done()
+		},
+		"refused (off)": nil,
+	}
+	for name, answer := range answers {
+		t.Run(name, func(t *testing.T) {
+			server := httptest.NewServer(answer)
+			if answer == nil {
+				server.Close()
+			} else {
+				defer server.Close()
+			}
+			c := newClient(t, Config{URL: server.URL + "/status", CallTimeout: 200 * time.Millisecond})
+			err := c.Delete(context.Background(), &corev1.Pod{})
+			callErr, ok := errors.AsType[*CallError](err)
+			if !ok {
+				t.Fatalf("Delete = %v, want a *CallError", err)
+			}
+			if want := answer != nil; callErr.Reached() != want {
+				t.Errorf("%v: Reached() = %v, want %v", err, callErr.Reached(), want)
 			}
 		})
 	}
