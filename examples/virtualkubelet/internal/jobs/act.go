@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -40,62 +41,111 @@ func (k *Keeper) write(ctx context.Context, decisions []confirm.Decision) {
 	}
 }
 
-// remove removes each job, once: it remembers the removal, so that the
-// job reads as gone until the pod's next job, whatever an answer from
-// the plugin's cache says (rule confirm-gone). A job whose create the
-// plugin refused is none: no delete is sent for it. A delete the plugin
-// answers is done, whatever it answers (interLink's Slurm plugin answers
-// 500 when scancel fails on a job that has ended); one it does not answer
-// is sent again at the next step.
-func (k *Keeper) remove(ctx context.Context, jobs []confirm.Job) {
+// remove removes each job, once (rule confirm-gone): a delete is sent
+// for a job the backend listed or the keeper made, and its outcome is
+// read from what the backend says next, not from the delete's answer.
+//
+//   - A job whose create made none (refused) is none: no delete is sent,
+//     and it is recorded removed, with its refusal.
+//   - A delete answered 200 removed the job: it is recorded so, and
+//     reads as gone until the pod's next job, whatever a cached answer
+//     still says.
+//   - A delete answered with an error, or not answered (interLink's
+//     Slurm plugin answers 500 when scancel fails and keeps the job, and
+//     may sleep past a timeout and then remove it), leaves the job's
+//     fate to the backend's next answers newer than the delete: a job
+//     gone, or ended, is recorded removed; a job still queued or running
+//     is deleted again, after a back-off. No delete is sent for a job the
+//     backend says it has not: the Slurm plugin gives no answer to it.
+//   - The job of a pod in a phase it never leaves ended: one delete is
+//     sent, so that the backend frees what it keeps of it, and the job
+//     is recorded removed whatever the answer.
+func (k *Keeper) remove(ctx context.Context, jobs []confirm.Job, now time.Time) {
 	for _, j := range jobs {
 		rec, known := k.placed[j.Pod]
-		if known && rec.refused {
+		rec.namespace, rec.name, rec.Node = j.Namespace, j.Name, j.Node
+		switch {
+		case known && rec.refused:
 			rec.refused = false // refused once; gone from now on
 			k.placed[j.Pod] = rec
+			k.removed(ctx, j, rec, "refused")
+			continue
+		case rec.deleting != nil && (j.State == confirm.JobGone || j.State == confirm.JobRefused || rec.ended()):
+			k.removed(ctx, j, rec, "gone after its delete")
+			continue
+		case rec.deleting != nil && now.Before(rec.deleting.next):
+			continue // the backend's next answers say whether it is gone
+		}
+		p := k.whole(j.Pod, j.Namespace, j.Name, j.Node)
+		err := k.cfg.Plugin.Delete(ctx, stub(j.Pod, j.Namespace, j.Name))
+		if err == nil || done(p) {
+			k.removed(ctx, j, rec, j.State.String())
 			continue
 		}
-		if err := k.cfg.Plugin.Delete(ctx, stub(j.Pod, j.Namespace, j.Name)); err != nil {
-			k.failed("delete", err)
-			if !answered(err) {
-				continue
-			}
+		k.failed("delete", err)
+		if rec.deleting == nil {
+			rec.deleting = &retry{wait: firstHold}
+		} else {
+			rec.deleting.wait = min(2*rec.deleting.wait, maxHold)
 		}
-		rec.namespace, rec.name, rec.Node, rec.Removed = j.Namespace, j.Name, j.Node, true
+		rec.deleting.at, rec.deleting.err = now, err // an answer is news of the delete once newer than it
+		rec.deleting.next = now.Add(max(rec.deleting.wait, k.cfg.StatusAge))
 		k.placed[j.Pod] = rec
-		if p := k.whole(j.Pod, j.Namespace, j.Name, j.Node); p.Spec.Containers != nil { // a pod deleted keeps no record
-			if err := k.record(ctx, j.Pod, j.Namespace, j.Name, rec.Record); err != nil {
-				k.failed("record", err)
-			}
-		}
-		k.add(func(c *Count) { c.Removed++ })
-		k.cfg.Log.Info("a pod's job removed from the backend", "pod", j.Namespace+"/"+j.Name, "node", j.Node, "state", j.State.String())
 	}
+}
+
+// ended reports whether the backend last said the job ended: it ran, and
+// is no longer running.
+func (j job) ended() bool { return j.state == confirm.JobStarted && j.finished }
+
+// removed records that the job of j's pod is removed, on the pod (a pod
+// deleted keeps no record) and in placed.
+func (k *Keeper) removed(ctx context.Context, j confirm.Job, rec job, why string) {
+	rec.Removed, rec.deleting, rec.dirty = true, nil, false
+	k.placed[j.Pod] = rec
+	if p := k.whole(j.Pod, j.Namespace, j.Name, j.Node); p.Spec.Containers != nil {
+		if err := k.record(ctx, j.Pod, j.Namespace, j.Name, rec.Record); err != nil {
+			k.failed("record", err)
+		}
+	}
+	k.add(func(c *Count) { c.Removed++ })
+	k.cfg.Log.Info("a pod's job removed from the backend", "pod", j.Namespace+"/"+j.Name, "node", j.Node, "state", why)
 }
 
 // start creates the job of each pod on the backend, one create a pod as
 // interLink sends it, the pod with spec.nodeName set to the node its
-// allocation names. It records the job on the pod first (its node and
-// when), and makes it only once the record is written, so that a keeper
-// that restarts finds it. A create the plugin answers with an error made
-// no job: the pod is refused on its node at the next step, and no delete
-// is sent for it. A create it does not answer is not sent again blindly:
-// the job it may have made is recorded as made, so that the next steps
-// ask the backend first, and the pod is started again only once the
-// backend's answers, newer than the create, show no job of it.
+// allocation names. It records the job on the pod first (its node, when,
+// the pod's refusals so far), and makes it only once the record is
+// written, so that a keeper that restarts finds it. A create that fails,
+// answered with an error (interLink's Slurm plugin answers 504 when
+// sbatch writes anything on stderr, a warning too, and the job may be
+// there) or not at all, is not sent again blindly: the job it may have
+// made is recorded as made, and the backend's answers newer than the
+// create say whether it is there (adopted) or not (a refusal of the
+// pod). A pod the backend refused [Config.Refusals] times fails instead,
+// with the backend's words.
 func (k *Keeper) start(ctx context.Context, starts []confirm.Start, asked map[types.UID]*corev1.Pod) {
 	for _, s := range starts {
 		p := asked[s.Pod]
-		if p == nil || p.Spec.Containers == nil {
+		if (p == nil || p.Spec.Containers == nil) && k.cfg.Waiting != nil {
 			p, _ = k.cfg.Waiting.Pods(s.Namespace).Get(s.Name) // a pod of an allocation the informer had not listed then
 		}
 		if p == nil || p.UID != s.Pod {
 			continue // gone, or another of its name: nothing to start
 		}
+		old := k.placed[s.Pod]
+		if old.Refusals >= k.cfg.Refusals {
+			k.fail(ctx, p, old.Refusal)
+			continue
+		}
 		pod := p.DeepCopy()
 		pod.Spec.NodeName = s.Node
 		k.pin(pod, s.Node)
-		rec := job{namespace: s.Namespace, name: s.Name, Record: Record{Node: s.Node, Made: k.cfg.Now()}}
+		now := k.cfg.Now()
+		rec := job{namespace: s.Namespace, name: s.Name, Record: Record{Node: s.Node, Made: now, Refusals: old.Refusals, Refusal: old.Refusal}, seen: now}
+		for _, c := range p.Spec.Containers {
+			rec.containers = append(rec.containers, c.Name)
+		}
 		if err := k.record(ctx, s.Pod, s.Namespace, s.Name, rec.Record); err != nil {
 			k.failed("record", err)
 			continue
@@ -105,16 +155,8 @@ func (k *Keeper) start(ctx context.Context, starts []confirm.Start, asked map[ty
 		created, list, err := k.cfg.Plugin.Create(ctx, podapi.NewCreateRequest(pod))
 		if err != nil {
 			k.failed("create", err)
-			if answered(err) { // it made no job: the pod is refused on the node, and no delete is sent
-				rec.Removed, rec.refused = true, true
-				k.placed[s.Pod] = rec
-				if err := k.record(ctx, s.Pod, s.Namespace, s.Name, rec.Record); err != nil {
-					k.failed("record", err)
-				}
-				if p.Spec.NodeName != "" { // bound: no other node will take it, and it will not run
-					k.fail(ctx, p, err)
-				}
-			}
+			rec.createErr = err // its job may be there: the backend's next answers say
+			k.placed[s.Pod] = rec
 			continue
 		}
 		delete(k.said, "create")
@@ -125,7 +167,7 @@ func (k *Keeper) start(ctx context.Context, starts []confirm.Start, asked map[ty
 		rec.id = created.PodJID
 		k.placed[s.Pod] = rec
 		k.add(func(c *Count) { c.Started++ })
-		k.cfg.Log.Info("a pod's job started on the backend, the pod waiting for it", "pod", s.Namespace+"/"+s.Name, "node", s.Node, "job", created.PodJID)
+		k.cfg.Log.Info("a pod's job started on the backend", "pod", s.Namespace+"/"+s.Name, "node", s.Node, "job", created.PodJID)
 	}
 }
 

@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"time"
 
@@ -17,22 +18,31 @@ import (
 // boundStarts goes over the pods bound to nodes: it takes the record of a
 // job it does not know from the pod (a job made before a restart or a
 // takeover), and returns a start, on its node, for each pod that has no
-// job (none known, no record) and is neither being deleted nor done,
-// with those pods by UID: a pod that did not ask for confirmation gets
-// its job when it binds.
-func (k *Keeper) boundStarts(nodes []*corev1.Node) ([]confirm.Start, map[types.UID]*corev1.Pod) {
+// job and is neither being deleted nor done, with those pods by UID: a
+// pod that did not ask for confirmation gets its job when it binds. A
+// pod has no job when none is known nor recorded, or when the backend
+// refused its last (a create that made none), for another try; a pod the
+// backend refused [Config.Refusals] times fails instead, with its words.
+func (k *Keeper) boundStarts(ctx context.Context, nodes []*corev1.Node) ([]confirm.Start, map[types.UID]*corev1.Pod) {
 	var starts []confirm.Start
 	pods := map[types.UID]*corev1.Pod{}
 	for _, n := range nodes {
 		for _, p := range k.cfg.Bound(n.Name) {
-			if _, known := k.placed[p.UID]; known {
+			j, known := k.placed[p.UID]
+			if !known {
+				if r, ok := RecordOf(p); ok {
+					k.placed[p.UID] = job{namespace: p.Namespace, name: p.Name, Record: r, seen: r.Made}
+					continue
+				}
+			}
+			if known && !(j.Removed && j.Node == n.Name && j.state == confirm.JobRefused) {
+				continue // its job, or one it had, ended
+			}
+			if p.DeletionTimestamp != nil || done(p) {
 				continue
 			}
-			if r, ok := RecordOf(p); ok {
-				k.placed[p.UID] = job{namespace: p.Namespace, name: p.Name, Record: r}
-				continue
-			}
-			if p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+			if j.Refusals >= k.cfg.Refusals {
+				k.fail(ctx, p, j.Refusal)
 				continue
 			}
 			starts = append(starts, confirm.Start{Namespace: p.Namespace, Name: p.Name, Pod: p.UID, Node: n.Name})
@@ -43,9 +53,11 @@ func (k *Keeper) boundStarts(nodes []*corev1.Node) ([]confirm.Start, map[types.U
 }
 
 // ending returns remove with the job of each pod being deleted on its
-// job's node, which the step kept: a pod's delete completes once its job
-// has ended ([Stopped]). It writes again the record of a removal the API
-// server refused, for a pod being deleted.
+// job's node, which the step kept (a pod's delete completes once its job
+// has ended: [Stopped]), and each job whose delete's outcome is not known
+// yet, whatever the step says of it: every delete ends. It writes again
+// the record of a removal the API server refused, for a pod being
+// deleted.
 func (k *Keeper) ending(ctx context.Context, remove, jobs []confirm.Job, asked map[types.UID]*corev1.Pod) []confirm.Job {
 	removing := map[types.UID]bool{}
 	for _, j := range remove {
@@ -53,6 +65,10 @@ func (k *Keeper) ending(ctx context.Context, remove, jobs []confirm.Job, asked m
 	}
 	for _, j := range jobs {
 		p, rec := asked[j.Pod], k.placed[j.Pod]
+		if rec.deleting != nil && !removing[j.Pod] {
+			remove, removing[j.Pod] = append(remove, j), true
+			continue
+		}
 		if p.DeletionTimestamp == nil || p.Spec.NodeName != j.Node {
 			continue
 		}
@@ -76,26 +92,33 @@ func Stopped(pod *corev1.Pod) bool {
 	return !ok || r.Removed
 }
 
-// ReasonRefused is the reason of the status of a bound pod whose job the
-// backend refused to make: its phase Failed, as a kubelet fails a pod it
-// cannot run.
+// ReasonRefused is the reason of the status of a pod whose jobs the
+// backend refused [Config.Refusals] times: its phase Failed, as a
+// kubelet fails a pod it cannot run, with the backend's words.
 const ReasonRefused = "BackendRefused"
 
-// fail writes that pod, bound to a node, failed: the backend refused its
-// job (err, the plugin's answer, in the message), and no other node will
-// take it.
-func (k *Keeper) fail(ctx context.Context, pod *corev1.Pod, err error) {
-	status := map[string]any{"phase": corev1.PodFailed, "reason": ReasonRefused, "message": "the backend refused the pod: " + err.Error()}
-	patch, merr := json.Marshal(map[string]any{"metadata": map[string]any{"uid": pod.UID}, "status": status})
-	if merr == nil {
-		_, merr = k.cfg.Client.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.StrategicMergePatchType, patch,
-			metav1.PatchOptions{FieldManager: k.cfg.FieldManager}, "status")
-	}
-	if merr != nil {
-		k.failed("pod status "+pod.Namespace+"/"+pod.Name, merr)
+// fail writes that pod failed: the backend refused its jobs, the last in
+// words, as many times as a pod may be refused. A pod bound to a node is
+// failed as a kubelet fails it; a pod that waits for a node is failed
+// too, so that the scheduler stops placing it and its controller (a Job)
+// sees it fail.
+func (k *Keeper) fail(ctx context.Context, pod *corev1.Pod, words string) {
+	if done(pod) {
 		return
 	}
-	k.cfg.Log.Info("a pod failed: the backend refused its job", "pod", pod.Namespace+"/"+pod.Name, "error", err)
+	message := fmt.Sprintf("the backend refused the pod %d times; the last: %s", k.cfg.Refusals, words)
+	status := map[string]any{"phase": corev1.PodFailed, "reason": ReasonRefused, "message": boundWords(message)}
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"uid": pod.UID}, "status": status})
+	if err == nil {
+		_, err = k.cfg.Client.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.StrategicMergePatchType, patch,
+			metav1.PatchOptions{FieldManager: k.cfg.FieldManager}, "status")
+	}
+	if err != nil {
+		k.failed("pod status "+pod.Namespace+"/"+pod.Name, err)
+		return
+	}
+	k.event(pod, corev1.EventTypeWarning, ReasonRefused, message)
+	k.cfg.Log.Info("a pod failed: the backend refused it", "pod", pod.Namespace+"/"+pod.Name, "refusals", k.cfg.Refusals, "last", words)
 }
 
 // StatusOf returns the status of pod, bound to a node, as its job on the

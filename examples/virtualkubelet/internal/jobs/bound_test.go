@@ -130,24 +130,30 @@ func TestPlainPodJobAtBind(t *testing.T) {
 	}
 }
 
-// TestPlainPodRefused: a bound pod whose create the plugin answers with
-// an error (sbatch's words) fails, as a kubelet fails a pod it cannot
-// run: phase Failed, reason BackendRefused, the plugin's words in the
-// message; no delete is sent, and no second create.
+// TestPlainPodRefused: a bound pod whose creates the plugin answers with
+// an error (sbatch's words) and that made no job, as the backend's next
+// answers say, is created again, up to DefaultRefusals times; then it
+// fails, as a kubelet fails a pod it cannot run: phase Failed, reason
+// BackendRefused, the plugin's words in the message. No delete is sent,
+// and nothing more once it failed.
 func TestPlainPodRefused(t *testing.T) {
 	s := newSetup(1)
-	s.plugin.refuse = true
+	s.plugin.slurm, s.plugin.refuse = true, true
 	plain := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "hpc", Name: "plain", UID: "uid-plain"},
 		Spec:       corev1.PodSpec{NodeName: "vk-0", Containers: []corev1.Container{{Name: "job"}}},
 	}
 	_ = s.client.Tracker().Add(plain)
 	s.bound = map[string][]*corev1.Pod{"vk-0": {plain}}
-	for range 3 {
+	for range 2*DefaultRefusals + 1 {
 		s.now = s.now.Add(time.Minute)
 		s.keeper.Step(t.Context())
 	}
-	if diff := cmp.Diff([]string{"create plain@vk-0"}, s.plugin.took()); diff != "" {
+	var want []string
+	for range DefaultRefusals {
+		want = append(want, "create plain@vk-0", "status of 1")
+	}
+	if diff := cmp.Diff(want, s.plugin.took()); diff != "" {
 		t.Errorf("calls (-want +got):\n%s", diff)
 	}
 	stored, err := s.client.CoreV1().Pods("hpc").Get(t.Context(), "plain", metav1.GetOptions{})
@@ -157,6 +163,8 @@ func TestPlainPodRefused(t *testing.T) {
 	if st := stored.Status; st.Phase != corev1.PodFailed || st.Reason != ReasonRefused || !strings.Contains(st.Message, "504") {
 		t.Errorf("status %s %s %q; want Failed, %s, with the plugin's words", st.Phase, st.Reason, st.Message, ReasonRefused)
 	}
+	s.bound["vk-0"] = []*corev1.Pod{stored}
+	s.took(t, time.Minute)
 }
 
 // TestBeingDeletedJobRemovedFirst: a bound pod being deleted has its job

@@ -40,29 +40,44 @@
 //
 // interLink's Slurm plugin makes a second job for a second create of the
 // same pod, answers the delete of a pod it does not know with no answer
-// at all, and answers a status from a cache up to 10 s old. So:
+// at all, answers a status from a cache up to 10 s old, and learns that a
+// job started only when a refresh of that cache saw it running. So:
 //
 //   - Before it asks the plugin to make a job, the keeper records it on
-//     the pod ([RecordAnnotation]: the node, and when), one pod write a
-//     job; a record it cannot write makes no job. A keeper that restarts,
-//     or a standby that takes over, reads the records from its cache of
-//     pods: a job the backend has, queued, is adopted on the node it was
-//     made for, and keeps its place in the backend's queue.
-//   - A create whose answer is lost is not sent again: the job is
-//     recorded as made, and an answer younger than [Config.StatusAge]
-//     (10 s) that does not show it is taken as older than the job. The
-//     pod is started again only once an answer newer than the create
-//     shows no job of it.
-//   - A create the plugin answers with an error (the Slurm plugin: 504,
-//     sbatch's words) made no job: the pod is refused on its node at the
-//     next step, and no delete is ever sent for it.
+//     the pod ([RecordAnnotation]: the node, when, the pod's refusals so
+//     far), one pod write a job; a record it cannot write makes no job. A
+//     keeper that restarts, or a standby that takes over, reads the
+//     records from its cache of pods: a job the backend has, queued, is
+//     adopted on the node it was made for, and keeps its place in the
+//     backend's queue.
+//   - A create that fails, answered with an error (the Slurm plugin: 504
+//     when sbatch writes anything on stderr, a warning too, with the job
+//     made or not) or not at all, is not sent again: the job is recorded
+//     as made, and an answer younger than [Config.StatusAge] (10 s) that
+//     does not show it is taken as older than the job. An answer newer
+//     than the create that shows it adopts it; one that shows no job of
+//     it is a refusal of the pod, and no delete is sent for it.
+//   - A job that ended ran, seen running or not (confirm.StateOf): a job
+//     of 2 s ends between two refreshes and is answered terminated, with
+//     no start, and its own exit code; only a job cancelled before it ran
+//     (exit code 15, SIGTERM's) is a refusal.
+//   - A pod the backend refused [Config.Refusals] (3) times fails with
+//     the backend's words ([ReasonRefused]), as a kubelet fails a pod it
+//     cannot run, so that its controller sees it fail; below that, it is
+//     started again, on its node once bound, elsewhere while it waits.
 //   - A job it removed is recorded so (one pod write a removal), and reads
 //     as gone (confirm.JobGone) until the pod's next job, whatever a
-//     cached answer still says: it is removed once, and a delete is sent
-//     only for a job the backend listed or the keeper made. A delete the
-//     plugin answers is done, whatever it answers (the Slurm plugin
-//     answers 500 when scancel fails on a job that has ended); one it
-//     does not answer is sent again.
+//     cached answer still says: it is removed once. A delete is sent only
+//     for a job the backend listed or the keeper made, and its outcome is
+//     read from the backend's answers newer than it, not from its own
+//     answer (the Slurm plugin answers 500 when scancel fails and keeps
+//     the job, and may remove a job after its answer timed out): a job
+//     gone or ended is removed; one still queued or running is deleted
+//     again, after a back-off of 1 s, doubled up to 5 minutes. Every
+//     delete ends.
+//   - A pod in a phase it never leaves (Succeeded, Failed) is asked about
+//     no more: its job gets one delete, so that the backend frees what
+//     it keeps, and is removed whatever the answer.
 //   - The pod sent to the plugin has an entry for each of its containers
 //     under "container", which a sidecar reads (interLink's API builds it
 //     for one): the Slurm plugin refuses a pod that mounts a volume, the
@@ -72,6 +87,25 @@
 //   - A refused or removed job never holds its pod: the pod, allocated
 //     again, gets its next job at once (nodeapply/dra/confirm, rule
 //     confirm-gone).
+//
+// # One pod's trouble
+//
+// interLink's Slurm plugin answers 500 for a whole status request when
+// one pod of it is a job Slurm forgot (MinJobAge, 300 s, after a job
+// cancelled or timed out) that wrote no status file; interLink's Virtual
+// Kubelet asks one pod a request. The keeper asks the pods it has no
+// reason to doubt in one request; when it fails, those pods are told
+// apart by halves while the plugin's answer is fresh (one the plugin
+// computed, not one it serves again within StatusAge), and a pod whose
+// question fails alone is held: asked alone, after a back-off of 1 s
+// doubled up to 5 minutes, and told so by a Warning event
+// [ReasonStatusFailed] with the plugin's words, said again only when they
+// change, then by a Normal one [ReasonStatusAnswered]. The others are
+// asked together again at once. A held pod's job reads as last answered
+// (no answer is no news), and a job left out of the answers of requests
+// that succeeded for [Config.LostAfter] (1 minute) is gone. A failure
+// that is no pod's (the plugin not reached) decides nothing: the step
+// ends, and the next asks again.
 //
 // # The pod's life once it binds
 //

@@ -467,9 +467,12 @@ func TestPaceWhileWaiting(t *testing.T) {
 }
 
 // TestRefusedCreate: a create the plugin answers with an error (504,
-// sbatch's words) made no job: the pod's allocation is refused at the next
-// step, so that it goes elsewhere, and no delete is ever sent for it, nor
-// once the pod is deleted.
+// sbatch's words) may have made a job or not; the backend's answers newer
+// than the create say. It made none here: the pod's allocation is refused
+// once an answer at least StatusAge newer than the create has no job of
+// it, not before, so that it goes elsewhere; the refusal is counted on the
+// pod's record with the plugin's words, and no delete is ever sent for
+// it, nor once the pod is deleted.
 func TestRefusedCreate(t *testing.T) {
 	s := newSetup(1)
 	s.plugin.slurm, s.plugin.state, s.plugin.refuse = true, "queued", true
@@ -477,8 +480,24 @@ func TestRefusedCreate(t *testing.T) {
 	s.keeper.Step(t.Context())
 	s.now = s.now.Add(time.Second)
 	s.keeper.Step(t.Context())
+	if len(s.patches) != 0 {
+		t.Errorf("claims written %v a second after the create, want none: the answer may be older than it", s.patches)
+	}
+	s.now = s.now.Add(DefaultStatusAge)
+	s.keeper.Step(t.Context())
 	if diff := cmp.Diff([]string{"a-claim: refused"}, s.patches); diff != "" {
 		t.Errorf("claims written (-want +got):\n%s", diff)
+	}
+	want := []string{"status of 1", "create a@vk-0", "status of 1", "status of 1"}
+	if diff := cmp.Diff(want, s.plugin.took()); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+	stored, err := s.client.CoreV1().Pods("hpc").Get(t.Context(), "a", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := RecordOf(stored); r.Refusals != 1 || !strings.Contains(r.Refusal, "504") || !r.Removed {
+		t.Errorf("the record %+v; want removed, one refusal, in the plugin's words", r)
 	}
 	_ = s.waiting.Delete(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "hpc", Name: "a"}})
 	s.claims["vk-0"] = nil
@@ -494,28 +513,40 @@ func TestRefusedCreate(t *testing.T) {
 	}
 }
 
-// TestAnsweredDeleteDone: a delete the plugin answers with an error
-// (interLink's Slurm plugin answers 500 when scancel fails on a job that
-// has ended) is done: it is not sent again at every step.
-func TestAnsweredDeleteDone(t *testing.T) {
+// TestFailedDeleteEnds: a delete the plugin answers with an error
+// (interLink's Slurm plugin answers 500 when scancel fails, and keeps the
+// job) is judged by the backend's next answers, newer than the delete:
+// while they show the job, the delete is sent again after a back-off, not
+// at every step; once they show it gone (it ended), it is removed with no
+// other delete.
+func TestFailedDeleteEnds(t *testing.T) {
 	s := newSetup(1)
-	s.plugin.state, s.plugin.failDel = "queued", true
+	s.plugin.slurm, s.plugin.state, s.plugin.failDel = true, "queued", true
 	s.wait("a")
 	s.keeper.Step(t.Context())
 	_ = s.waiting.Delete(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "hpc", Name: "a"}})
 	s.claims["vk-0"] = nil
-	for range 3 {
-		s.now = s.now.Add(time.Minute)
-		s.keeper.Step(t.Context())
+	s.took(t, time.Minute, "status of 1", "create a@vk-0", "delete a")
+	s.took(t, time.Second, "status of 1") // within its back-off, and the answer may be older than the delete
+	s.took(t, time.Minute, "status of 1", "delete a")
+	s.plugin.mu.Lock()
+	delete(s.plugin.jobs, "uid-a") // the job ended
+	s.plugin.mu.Unlock()
+	s.took(t, time.Minute, "status of 1")
+	s.took(t, time.Minute)
+	if c := s.keeper.Counts(); c.Removed != 1 {
+		t.Errorf("%d removals, want 1", c.Removed)
 	}
-	deletes := 0
-	for _, c := range s.plugin.took() {
-		if strings.HasPrefix(c, "delete") {
-			deletes++
-		}
-	}
-	if deletes != 1 {
-		t.Errorf("%d deletes over 3 steps, want 1", deletes)
+}
+
+// took moves the clock by d, takes a step, and checks the plugin's calls
+// since the last check.
+func (s *setup) took(t *testing.T, d time.Duration, want ...string) {
+	t.Helper()
+	s.now = s.now.Add(d)
+	s.keeper.Step(t.Context())
+	if diff := cmp.Diff(want, s.plugin.took()); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
 	}
 }
 

@@ -3,9 +3,9 @@ package jobs
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/pingnode/pingnode/examples/internal/podapi"
 	"github.com/pingnode/pingnode/nodeapply/dra/confirm"
 )
 
@@ -31,8 +30,14 @@ type Record struct {
 	Node string `json:"node"`
 	// Made is when the keeper asked the plugin to make it.
 	Made time.Time `json:"made"`
-	// Removed says that the keeper removed it.
+	// Removed says that the keeper removed it, or that the backend said
+	// it made none.
 	Removed bool `json:"removed,omitempty"`
+	// Refusals counts the jobs of the pod the backend refused (a create
+	// that made none, a job cancelled before it ran), and Refusal is its
+	// words for the last: at [Config.Refusals], the pod fails with them.
+	Refusals int    `json:"refusals,omitempty"`
+	Refusal  string `json:"refusal,omitempty"`
 }
 
 // RecordOf returns the record on pod, and reports whether it has one
@@ -47,17 +52,6 @@ func RecordOf(pod *corev1.Pod) (Record, bool) {
 		return Record{}, false
 	}
 	return r, true
-}
-
-// answered reports whether err is the failure of a call that the plugin
-// answered (pingclient.CallError.Answered): a create it answered with an
-// error made no job, and a delete it answered is done, whatever it says.
-func answered(err error) bool {
-	a, ok := errors.AsType[interface {
-		error
-		Answered() bool
-	}](err)
-	return ok && a.Answered()
 }
 
 // record writes r on the pod of uid: a merge patch of the annotation
@@ -80,40 +74,111 @@ func (k *Keeper) record(ctx context.Context, uid types.UID, namespace, name stri
 }
 
 // read returns the jobs of the pods asked about, as the backend's
-// statuses and what it remembers say: a job whose create the plugin
-// answered with an error is refused, once; a job it removed is gone (the
-// plugin's answer may be older than the removal); one it made less than
-// StatusAge ago is queued unless the answer says it started (the answer
-// may be older than the job); the job of a pod not asked about (deleted)
-// that it made and did not remove is queued on its node, for the step to
-// remove it; a pod the backend leaves out has no job.
-func (k *Keeper) read(asked map[types.UID]*corev1.Pod, statuses []podapi.PodStatus, now time.Time) []confirm.Job {
-	state := make(map[types.UID]confirm.State, len(statuses))
-	for _, s := range statuses {
-		if asked[types.UID(s.UID)] != nil {
-			state[types.UID(s.UID)] = confirm.StateOf(s.Containers)
+// answers and what it remembers say, and notes in placed what each
+// answer said of a job it knows:
+//
+//   - a job the backend refused at its create (no job after it) reads
+//     as refused, once, and a job it removed, or that the backend said
+//     it had not, as gone (an answer may be older than the removal);
+//   - a job answered reads as the answer says (confirm.StateOf), but
+//     one made, or deleted, less than StatusAge ago that the answer does
+//     not say started reads as it was, queued for a new one, for the
+//     answer may be older than the create or the delete;
+//   - a job it knows that no answer speaks of (the pod left out of one,
+//     not asked, or in trouble) reads as last answered, queued if never:
+//     no answer is no news; but one left out of the answers for
+//     [Config.LostAfter] is gone;
+//   - a pod not asked about (deleted) whose job it made and did not
+//     remove reads as last answered, for the step to remove it;
+//   - a pod it knows no job of and that no answer speaks of has none.
+func (k *Keeper) read(asked map[types.UID]*corev1.Pod, out answers, now time.Time) []confirm.Job {
+	state := make(map[types.UID]confirm.State, len(out.statuses))
+	finished := map[types.UID]bool{}
+	for _, s := range out.statuses {
+		if uid := types.UID(s.UID); asked[uid] != nil {
+			state[uid], finished[uid] = confirm.StateOf(s.Containers), ended(s.Containers)
 		}
 	}
 	var jobs []confirm.Job
 	for _, uid := range slices.Sorted(maps.Keys(asked)) { // in one order, so that a step's removals are
 		p := asked[uid]
-		rec, known := k.placed[uid]
+		j, known := k.placed[uid]
 		s, answered := state[uid]
 		switch {
-		case known && rec.refused:
-			s = confirm.JobRefused
-		case known && rec.Removed:
-			s = confirm.JobGone
-		case known && now.Sub(rec.Made) < k.cfg.StatusAge && s != confirm.JobStarted:
-			s = confirm.JobQueued
-		case known && p.Spec.Containers == nil: // a pod no cache has: deleted
-			s = confirm.JobQueued
-		case !answered:
+		case !known && !answered:
 			continue
+		case !known:
+		case j.refused:
+			s = confirm.JobRefused
+		case j.Removed:
+			s = confirm.JobGone
+		case answered && now.Sub(j.Made) < k.cfg.StatusAge && s != confirm.JobStarted:
+			s = j.state // the answer may be older than the job
+		case answered && j.deleting != nil && now.Sub(j.deleting.at) < k.cfg.StatusAge:
+			s = j.state // the answer may be older than the delete
+		case answered:
+			j.finished = finished[uid]
+			s = k.settle(&j, s, now)
+		case out.answered[uid] && now.Sub(j.seen) >= k.cfg.LostAfter:
+			s = k.settle(&j, confirm.JobGone, now) // left out for long: the backend has it no more
+		default:
+			s = j.state // no news
 		}
-		jobs = append(jobs, confirm.Job{Pod: uid, Namespace: p.Namespace, Name: p.Name, Node: rec.Node, State: s})
+		if known {
+			k.placed[uid] = j
+		}
+		jobs = append(jobs, confirm.Job{Pod: uid, Namespace: p.Namespace, Name: p.Name, Node: j.Node, State: s})
 	}
 	return jobs
+}
+
+// settle notes in j that the backend says s of it now, and returns what
+// the job is: a create that failed (answered with an error, or not at
+// all) made a job that the backend has, which is adopted, or none, which
+// is a refusal; a job the backend cancelled before it ran is a refusal
+// too. A refusal is counted on the record, with the backend's words, and
+// a refused create reads as refused once, then as gone: no delete is
+// sent for it.
+func (k *Keeper) settle(j *job, s confirm.State, now time.Time) confirm.State {
+	switch {
+	case j.createErr != nil && s == confirm.JobGone:
+		j.refuse("the backend made no job of the pod: " + j.createErr.Error())
+		j.Removed, j.refused, s = true, true, confirm.JobRefused
+	case j.createErr != nil:
+		j.createErr = nil // the job is there: adopted
+	}
+	if s == confirm.JobRefused && j.state != confirm.JobRefused && !j.refused {
+		j.refuse("the backend cancelled the pod's job before it ran")
+	}
+	j.state, j.seen = s, now
+	return s
+}
+
+// ended reports whether containers say the job ended: there are some,
+// and each has terminated.
+func ended(containers []corev1.ContainerStatus) bool {
+	for _, c := range containers {
+		if c.State.Terminated == nil {
+			return false
+		}
+	}
+	return len(containers) > 0
+}
+
+// refuse counts a refusal of the job's pod, in words.
+func (j *job) refuse(words string) {
+	j.Refusals++
+	j.Refusal = boundWords(words)
+	j.dirty = true
+}
+
+// boundWords is words, at most maxRefusal bytes of it: a record is an
+// annotation, and a pod's status message is read by people.
+func boundWords(words string) string {
+	if len(words) > maxRefusal {
+		return strings.ToValidUTF8(words[:maxRefusal], "") + "…"
+	}
+	return words
 }
 
 // forget drops what it knows of a job whose pod nothing asks about any
@@ -122,9 +187,11 @@ func (k *Keeper) read(asked map[types.UID]*corev1.Pod, statuses []podapi.PodStat
 // concern it again.
 func (k *Keeper) forget(allocations []confirm.Allocation, jobs []confirm.Job) {
 	wanted := map[types.UID]bool{}
-	waiting, _ := k.cfg.Waiting.List(labels.Everything())
-	for _, p := range waiting {
-		wanted[p.UID] = wanted[p.UID] || Asks(p, k.cfg.Resource)
+	if k.cfg.Waiting != nil {
+		waiting, _ := k.cfg.Waiting.List(labels.Everything())
+		for _, p := range waiting {
+			wanted[p.UID] = wanted[p.UID] || Asks(p, k.cfg.Resource)
+		}
 	}
 	for _, a := range allocations {
 		for _, p := range a.Pods {
@@ -136,7 +203,7 @@ func (k *Keeper) forget(allocations []confirm.Allocation, jobs []confirm.Job) {
 		has[j.Pod] = has[j.Pod] || j.State != confirm.JobGone
 	}
 	for uid, j := range k.placed {
-		if !wanted[uid] && (j.Removed || !has[uid]) && !k.boundTo(uid, j.Node) {
+		if !wanted[uid] && (j.Removed || !has[uid]) && j.deleting == nil && !k.boundTo(uid, j.Node) {
 			delete(k.placed, uid)
 		}
 	}
