@@ -354,6 +354,9 @@ func confirmAfterLoss(t *testing.T, owner string, elect bool) {
 // both its drivers on its own node, and create the confirmation class;
 // it refuses, 403 Forbidden, a slice of its confirmation driver on
 // another node, a slice of a third driver on its node, and another class.
+// The pods' fence is that of running pods, with or without -confirm: it
+// may write the annotations of their jobs (the record, the job's ID) and
+// the status of the pods of its own node, and nothing else of a pod.
 func TestConfirmFence(t *testing.T) {
 	needsControlPlane(t)
 	const driver, third, own, other = "fence.gpu.pingnode.example.com", "other.gpu.example.com", "vk-confirm-fence", "vk-confirm-fence-other"
@@ -406,6 +409,7 @@ func TestConfirmFence(t *testing.T) {
 	}
 	installPolicy(ctx, t, id.access.Policy())
 	const refusal = "may write only ResourceSlices of its drivers " + driver + ", " + confirm.DefaultDriver + " on its own nodes"
+	const podRefusal = "change on a pod nothing but its annotations " + jobs.RecordAnnotation + " and " + jobs.JobIDAnnotation
 	eventually(t, "the policy is in force", func(ctx context.Context) (bool, string) {
 		err := slice(confirm.DefaultDriver, other)(ctx)
 		return err != nil && strings.Contains(err.Error(), refusal), errorText(err)
@@ -422,9 +426,10 @@ func TestConfirmFence(t *testing.T) {
 		{"create a slice of a third driver on its node", slice(third, own), refusal},
 		{"create another class", class("another-class"), "may create only the DeviceClass " + confirm.DefaultClass},
 		{"record a job on a pod", record, ""},
-		{"label a pod", patchPod(`{"metadata":{"labels":{"stolen":"yes"}}}`), "change on a pod nothing but its annotation " + jobs.RecordAnnotation},
-		{"annotate a pod otherwise", patchPod(`{"metadata":{"annotations":{"JobID":"7"}}}`), "change on a pod nothing but its annotation " + jobs.RecordAnnotation},
-		{"change a pod's spec", patchPod(`{"spec":{"activeDeadlineSeconds":5}}`), "change on a pod nothing but its annotation " + jobs.RecordAnnotation},
+		{"write a job's ID on a pod", patchPod(`{"metadata":{"annotations":{"` + jobs.JobIDAnnotation + `":"7"}}}`), ""},
+		{"label a pod", patchPod(`{"metadata":{"labels":{"stolen":"yes"}}}`), podRefusal},
+		{"annotate a pod otherwise", patchPod(`{"metadata":{"annotations":{"example.com/x":"7"}}}`), podRefusal},
+		{"change a pod's spec", patchPod(`{"spec":{"activeDeadlineSeconds":5}}`), podRefusal},
 		{"write the status of a pod on its node", patchStatus(own), ""},
 		{"write the status of a pod on another node", patchStatus(other), "write the status only of pods bound to its own nodes"},
 	} {

@@ -280,7 +280,7 @@ func jobStatus(pod corev1.Pod, state string) podapi.PodStatus {
 	case "running":
 		c.State.Running = &corev1.ContainerStateRunning{StartedAt: metav1.Now()}
 	case "refused":
-		c.State.Terminated = &corev1.ContainerStateTerminated{Reason: "Refused", ExitCode: 1}
+		c.State.Terminated = &corev1.ContainerStateTerminated{Reason: "Cancelled", ExitCode: confirm.ExitCancelled} // cancelled while queued: never ran
 	default:
 		c.State.Waiting = &corev1.ContainerStateWaiting{Reason: "Queued"}
 	}

@@ -188,25 +188,28 @@ func readReply(t *testing.T, url string) map[string]any {
 	return reply
 }
 
-// TestDevicesSamplePlugin is the case, with the sample plugin as
-// shipped (examples/plugin -devices examples/plugin/testdata/gpus.json,
-// every other flag at its default: two A100s and four T4s free, its
-// figures read as available) and the provider at its flags' defaults
-// (-held, a ping each 5 s) with -dra-driver. Two pods whose claims select
-// 40Gi or more land, each given an A100; a third stays Pending (its claim
-// cannot be allocated). The backend starts neither pod (the example runs
-// none: they stay Pending, bound), so the plugin's free count of two
-// still includes both held A100s; over several pings the provider
-// publishes a100-0 and a100-1 alone, and no other A100 ever appears in
-// any version of the node's slices. The T4s and the node's taints and
-// labels stay as they were.
+// TestDevicesSamplePlugin is the case, with the sample plugin
+// (examples/plugin -devices examples/plugin/testdata/gpus.json, its
+// figures given as totals: two A100s and four T4s) and the provider at
+// its flags' defaults (-held, a ping each 5 s) with -dra-driver. Two pods
+// whose claims select 40Gi or more land, each given an A100, and run on
+// the backend; a third stays Pending (its claim cannot be allocated):
+// over several pings the provider publishes a100-0 and a100-1 alone, and
+// no other A100 ever appears in any version of the node's slices. The
+// T4s and the node's taints and labels stay as they were.
+//
+// The sample plugin's figures are static: it runs the pods it is sent
+// but takes nothing they hold from what its flags say, so they are all it
+// gives the node (-basis total). Read as available, the default, each
+// pod that runs would add the device it holds to two that stay free,
+// and the third pod would be given a device the backend has not.
 func TestDevicesSamplePlugin(t *testing.T) {
 	needsControlPlane(t)
 	const driver, name = "sample.gpu.pingnode.example.com", "vk-dra-sample"
-	url := samplePlugin(t, "-devices", "../plugin/testdata/gpus.json")
+	url := samplePlugin(t, "-devices", "../plugin/testdata/gpus.json", "-basis", "total")
 	reply := readReply(t, url)
-	if resources, _ := reply["resources"].(map[string]any); resources == nil || resources["basis"] != nil {
-		t.Fatalf("the sample plugin's resources %v: want figures with no basis (available, the default)", reply["resources"])
+	if resources, _ := reply["resources"].(map[string]any); resources == nil || resources["basis"] != "total" {
+		t.Fatalf("the sample plugin's resources %v: want figures given as totals", reply["resources"])
 	}
 	deleteSlicesAtEnd(t, driver, name)
 	history := watchDevices(t, driver, name)
@@ -235,7 +238,13 @@ func TestDevicesSamplePlugin(t *testing.T) {
 	createDevicePod(t, "dra-sample-3", "pingnode-sample-big-gpu", nil)
 	pendingFor(t, "dra-sample-3", "cannot allocate all claims")
 
-	// Several pings with both claims allocated and neither pod started.
+	// Several pings with both claims allocated and both pods running.
+	for _, pod := range []string{"dra-sample-1", "dra-sample-2"} {
+		eventually(t, pod+" runs", func(context.Context) (bool, string) {
+			phase := storedPod(t, pod).Status.Phase
+			return phase == corev1.PodRunning, string(phase)
+		})
+	}
 	pings := p.Count.Pings.Load()
 	within(t, time.Minute, "three more pings", func(context.Context) (bool, string) { return p.Count.Pings.Load() >= pings+3, "pings" })
 	published(t, driver, name, all...)
@@ -247,8 +256,8 @@ func TestDevicesSamplePlugin(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got.Spec.NodeName != name || got.Status.Phase != corev1.PodPending {
-			t.Errorf("%s: on %q, phase %s: want bound to %s, and Pending (not started)", pod, got.Spec.NodeName, got.Status.Phase, name)
+		if got.Spec.NodeName != name || got.Status.Phase != corev1.PodRunning {
+			t.Errorf("%s: on %q, phase %s: want bound to %s, and Running", pod, got.Spec.NodeName, got.Status.Phase, name)
 		}
 	}
 	if node, why, err := placement(t.Context(), "dra-sample-3"); err != nil || node != "" {

@@ -25,7 +25,8 @@ import (
 	"github.com/pingnode/pingnode/nodeapply"
 )
 
-// fakePlugin is the plugin's status endpoint, with a reply the test sets.
+// fakePlugin is the plugin's status endpoint, with a reply the test sets:
+// a plugin of the ping alone, which answers a pod create or delete 404.
 type fakePlugin struct {
 	mu     sync.Mutex
 	status int
@@ -46,6 +47,10 @@ func (f *fakePlugin) reply(status int, body string, delay time.Duration) {
 func (f *fakePlugin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.hits.Add(1)
 	_, _ = io.Copy(io.Discard, r.Body) // the ping's []; then the server sees a client that goes
+	if strings.HasSuffix(r.URL.Path, "/create") || strings.HasSuffix(r.URL.Path, "/delete") {
+		http.NotFound(w, r) // a plugin of the ping alone: no pod API
+		return
+	}
 	f.mu.Lock()
 	status, body, delay := f.status, f.body, f.delay
 	if f.failNext > 0 {

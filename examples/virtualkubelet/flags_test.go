@@ -199,10 +199,13 @@ func TestPrintRBAC(t *testing.T) {
 		}
 		text := string(out)
 		devices := a.DRADriver != ""
-		// The pods bound to its nodes, whose deletion it finishes, with
-		// -held=false too.
-		if pods := strings.Count(text, "- pods\n"); pods != 2 {
-			t.Errorf("%v: %d rules of pods, want list and watch, and delete, whatever -held (%v) and -dra-driver (%v)", args, pods, a.Held, devices)
+		// The pods bound to its nodes, whose deletion it finishes and which
+		// it runs, with -held=false too.
+		if pods := strings.Count(text, "- pods\n"); pods != 3 {
+			t.Errorf("%v: %d rules of pods, want list and watch, delete, and patch, whatever -held (%v) and -dra-driver (%v)", args, pods, a.Held, devices)
+		}
+		if !strings.Contains(text, "- pods/status\n") {
+			t.Errorf("%v: no rule of pods/status: a pod runs, and its status is written", args)
 		}
 		policy, err := a.PolicyYAML()
 		if err != nil {
@@ -215,11 +218,14 @@ func TestPrintRBAC(t *testing.T) {
 			"the ResourceSlices' rules": strings.Contains(text, "- resourceslices\n"),
 			"the ResourceClaims' rules": strings.Contains(text, "- resourceclaims\n"),
 			"the ResourceSlices' fence": strings.Contains(string(policy), "- resourceslices\n"),
-			"events in every namespace": slices.ContainsFunc(a.Roles()[0].Rules, func(r rights.Rule) bool { return slices.Contains(r.Resources, "events") }),
 		} {
 			if has != devices {
 				t.Errorf("%v: %s %v, want them with -dra-driver (%v)", args, what, has, devices)
 			}
+		}
+		// Events on its pods, in their namespaces: every namespace.
+		if !slices.ContainsFunc(a.Roles()[0].Rules, func(r rights.Rule) bool { return slices.Contains(r.Resources, "events") }) {
+			t.Errorf("%v: no events in every namespace: its pods are told what the backend says of their jobs", args)
 		}
 		if election := strings.Contains(text, "leader election"); election != (a.Election != nil) {
 			t.Errorf("%v: the election's rules %v, want them with -leader-elect", args, election)

@@ -12,10 +12,12 @@ import (
 // printedFlags are flag sets whose -print-rbac and -print-node-policy
 // output testdata/print holds, one file each. The ten without -parts were
 // printed by the provider before it served parts, and must stay so rule
-// for rule (-update never rewrites them; the words of three rules' reasons
-// were edited by hand when the Virtual Kubelet node controller went);
-// those with -parts are rewritten by go test -run TestPrintedRights
-// -update.
+// for rule but for what running pods added to every configuration (the
+// annotations and the status of its pods, events on them), reviewed line
+// by line when it was added: -update never rewrites them (the words of
+// three rules' reasons were edited by hand when the Virtual Kubelet node
+// controller went); those with -parts are rewritten by go test -run
+// TestPrintedRights -update.
 var printedFlags = []struct {
 	file  string
 	parts bool

@@ -331,7 +331,7 @@ var rightsSymptoms = map[string]func(t *testing.T, c *rightsCase){
 			t.Errorf("the Lease renewed %s after its creation, want never", renewed)
 		}
 	},
-	metav1.NamespaceDefault + " events create,patch": func(t *testing.T, c *rightsCase) {
+	"cluster events create,patch": func(t *testing.T, c *rightsCase) {
 		// The node's first Ready is an event, NodeReady.
 		c.run(t)
 		c.awaitRefused(t, http.MethodPost, "/api/v1/namespaces/"+metav1.NamespaceDefault+"/events")
@@ -378,6 +378,9 @@ func TestRightsEachNeeded(t *testing.T) {
 		for _, rule := range r.Rules {
 			key := ruleKey(r.Namespace, rule.PolicyRule)
 			symptom, ok := rightsSymptoms[key]
+			if !ok {
+				symptom, ok = jobsSymptoms[key]
+			}
 			if !ok {
 				t.Errorf("the rule %q (%s) has no symptom here: show what breaks without it, or take it away", key, rule.Why)
 				continue

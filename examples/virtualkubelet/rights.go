@@ -19,6 +19,7 @@ func accessFor(namespace, name string, configs []vnode.Config, e *election.Elect
 		ServiceAccount: name, Namespace: namespace, App: vnode.FieldManager,
 		PodEventReasons: []string{vnode.ReasonDevicesGiven, vnode.ReasonClaimNotAllowed},
 	}
+	a.Jobs = &rights.Jobs{Annotations: []string{jobs.RecordAnnotation, jobs.JobIDAnnotation}, EventReasons: jobs.EventReasons()}
 	if e != nil {
 		a.Election = &rights.Lease{Namespace: e.Namespace, Name: e.Name}
 	}
@@ -38,7 +39,7 @@ func accessFor(namespace, name string, configs []vnode.Config, e *election.Elect
 			a.DRADriver = c.DRADriver
 		}
 		if c.Confirm {
-			a.Confirm = &rights.Confirm{Driver: confirm.DefaultDriver, Class: confirm.DefaultClass, Record: jobs.RecordAnnotation}
+			a.Confirm = &rights.Confirm{Driver: confirm.DefaultDriver, Class: confirm.DefaultClass}
 		}
 		for _, ns := range c.LabelNamespaces {
 			if !slices.Contains(a.LabelNamespaces, ns) {

@@ -71,9 +71,17 @@ func (e *CallError) Words() string { return e.answer }
 func (e *CallError) Reached() bool { return e.Code != 0 || e.wrote }
 
 // Answered reports whether the plugin answered the call: an answer came
-// (Code is not 0), whatever it says. A create the plugin answered with an
-// error made no job; a call it did not answer may have done its work.
+// (Code is not 0), whatever it says. An answer with an error may still
+// come after the work was done (interLink's Slurm plugin answers 504 to
+// a create whose sbatch made the job and warned), and so may no answer.
 func (e *CallError) Answered() bool { return e.Code != 0 }
+
+// Unserved reports whether the plugin serves no such call: it answered
+// 404 Not Found, 405 Method Not Allowed or 501 Not Implemented, as a
+// plugin of the ping alone answers a pod call. Such a call did nothing.
+func (e *CallError) Unserved() bool {
+	return e.Code == http.StatusNotFound || e.Code == http.StatusMethodNotAllowed || e.Code == http.StatusNotImplemented
+}
 
 // Unwrap returns the error of the request or of its answer, nil for an
 // answer other than 200.

@@ -336,3 +336,32 @@ func TestCallReached(t *testing.T) {
 		})
 	}
 }
+
+// TestCallUnserved: a pod call the plugin answers 404, 405 or 501 is one
+// it serves not (a plugin of the ping alone); 500, 504 and no answer are
+// failures of a call it serves.
+func TestCallUnserved(t *testing.T) {
+	for code, want := range map[int]bool{
+		http.StatusNotFound: true, http.StatusMethodNotAllowed: true, http.StatusNotImplemented: true,
+		http.StatusInternalServerError: false, http.StatusGatewayTimeout: false, 0: false,
+	} {
+		t.Run(http.StatusText(code), func(t *testing.T) {
+			server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				if code == 0 {
+					panic(http.ErrAbortHandler)
+				}
+				http.Error(w, "no", code)
+			}))
+			defer server.Close()
+			c := newClient(t, Config{URL: server.URL + "/status"})
+			_, _, err := c.Create(context.Background(), podapi.NewCreateRequest(&corev1.Pod{}))
+			callErr, ok := errors.AsType[*CallError](err)
+			if !ok {
+				t.Fatalf("Create = %v, want a *CallError", err)
+			}
+			if callErr.Unserved() != want {
+				t.Errorf("%v: Unserved() = %v, want %v", err, callErr.Unserved(), want)
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -126,6 +127,9 @@ func (k *Keeper) removed(ctx context.Context, j confirm.Job, rec job, why string
 // with the backend's words.
 func (k *Keeper) start(ctx context.Context, starts []confirm.Start, asked map[types.UID]*corev1.Pod) {
 	for _, s := range starts {
+		if k.unserved {
+			return
+		}
 		p := asked[s.Pod]
 		if (p == nil || p.Spec.Containers == nil) && k.cfg.Waiting != nil {
 			p, _ = k.cfg.Waiting.Pods(s.Namespace).Get(s.Name) // a pod of an allocation the informer had not listed then
@@ -153,6 +157,10 @@ func (k *Keeper) start(ctx context.Context, starts []confirm.Start, asked map[ty
 		delete(k.said, "record")
 		k.placed[s.Pod] = rec
 		created, list, err := k.cfg.Plugin.Create(ctx, podapi.NewCreateRequest(pod))
+		if unserved(err) {
+			k.noPodAPI(ctx, s, rec, err)
+			return
+		}
 		if err != nil {
 			k.failed("create", err)
 			rec.createErr = err // its job may be there: the backend's next answers say
@@ -166,9 +174,34 @@ func (k *Keeper) start(ctx context.Context, starts []confirm.Start, asked map[ty
 		}
 		rec.id = created.PodJID
 		k.placed[s.Pod] = rec
+		if created.PodJID != "" && created.PodUID == string(s.Pod) {
+			k.annotate(ctx, s.Pod, s.Namespace, s.Name, JobIDAnnotation, created.PodJID)
+		}
 		k.add(func(c *Count) { c.Started++ })
 		k.cfg.Log.Info("a pod's job started on the backend", "pod", s.Namespace+"/"+s.Name, "node", s.Node, "job", created.PodJID)
 	}
+}
+
+// unserved reports whether err says the plugin serves no such call
+// (pingclient.CallError.Unserved).
+func unserved(err error) bool {
+	u, ok := errors.AsType[interface {
+		error
+		Unserved() bool
+	}](err)
+	return ok && u.Unserved()
+}
+
+// noPodAPI notes that the plugin serves no pod API (its create answered
+// err, 404 or the like): a plugin of the ping alone. The keeper makes no
+// job for the rest of its run, and the pods bound to its nodes stay
+// Pending, as on a provider that runs none; the record of the create
+// that made nothing is written removed, so that a delete of its pod
+// completes at once. Said once, in the log.
+func (k *Keeper) noPodAPI(ctx context.Context, s confirm.Start, rec job, err error) {
+	k.unserved = true
+	k.removed(ctx, confirm.Job{Pod: s.Pod, Namespace: s.Namespace, Name: s.Name, Node: s.Node}, rec, "never made")
+	k.cfg.Log.Warn("the plugin serves no pod API: no pod of its nodes runs until the provider restarts", "error", err)
 }
 
 // pin pins pod, about to be sent to the plugin for node, to node's

@@ -26,12 +26,19 @@ import (
 func (k *Keeper) boundStarts(ctx context.Context, nodes []*corev1.Node) ([]confirm.Start, map[types.UID]*corev1.Pod) {
 	var starts []confirm.Start
 	pods := map[types.UID]*corev1.Pod{}
+	if k.unserved {
+		return nil, pods
+	}
 	for _, n := range nodes {
 		for _, p := range k.cfg.Bound(n.Name) {
 			j, known := k.placed[p.UID]
 			if !known {
 				if r, ok := RecordOf(p); ok {
-					k.placed[p.UID] = job{namespace: p.Namespace, name: p.Name, Record: r, seen: r.Made}
+					k.placed[p.UID] = job{namespace: p.Namespace, name: p.Name, Record: r, seen: r.Made, id: p.Annotations[JobIDAnnotation]}
+					continue
+				}
+				if r, ok := adopted(p, n.Name); ok {
+					k.adopt(ctx, p, r)
 					continue
 				}
 			}
@@ -50,6 +57,19 @@ func (k *Keeper) boundStarts(ctx context.Context, nodes []*corev1.Node) ([]confi
 		}
 	}
 	return starts, pods
+}
+
+// adopt takes the job of pod, made by another provider (r, [adopted]),
+// as one the keeper made: it writes its record first, so that a removal
+// is recorded, and a restart finds it; a record it cannot write is tried
+// again at the next step.
+func (k *Keeper) adopt(ctx context.Context, pod *corev1.Pod, r Record) {
+	if err := k.record(ctx, pod.UID, pod.Namespace, pod.Name, r); err != nil {
+		k.failed("record", err)
+		return
+	}
+	k.placed[pod.UID] = job{namespace: pod.Namespace, name: pod.Name, Record: r, seen: k.cfg.Now(), id: pod.Annotations[JobIDAnnotation]}
+	k.cfg.Log.Info("a pod's job adopted: another provider made it", "pod", pod.Namespace+"/"+pod.Name, "node", r.Node, "job", pod.Annotations[JobIDAnnotation])
 }
 
 // ending returns remove with the job of each pod being deleted on its
@@ -85,11 +105,17 @@ func (k *Keeper) ending(ctx context.Context, remove, jobs []confirm.Job, asked m
 }
 
 // Stopped reports whether pod has no job left on the backend, as the
-// record on it says: none recorded, or the one recorded removed. A pod
-// being deleted is deleted only then (the provider's finisher).
+// record on it says: none recorded, nor a job ID of another provider's
+// ([JobIDAnnotation], a job the keeper adopts), or the one recorded
+// removed. A pod being deleted is deleted only then (the provider's
+// finisher).
 func Stopped(pod *corev1.Pod) bool {
 	r, ok := RecordOf(pod)
-	return !ok || r.Removed
+	if !ok {
+		_, made := adopted(pod, pod.Spec.NodeName)
+		return !made
+	}
+	return r.Removed
 }
 
 // ReasonRefused is the reason of the status of a pod whose jobs the

@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/pingnode/pingnode/examples/internal/podapi"
@@ -219,4 +221,122 @@ func TestBeingDeletedJobRemovedFirst(t *testing.T) {
 	if Stopped(&corev1.Pod{}) != true {
 		t.Error("Stopped: false for a pod without a record, which has no job")
 	}
+}
+
+// plainKeeper is s's keeper without the backend's confirmation: no
+// claims, no pods that wait, as the provider runs without -confirm.
+func (s *setup) plainKeeper() {
+	cfg := s.keeper.cfg
+	cfg.Claims, cfg.Waiting = nil, nil
+	s.keeper = New(cfg)
+}
+
+// TestWithoutConfirmPodRuns: without the backend's confirmation, a pod
+// bound to a node gets its job when it binds, and the pod is annotated
+// JobID with the job's ID, as interLink's Virtual Kubelet annotates it.
+func TestWithoutConfirmPodRuns(t *testing.T) {
+	s := newSetup(1)
+	s.plainKeeper()
+	s.plugin.state = "running"
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "hpc", Name: "plain", UID: "uid-plain"},
+		Spec:       corev1.PodSpec{NodeName: "vk-0", Containers: []corev1.Container{{Name: "job"}}},
+	}
+	_ = s.client.Tracker().Add(pod)
+	s.bound = map[string][]*corev1.Pod{"vk-0": {pod}}
+	s.took(t, 0, "create plain@vk-0")
+	stored, err := s.client.CoreV1().Pods("hpc").Get(t.Context(), "plain", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id := stored.Annotations[JobIDAnnotation]; id != "1" {
+		t.Errorf("annotation %s %q, want the plugin's job ID, 1", JobIDAnnotation, id)
+	}
+	s.bound["vk-0"] = []*corev1.Pod{stored}
+	s.took(t, time.Minute, "status of 1")
+	stored, _ = s.client.CoreV1().Pods("hpc").Get(t.Context(), "plain", metav1.GetOptions{})
+	if stored.Status.Phase != corev1.PodRunning {
+		t.Errorf("phase %s, want Running, as its job", stored.Status.Phase)
+	}
+}
+
+// TestAdoptsJobID: a pod bound to a node with a JobID annotation and no
+// record, whose job another provider made (interLink's Virtual Kubelet),
+// is adopted: no create, its status followed, a record written; once the
+// pod is deleted its job gets one delete, and only then is it Stopped.
+func TestAdoptsJobID(t *testing.T) {
+	s := newSetup(1)
+	s.plainKeeper()
+	s.plugin.state = "running"
+	s.plugin.jobs["uid-theirs"] = "vk-0" // the job the other provider made
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "hpc", Name: "theirs", UID: "uid-theirs", Annotations: map[string]string{JobIDAnnotation: "4711"}},
+		Spec:       corev1.PodSpec{NodeName: "vk-0", Containers: []corev1.Container{{Name: "job"}}},
+	}
+	if Stopped(pod) {
+		t.Error("Stopped: true for a pod whose job another provider made")
+	}
+	_ = s.client.Tracker().Add(pod)
+	s.bound = map[string][]*corev1.Pod{"vk-0": {pod}}
+	s.took(t, 0, "status of 1")
+	stored, err := s.client.CoreV1().Pods("hpc").Get(t.Context(), "theirs", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := RecordOf(stored); !ok || r.Node != "vk-0" || stored.Status.Phase != corev1.PodRunning {
+		t.Errorf("record %+v %v, phase %s; want the record of its node, vk-0, and Running", r, ok, stored.Status.Phase)
+	}
+	stored.DeletionTimestamp = &metav1.Time{Time: s.now}
+	s.bound["vk-0"] = []*corev1.Pod{stored}
+	s.took(t, time.Minute, "status of 1", "delete theirs")
+	stored, _ = s.client.CoreV1().Pods("hpc").Get(t.Context(), "theirs", metav1.GetOptions{})
+	if !Stopped(stored) || len(s.plugin.jobs) != 0 {
+		t.Errorf("after the delete: Stopped %v, jobs %v; want true, none", Stopped(stored), s.plugin.jobs)
+	}
+}
+
+// unservedErr is a pod call the plugin serves not (a 404), as
+// pingclient.CallError says it.
+type unservedErr string
+
+func (e unservedErr) Error() string  { return string(e) }
+func (e unservedErr) Unserved() bool { return true }
+
+// TestNoPodAPI: a plugin of the ping alone answers a create 404: the
+// keeper makes no job for the rest of its run, sends no other call, and
+// the record of the create that made nothing says removed, so that the
+// pod's delete completes at once ([Stopped]).
+func TestNoPodAPI(t *testing.T) {
+	s := newSetup(1)
+	s.plainKeeper()
+	s.keeper.cfg.Plugin = noPods{s.plugin}
+	var bound []*corev1.Pod
+	for _, name := range []string{"a", "b"} {
+		p := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "hpc", Name: name, UID: types.UID("uid-" + name)},
+			Spec:       corev1.PodSpec{NodeName: "vk-0", Containers: []corev1.Container{{Name: "job"}}},
+		}
+		_ = s.client.Tracker().Add(p)
+		bound = append(bound, p)
+	}
+	s.bound = map[string][]*corev1.Pod{"vk-0": bound}
+	s.took(t, 0, "create a@vk-0")
+	s.took(t, time.Minute)
+	stored, err := s.client.CoreV1().Pods("hpc").Get(t.Context(), "a", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !Stopped(stored) {
+		t.Errorf("Stopped: false for a pod whose create the plugin serves not; record %q", stored.Annotations[RecordAnnotation])
+	}
+}
+
+// noPods is p, whose creates are answered 404.
+type noPods struct{ *plugin }
+
+func (p noPods) Create(_ context.Context, r podapi.CreateRequest) (podapi.Created, bool, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.calls = append(p.calls, "create "+r.Pod.Name+"@"+r.Pod.Spec.NodeName)
+	return podapi.Created{}, false, unservedErr("POST /create: HTTP 404 Not Found")
 }

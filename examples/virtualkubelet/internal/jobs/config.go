@@ -73,8 +73,9 @@ type Config struct {
 	// that made none, a job cancelled before it ran) before the pod fails
 	// with the backend's words; DefaultRefusals when zero or less.
 	Refusals int
-	// Events records what a pod is told: nil tells nothing.
-	Events record.EventRecorder
+	// Events returns the recorder of what a pod is told, from the node it
+	// is on or is allocated (the event's source host); nil tells nothing.
+	Events func(node string) record.EventRecorder
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
 	Log *slog.Logger

@@ -1,14 +1,26 @@
-// Package jobs keeps the backend's jobs of the pods of its nodes
-// (-confirm): a pod that asks for the backend's confirmation is held at
-// the scheduler's PreBind until the backend runs it, by the device
+// Package jobs keeps the backend's jobs of the pods of its nodes: a pod
+// bound to one of them gets its job on the plugin (interLink's /create,
+// /status and /delete) when it binds, and its status follows its job;
+// with -confirm, a pod that asks for the backend's confirmation is held
+// at the scheduler's PreBind until the backend runs it, by the device
 // binding conditions of Dynamic Resource Allocation
-// (nodeapply/dra/confirm); a pod that does not ask gets its job when it
-// binds; and a bound pod's status follows its job.
+// (nodeapply/dra/confirm). Without -confirm the [Keeper] has no claims
+// and no pods that wait ([Config.Claims] and [Config.Waiting] nil), and
+// publishes nothing. A plugin of the ping alone, which answers a create
+// 404, 405 or 501, serves no pod API: the keeper makes no job for the
+// rest of its run, and the pods stay Pending.
 //
-// Each node the provider serves publishes one confirmation device, in a
-// ResourceSlice of the confirmation driver owned by the node
-// (confirm.Slice), so that it goes when the node does; the DeviceClass
-// that serves it as an extended resource is created once, at the start.
+// After each create it writes the job's ID on the pod, in the annotation
+// [JobIDAnnotation] (JobID), as interLink's Virtual Kubelet does, and it
+// adopts a pod bound to one of its nodes that has one and no record of
+// its own: either provider takes over the other's pods without making a
+// job twice.
+//
+// With -confirm, each node the provider serves publishes one
+// confirmation device, in a ResourceSlice of the confirmation driver
+// owned by the node (confirm.Slice), so that it goes when the node does;
+// the DeviceClass that serves it as an extended resource is created once,
+// at the start.
 // A pod asks with a classic request of that resource
 // (pingnode.io/confirmed: 1 by default), and the scheduler writes its
 // claim, gives it a share of a node's device, and waits.

@@ -25,6 +25,7 @@ type Keeper struct {
 	published map[string]types.UID // the nodes whose slice is published: name to UID
 	said      map[string]string    // what was last logged of each thing, so each is said once
 	seeded    bool                 // the jobs of the pods bound to its nodes are in placed
+	unserved  bool                 // the plugin serves no pod API: it makes no job
 	mu        sync.Mutex           // guards count
 	count     Count
 }
@@ -228,13 +229,24 @@ const (
 	ReasonStatusAnswered = "BackendStatusAnswered"
 )
 
-// event records an event on pod, if the keeper has a recorder.
+// event records an event on pod, from its node or the node of its job,
+// if the keeper has a recorder and the pod a node.
 func (k *Keeper) event(pod *corev1.Pod, eventType, reason, message string) {
-	if k.cfg.Events == nil {
+	node := pod.Spec.NodeName
+	if node == "" {
+		node = k.placed[pod.UID].Node
+	}
+	if k.cfg.Events == nil || node == "" {
 		return
 	}
 	ref := &corev1.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID}
-	k.cfg.Events.Event(ref, eventType, reason, boundWords(message))
+	k.cfg.Events(node).Event(ref, eventType, reason, boundWords(message))
+}
+
+// EventReasons returns the reasons of the events a keeper records on
+// pods, for the provider's rights.
+func EventReasons() []string {
+	return []string{ReasonStatusFailed, ReasonStatusAnswered, ReasonRefused}
 }
 
 // failed logs a failure of what, when it begins or changes.

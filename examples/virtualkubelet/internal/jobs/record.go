@@ -24,6 +24,16 @@ import (
 // it again, and removes a job once.
 const RecordAnnotation = "pingnode.io/job"
 
+// JobIDAnnotation is the pod annotation that holds the job's ID, as the
+// plugin's create answered it (its podJID), for the pod's UID: interLink's
+// Virtual Kubelet writes it after each create
+// (pkg/virtualkubelet/execute.go) and, when it starts, takes back every
+// pod of its node that has one (RetrievePodsFromCluster). The keeper
+// writes it too, and adopts a pod bound to one of its nodes that has one
+// and no [RecordAnnotation]: so that either provider takes over the
+// other's pods, and no job is made twice.
+const JobIDAnnotation = "JobID"
+
 // Record is what [RecordAnnotation] holds, as JSON.
 type Record struct {
 	// Node is the node the job was made for.
@@ -54,23 +64,49 @@ func RecordOf(pod *corev1.Pod) (Record, bool) {
 	return r, true
 }
 
-// record writes r on the pod of uid: a merge patch of the annotation
-// alone, with the pod's UID as a precondition, so that another pod of the
-// same name is never written.
+// record writes r on the pod of uid ([Keeper.setAnnotation]).
 func (k *Keeper) record(ctx context.Context, uid types.UID, namespace, name string, r Record) error {
 	value, err := json.Marshal(r)
 	if err != nil {
 		return err
 	}
+	return k.setAnnotation(ctx, uid, namespace, name, RecordAnnotation, string(value))
+}
+
+// setAnnotation writes the annotation key on the pod of uid: a merge
+// patch of the annotation alone, with the pod's UID as a precondition, so
+// that another pod of the same name is never written.
+func (k *Keeper) setAnnotation(ctx context.Context, uid types.UID, namespace, name, key, value string) error {
 	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
 		"uid":         uid,
-		"annotations": map[string]string{RecordAnnotation: string(value)},
+		"annotations": map[string]string{key: value},
 	}})
 	if err != nil {
 		return err
 	}
 	_, err = k.cfg.Client.CoreV1().Pods(namespace).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: k.cfg.FieldManager})
 	return err
+}
+
+// annotate is setAnnotation, its failure logged: what it writes is for
+// another provider, and the keeper's own record holds the job.
+func (k *Keeper) annotate(ctx context.Context, uid types.UID, namespace, name, key, value string) {
+	if err := k.setAnnotation(ctx, uid, namespace, name, key, value); err != nil {
+		k.failed("annotation "+key, err)
+		return
+	}
+	delete(k.said, "annotation "+key)
+}
+
+// adopted returns the record of the job of pod, bound to node, that
+// another provider made and wrote [JobIDAnnotation] for, and reports
+// whether it has one: made when the pod was created, so that the
+// backend's answers are read at once.
+func adopted(pod *corev1.Pod, node string) (Record, bool) {
+	if pod.Annotations[JobIDAnnotation] == "" {
+		return Record{}, false
+	}
+	return Record{Node: node, Made: pod.CreationTimestamp.Time}, true
 }
 
 // read returns the jobs of the pods asked about, as the backend's

@@ -9,12 +9,11 @@
 // stopped ([BeingDeleted]). A kubelet stops its containers, then deletes
 // it with a grace period of 0 and the pod's UID as a precondition (its
 // status manager); a provider does the same once its backend has stopped
-// the pod. Without -confirm the reference provider hands no pod to a
-// backend, so a pod being deleted has stopped already, and the finisher
-// deletes it at once. With -confirm a pod's job runs on the backend: the
-// finisher waits until the record on the pod says its job was removed
+// the pod. The reference provider runs a pod as a job on its backend:
+// the finisher waits until the record on the pod says its job was removed
 // (internal/jobs, Stopped), which the keeper writes at its next step, so
-// that a provider that restarts in between still finds the job. Without
+// that a provider that restarts in between still finds the job; a pod
+// with no record has no job, and is deleted at once. Without
 // the finisher, a graceful delete of a pod bound to the node would wait
 // forever.
 //

@@ -5,10 +5,10 @@ import (
 )
 
 // Confirm names what the backend's confirmation writes: the driver of
-// the confirmation devices, the DeviceClass that serves them, and the
-// pod annotation on which it records each job it makes.
+// the confirmation devices, and the DeviceClass that serves them. The
+// jobs it makes are written as every pod's ([Jobs]).
 type Confirm struct {
-	Driver, Class, Record string
+	Driver, Class string
 }
 
 // confirmRights are the rules of the backend's confirmation (-confirm),
@@ -25,7 +25,5 @@ func (a Access) confirmRights() []Rule {
 		rule(resourcev1.GroupName, "resourceclaims/status", nil, "write the backend's confirmation or refusal of a pod to its claim's status, a server-side apply of the share's entry (RBAC cannot select claims by the pool of their devices)", "patch"),
 		rule(resourcev1.GroupName, "resourceclaims/driver", []string{c.Driver}, "change the status.devices entries of "+c.Driver+" and of no other driver, as the API server checks it for each driver whose entries a status write changes (Kubernetes 1.37, KEP-4817: the verb arbitrary-node:patch on the driver's name); the allocation and the pods it is reserved for need resourceclaims/binding, which it has not", "arbitrary-node:patch"),
 		rule(resourcev1.GroupName, "deviceclasses", nil, "create the DeviceClass "+c.Class+", which serves the confirmation devices as an extended resource, at start unless it exists (RBAC cannot name what does not exist yet; -print-node-policy fences it to that class)", "create"),
-		rule("", "pods/status", nil, "write the status of a pod bound to one of its nodes as its job on the backend says it (Pending, Running, then Succeeded or Failed), as a kubelet reports its pods' (RBAC cannot select pods by spec.nodeName, so every pod; -print-node-policy fences it to the pods of its nodes)", "patch"),
-		rule("", "pods", nil, "record on a pod that waits the job it makes of it, before it makes it, and that it removed it (the annotation "+c.Record+"), so that a provider that restarts, or a standby, adopts the job and removes it once, where it would make it again (RBAC cannot select pods by what they ask, so every pod; -print-node-policy fences the change to that annotation)", "patch"),
 	)
 }

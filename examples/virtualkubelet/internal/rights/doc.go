@@ -35,9 +35,11 @@
 //	| cluster | nodes/status | patch | `N` | the status patch: resources and conditions | the node stays as registered (static capacity, no condition of the plugin's); `pingnode_node_write_errors_total{kind="status"}`; the taints still land |
 //	| cluster | pods | list, watch | any | the pods bound to the node: to finish their deletion, and with `-held` to count what they hold | the start fails at once: the pods' cache is refused |
 //	| cluster | pods | delete | any | finish the deletion of a pod bound to the node: delete it with grace period 0 and its UID as a precondition, as the kubelet does | a pod deleted on the node stays Terminating: 403 to `DELETE /api/v1/namespaces/NS/pods/NAME` |
+//	| cluster | pods | patch | any | record on a pod the job it makes of it before it makes it, the job's ID (`JobID`, as interLink's Virtual Kubelet writes it), and its removal: annotations `pingnode.io/job` and `JobID` | no pod runs: the record is refused (403 to `PATCH .../pods/NAME`), and no job is made without it |
+//	| cluster | pods/status | patch | any | write a bound pod's status as its job says it, as a kubelet reports its pods' | the job runs, the pod stays Pending: 403 to `PATCH .../pods/NAME/status` |
 //	| kube-node-lease | leases | create | any | the node's Lease, its heartbeat, at the first renewal | the node runs with no Lease (403 to the create); with no heartbeat, the node lifecycle controller would mark it Unknown 50 s after its last status write |
 //	| kube-node-lease | leases | get, update | `N` | renew the Lease: read it, then update it | no heartbeat: the Lease of a node registered just now is created without a read, then never renewed (403 to its update, and to the read that follows); a node registered before has no Lease at all (403 to the read) |
-//	| default | events | create, patch | any | events on the node (a node's events are in `default`; a repeated one is patched) | no event: 403 to `POST .../namespaces/default/events` |
+//	| cluster | events | create, patch | any | events on the node (a node's events are in `default`) and on its pods, what the backend says of their jobs, in the pods' namespaces (a repeated one is patched) | no event: 403 to `POST .../namespaces/default/events` |
 //	| `ns` | leases | create | any | with `-leader-elect`: create the election Lease if no replica has | it never leads, and is not ready |
 //	| `ns` | leases | get, update | `E` | take and renew the election Lease | it never leads, and is not ready |
 //
@@ -62,8 +64,12 @@
 // Lease, and events only on its own nodes, and delete only a pod bound to
 // one of its nodes that is being deleted already (the pod as stored,
 // `oldObject`: `spec.nodeName` and `metadata.deletionTimestamp`), so that
-// it finishes the deletions others began on its nodes and begins none
-// (Kubernetes 1.30 and later, `admissionregistration.k8s.io/v1`);
+// it finishes the deletions others began on its nodes and begins none,
+// change on a pod nothing but the annotations of its job, write the
+// status only of a pod bound to one of its nodes, and record on a pod
+// only what the backend says of its job, from one of its nodes
+// (Kubernetes 1.30 and later, `admissionregistration.k8s.io/v1`;
+// `TestConfirmFence` shows the pods' part);
 // `TestRightsFence` shows it refuse a node, a Lease and an event of another
 // name, and the delete of another node's pod or of a pod of its own node
 // that nobody deleted, with 403, and allow the provider's own.
@@ -99,7 +105,7 @@
 //	| resourceclaims | list, watch | which devices claims hold, and which a pod was given; RBAC cannot select claims by the pool of their devices, so every claim | the start fails at once: the claims' cache is refused |
 //	| resourceclaims | get | a pod's claim as stored, read before the pod is told it may not use it, as the kubelet reads it | a pod whose claim is missing is never told so: 403 to `GET .../resourceclaims/NAME` |
 //	| pods | list, watch | the pods bound to its nodes, with or without `-held` | as above |
-//	| events | create, patch | events on its nodes (in `default`) and on the pods bound to them, in the pods' namespaces: every namespace, so this rule replaces the Role in `default` | no event: 403 to `POST /api/v1/namespaces/default/events` |
+//	| events | create, patch | the same rule, which now also says which devices a pod was given | as above |
 //
 // No `get` or `patch` of slices: the controller reads them through its
 // informer, updates them with the `resourceVersion` it read, and deletes
@@ -166,13 +172,14 @@
 //	| leases: get, list, watch, create, update, patch, in every namespace (the control plane's own election Leases in kube-system, every node's Lease) | leases: create in kube-node-lease and in its election's namespace; get and update of its nodes' Leases and its election Lease only |
 //	| secrets, configmaps, services, serviceaccounts, namespaces: get, list, watch | none |
 //	| serviceaccounts/token: create, get, list: a token for any ServiceAccount of the cluster, and so the rights of any | none |
-//	| pods, services: create, delete, get, list, watch, patch; pods/status: update, patch; apps deployments, networking.k8s.io ingresses: create, delete, list, get | pods: list, watch; delete, fenced by the policy to its nodes' pods being deleted |
+//	| pods, services: create, delete, get, list, watch, patch; pods/status: update, patch; apps deployments, networking.k8s.io ingresses: create, delete, list, get | pods: list, watch; delete, fenced by the policy to its nodes' pods being deleted; patch, fenced to the annotations of their jobs; pods/status: patch, fenced to its nodes' pods |
 //	| nodes: create, get; nodes/status: update, patch, of every node | nodes: create; get, list, watch, patch and nodes/status patch of its own nodes only |
-//	| events: create, patch | events: create, patch, in `default` |
+//	| events: create, patch | events: create, patch, fenced by the policy to its nodes and to its nodes' pods, of their jobs and devices |
 //	| a long-lived token Secret (`kubernetes.io/service-account-token`) | the pod's own projected token |
 //
-// interLink's Virtual Kubelet runs pods, and mirrors their volumes to the
-// backend, which this example does not: some of its rights serve that. None
+// interLink's Virtual Kubelet runs pods, as this provider does, and
+// mirrors their volumes to the backend, which this provider does not:
+// some of its rights serve that. None
 // of them is fenced by name, so a leak of that token reads every Secret of
 // the cluster, can hold any Lease, a kubelet's or a controller's, and can
 // mint the token of any other ServiceAccount.

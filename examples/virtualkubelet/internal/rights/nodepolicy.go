@@ -41,7 +41,10 @@ import (
 // bound to one of its nodes and being deleted already (oldObject, the pod
 // as stored: spec.nodeName and metadata.deletionTimestamp), so that it
 // finishes the deletions others began on its nodes, and begins none, nor
-// ends another node's pod. With a DRA driver ([Access.DRADriver]), a
+// ends another node's pod. Running pods ([Access.Jobs]), it may change on
+// a pod nothing but the annotations of its jobs, write the status only of
+// a pod bound to one of its nodes, and record events on pods only of
+// their jobs, from one of its nodes. With a DRA driver ([Access.DRADriver]), a
 // ResourceSlice it creates, updates or deletes must be of that driver and
 // on one of its nodes (spec.nodeName), as the slice was and as it will be
 // (KEP-4381 suggests such a policy for a driver's identity), and the
@@ -82,17 +85,19 @@ func (a Access) Policy() []runtime.Object {
 	podsMessage := "the pingnode provider " + a.Namespace + "/" + a.ServiceAccount + " may delete only pods bound to its own nodes that are being deleted"
 	if a.Confirm != nil {
 		rules = append(rules, namedRule(resourcev1.GroupName, "deviceclasses", admissionregistrationv1.Create))
+	}
+	if a.Jobs != nil {
 		rules[4].Operations = append(rules[4].Operations, admissionregistrationv1.Update)
 		rules = append(rules, namedRule("", "pods/status", admissionregistrationv1.Update))
 		podsExpression = "request.resource.resource != 'pods' || (request.operation == 'DELETE' && " + podFence(a.ours) + ") || " +
-			"(request.operation == 'UPDATE' && !" + statusRequest + " && " + recordFence(a.Confirm.Record) + ") || " +
+			"(request.operation == 'UPDATE' && !" + statusRequest + " && " + annotationFence(a.Jobs.Annotations) + ") || " +
 			"(request.operation == 'UPDATE' && " + statusRequest + " && has(oldObject.spec.nodeName) && " + a.ours("oldObject.spec.nodeName") + ")"
-		podsMessage += ", change on a pod nothing but its annotation " + a.Confirm.Record + ", and write the status only of pods bound to its own nodes"
+		podsMessage += ", change on a pod nothing but its annotations " + strings.Join(a.Jobs.Annotations, " and ") + ", and write the status only of pods bound to its own nodes"
 	}
-	if a.DRADriver != "" {
-		events += " || (object.involvedObject.kind == 'Pod' && object.reason in " + celList(a.PodEventReasons) +
+	if reasons := a.podEventReasons(); len(reasons) > 0 {
+		events += " || (object.involvedObject.kind == 'Pod' && object.reason in " + celList(reasons) +
 			" && has(object.source) && has(object.source.host) && " + a.ours("object.source.host") + ")"
-		eventMessage += ", and on pods only which devices they were given, from its own nodes"
+		eventMessage += ", and on pods only " + a.podEventsWhy() + ", from its own nodes"
 	}
 	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{
 		TypeMeta:   typeMeta(admissionregistrationv1.SchemeGroupVersion.String(), "ValidatingAdmissionPolicy"),
@@ -136,7 +141,7 @@ func (a Access) Policy() []runtime.Object {
 			Reason:     &forbidden,
 		})
 	}
-	if a.Confirm != nil {
+	if a.Jobs != nil {
 		policy.Spec.Variables = append(policy.Spec.Variables,
 			admissionregistrationv1.Variable{Name: "annotations", Expression: "has(object.metadata.annotations) ? object.metadata.annotations : {}"},
 			admissionregistrationv1.Variable{Name: "oldAnnotations", Expression: "oldObject != null && has(oldObject.metadata.annotations) ? oldObject.metadata.annotations : {}"},
@@ -203,16 +208,16 @@ func podFence(node func(string) string) string {
 // the status subresource; a request of no subresource has none.
 const statusRequest = "(has(request.subResource) && request.subResource == 'status')"
 
-// recordFence is the CEL expression, over the variables of
+// annotationFence is the CEL expression, over the variables of
 // [Access.labelVariables] and the annotations', that holds when a pod
-// updated changed only in its annotation record: its spec, labels,
+// updated changed only in the annotations keys: its spec, labels,
 // finalizers and other annotations are as they were.
-func recordFence(record string) string {
-	r := celString(record)
+func annotationFence(keys []string) string {
+	ours := celList(keys)
 	return "(object.spec == oldObject.spec && variables.labels == variables.oldLabels" +
 		" && has(object.metadata.finalizers) == has(oldObject.metadata.finalizers) && (!has(object.metadata.finalizers) || object.metadata.finalizers == oldObject.metadata.finalizers)" +
-		" && variables.annotations.all(k, k == " + r + " || (k in variables.oldAnnotations && variables.oldAnnotations[k] == variables.annotations[k]))" +
-		" && variables.oldAnnotations.all(k, k == " + r + " || k in variables.annotations))"
+		" && variables.annotations.all(k, k in " + ours + " || (k in variables.oldAnnotations && variables.oldAnnotations[k] == variables.annotations[k]))" +
+		" && variables.oldAnnotations.all(k, k in " + ours + " || k in variables.annotations))"
 }
 
 // labelFence is the CEL expression, over the variables of
@@ -297,6 +302,9 @@ func (a Access) PolicyYAML() ([]byte, error) {
 	what := "the nodes, Leases and events it may create, the labels of its nodes it may change, and the pods it may delete"
 	if a.Parts != nil {
 		what = "the nodes, Leases and events it may create, the nodes it may change and delete and their labels, and the pods it may delete"
+	}
+	if a.Jobs != nil {
+		what = strings.Replace(what, ", and the pods it may delete", ", the pods it may delete, and the annotations and statuses of pods it may write", 1)
 	}
 	if len(a.sliceDrivers()) > 0 {
 		what += ", and the ResourceSlices it may write"

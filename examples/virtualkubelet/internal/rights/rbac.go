@@ -69,6 +69,9 @@ type Access struct {
 	// by node: its registration labels, which [Access.Policy] lets it set
 	// to these values and to no other.
 	StaticLabels map[string]map[string]string
+	// Jobs is what it writes to run the pods of its nodes as jobs on the
+	// backend, or nil: then it runs none.
+	Jobs *Jobs
 	// Confirm is the backend's confirmation (-confirm), or nil: then it
 	// publishes a confirmation device on each node, creates the class
 	// that serves them, reads the claims and writes their status.
@@ -138,11 +141,17 @@ func (a Access) Roles() []Role {
 	if named || a.Parts != nil { // no node, no pod bound to it
 		cluster = append(cluster, a.podRights()...)
 	}
+	if (named || a.Parts != nil) && a.Jobs != nil {
+		cluster = append(cluster, a.jobRights()...)
+	}
 	events := rule("", "events", nil, "record events on its nodes (a node's events are in the default namespace; a repeated one is patched; RBAC cannot name events, whose names are made up as they are created)", "create", "patch")
 	if a.DRADriver != "" {
 		cluster = append(cluster, a.deviceRights()...)
+	}
+	podEvents := len(a.podEventReasons()) > 0
+	if podEvents {
 		// Events on pods are in the pods' namespaces: every namespace.
-		cluster = append(cluster, rule("", "events", nil, "record events on its nodes (in the default namespace) and on the pods bound to them, which devices they were given, in the pods' namespaces (a repeated one is patched; RBAC cannot name events, whose names are made up as they are created)", "create", "patch"))
+		cluster = append(cluster, rule("", "events", nil, "record events on its nodes (in the default namespace) and on the pods bound to them ("+a.podEventsWhy()+"), in the pods' namespaces (a repeated one is patched; RBAC cannot name events, whose names are made up as they are created)", "create", "patch"))
 	}
 	if a.Confirm != nil {
 		cluster = append(cluster, a.confirmRights()...)
@@ -157,7 +166,7 @@ func (a Access) Roles() []Role {
 			rule(coordinationv1.GroupName, "leases", nodes, "renew each node's Lease, named as the node: read it, then update it", "get", "update"))
 	}
 	out := []Role{{"", cluster}, {corev1.NamespaceNodeLease, leases}}
-	if a.DRADriver == "" { // else the cluster-wide rule has them
+	if !podEvents { // else the cluster-wide rule has them
 		out = append(out, Role{metav1.NamespaceDefault, []Rule{events}})
 	}
 	if e := a.Election; e != nil {
@@ -316,6 +325,9 @@ func (a Access) describe() string {
 	}
 	if a.Held {
 		s += ", counting what their pods hold"
+	}
+	if a.Jobs != nil {
+		s += ", running their pods on the backend"
 	}
 	if a.DRADriver != "" {
 		s += ", publishing their devices as " + a.DRADriver

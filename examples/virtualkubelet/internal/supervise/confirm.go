@@ -5,11 +5,15 @@ import (
 	"log/slog"
 
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	corev1listers "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/record"
 
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/caches"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/jobs"
@@ -17,10 +21,10 @@ import (
 	"github.com/pingnode/pingnode/nodeapply/dra/confirm"
 )
 
-// The backend's confirmation (-confirm): a pod that asks waits before it
-// binds to a node of the provider's until the backend runs it. Each
-// supervisor keeps the jobs of its plugin's pods that wait (a
-// jobs.Keeper, internal/jobs), which steps after each answered ping. The
+// The pods' jobs: each supervisor keeps the jobs of the pods of its
+// plugin's nodes (a jobs.Keeper, internal/jobs), which steps after each
+// answered ping. With -confirm, a pod that asks waits before it binds to
+// a node of the provider's until the backend runs it. The
 // class that serves the confirmation devices as an extended resource is
 // created at the start, once for the cluster: the same for every
 // provider.
@@ -35,48 +39,49 @@ func StartWaiting(ctx context.Context, client kubernetes.Interface, cfg vnode.Co
 	return caches.Waiting(ctx, client)
 }
 
-// startJobs starts, with Confirm, the keeper of the jobs of the pods that
-// wait on the supervisor's nodes, and returns what stops it; the caches
-// it reads are the process's, or its own when it runs alone.
+// startJobs starts the keeper of the jobs of the pods on the supervisor's
+// nodes, and returns what stops it: a pod bound to one of them gets its
+// job on the plugin, with or without Confirm; with Confirm, the keeper
+// also holds the pods that ask until the backend runs them. The caches it
+// reads are the process's, or its own when it runs alone, and so are its
+// events.
 func (s *pinging) startJobs(ctx context.Context, nodes served) (stop func(), err error) {
 	s.jobs = nil
-	if !s.cfg.Confirm {
-		return func() {}, nil
-	}
 	var stops []func()
 	stop = func() {
 		for i := len(stops) - 1; i >= 0; i-- {
 			stops[i]()
 		}
 	}
-	claims, waiting := s.cfg.Process.Claims, s.cfg.Process.Waiting
-	if claims == nil {
-		var stopClaims func()
-		claims, stopClaims = caches.RunClaims(ctx, s.client)
-		stops = append(stops, stopClaims)
-		if err := claims.Wait(ctx); err != nil {
-			stop()
-			return nil, err
-		}
-	}
-	if waiting == nil {
-		var stopWaiting func()
-		if waiting, stopWaiting, err = caches.Waiting(ctx, s.client); err != nil {
-			stop()
-			return nil, err
-		}
-		stops = append(stops, stopWaiting)
-	}
-	ensureClass(ctx, s.client, s.log)
-	pinAnnotation, pinFlag := vnode.PinOf(s.cfg.PartPin)
-	k := jobs.New(jobs.Config{
+	cfg := jobs.Config{
 		Client: s.client, Plugin: s.pinger,
-		Claims: claims.InPool, Waiting: waiting,
 		Bound: nodes.boundTo, Nodes: nodes.servedNodes,
 		Driver: confirm.DefaultDriver, Resource: confirm.DefaultResource,
 		FieldManager: vnode.FieldManager, Deadline: s.cfg.ConfirmDeadline, Log: s.log,
-		Part: nodes.partOfNode, PinAnnotation: pinAnnotation, PinFlag: pinFlag,
-	})
+		Part: nodes.partOfNode,
+	}
+	cfg.PinAnnotation, cfg.PinFlag = vnode.PinOf(s.cfg.PartPin)
+	if s.cfg.Confirm {
+		if cfg.Claims, cfg.Waiting, err = s.confirmCaches(ctx, &stops); err != nil {
+			stop()
+			return nil, err
+		}
+		ensureClass(ctx, s.client, s.log)
+	}
+	broadcaster := s.cfg.Process.Events
+	if broadcaster == nil {
+		broadcaster = record.NewBroadcaster(record.WithContext(ctx))
+		broadcaster.StartRecordingToSink(&corev1client.EventSinkImpl{Interface: s.client.CoreV1().Events(metav1.NamespaceAll)})
+		stops = append(stops, broadcaster.Shutdown)
+	}
+	recorders := map[string]record.EventRecorder{} // by node; the keeper's loop's alone
+	cfg.Events = func(node string) record.EventRecorder {
+		if recorders[node] == nil {
+			recorders[node] = broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: vnode.FieldManager, Host: node})
+		}
+		return recorders[node]
+	}
+	k := jobs.New(cfg)
 	running, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
@@ -86,6 +91,29 @@ func (s *pinging) startJobs(ctx context.Context, nodes served) (stop func(), err
 	stops = append(stops, func() { cancel(); <-done })
 	s.jobs = k
 	return stop, nil
+}
+
+// confirmCaches returns the caches of the claims and of the pods that
+// wait, the process's or its own, whose stops it adds to stops.
+func (s *pinging) confirmCaches(ctx context.Context, stops *[]func()) (func(driver, pool string) []*resourcev1.ResourceClaim, corev1listers.PodLister, error) {
+	claims, waiting := s.cfg.Process.Claims, s.cfg.Process.Waiting
+	if claims == nil {
+		var stopClaims func()
+		claims, stopClaims = caches.RunClaims(ctx, s.client)
+		*stops = append(*stops, stopClaims)
+		if err := claims.Wait(ctx); err != nil {
+			return nil, nil, err
+		}
+	}
+	if waiting == nil {
+		w, stopWaiting, err := caches.Waiting(ctx, s.client)
+		if err != nil {
+			return nil, nil, err
+		}
+		waiting = w
+		*stops = append(*stops, stopWaiting)
+	}
+	return claims.InPool, waiting, nil
 }
 
 // ensureClass creates the DeviceClass that serves the confirmation

@@ -42,8 +42,8 @@ type pinging struct {
 
 	// What follows belongs to one run; only its loop touches it.
 	pinger *pingclient.Client
-	// jobs keeps the jobs of the pods that wait for the backend's
-	// confirmation (confirm.go); nil without Confirm.
+	// jobs keeps the jobs of the pods of its nodes (confirm.go); nil
+	// before a run.
 	jobs *jobs.Keeper
 	// lastFailure is the last ping's failure, "" when it was answered.
 	lastFailure string
@@ -115,8 +115,7 @@ func (s *pinging) ping(ctx context.Context) (nodeapply.Ping, []pingstatus.Warnin
 	return ping, warnings, true
 }
 
-// Jobs returns the keeper of the jobs while it runs; nil without
-// Confirm.
+// Jobs returns the keeper of the jobs while it runs; nil before.
 func (s *pinging) Jobs() *jobs.Keeper { return s.jobs }
 
 // kickJobs asks the keeper of the jobs for a step after a ping the plugin
