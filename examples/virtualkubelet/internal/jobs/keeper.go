@@ -21,12 +21,13 @@ type Keeper struct {
 
 	// What follows is its loop's alone.
 	asker     *asker
-	placed    map[types.UID]job    // the jobs it knows the node of, by pod
-	published map[string]types.UID // the nodes whose slice is published: name to UID
-	said      map[string]string    // what was last logged of each thing, so each is said once
-	seeded    bool                 // the jobs of the pods bound to its nodes are in placed
-	unserved  bool                 // the plugin serves no pod API: it makes no job
-	mu        sync.Mutex           // guards count
+	placed    map[types.UID]job                    // the jobs it knows the node of, by pod
+	published map[string]types.UID                 // the nodes whose slice is published: name to UID
+	said      map[string]string                    // what was last logged of each thing, so each is said once
+	seeded    bool                                 // the jobs of the pods bound to its nodes are in placed
+	unserved  bool                                 // the plugin serves no pod API: it makes no job
+	bound     map[string]map[types.UID]*corev1.Pod // the pods bound to each node, by UID, this step (boundPod)
+	mu        sync.Mutex                           // guards count
 	count     Count
 }
 
@@ -145,6 +146,7 @@ func (k *Keeper) add(f func(*Count)) {
 // started.
 func (k *Keeper) Step(ctx context.Context) (waiting bool) {
 	k.add(func(c *Count) { c.Steps++ })
+	k.bound = map[string]map[types.UID]*corev1.Pod{}
 	nodes := k.cfg.Nodes()
 	var allocations []confirm.Allocation
 	if k.confirming() {

@@ -58,19 +58,35 @@ func (k *Keeper) asked(allocations []confirm.Allocation) map[types.UID]*corev1.P
 // whole returns the pod of uid as a cache has it, waiting or bound to
 // node, or a stub.
 func (k *Keeper) whole(uid types.UID, namespace, name, node string) *corev1.Pod {
+	if p := k.boundPod(uid, node); p != nil {
+		return p
+	}
 	if k.cfg.Waiting != nil {
 		if p, _ := k.cfg.Waiting.Pods(namespace).Get(name); p != nil && p.UID == uid {
 			return p
 		}
 	}
-	if node != "" {
-		for _, p := range k.cfg.Bound(node) {
-			if p.UID == uid {
-				return p
-			}
-		}
-	}
 	return stub(uid, namespace, name)
+}
+
+// boundPod returns the pod of uid if it is bound to node, as its cache
+// showed it at the step's first look at node; nil otherwise. One index a
+// node a step: a step looks up each pod it knows, and a node may have
+// thousands.
+func (k *Keeper) boundPod(uid types.UID, node string) *corev1.Pod {
+	if node == "" {
+		return nil
+	}
+	index, ok := k.bound[node]
+	if !ok {
+		pods := k.cfg.Bound(node)
+		index = make(map[types.UID]*corev1.Pod, len(pods))
+		for _, p := range pods {
+			index[p.UID] = p
+		}
+		k.bound[node] = index
+	}
+	return index[uid]
 }
 
 // withContainers is stub with containers of those names: what the
@@ -107,14 +123,7 @@ func Asks(pod *corev1.Pod, resource string) bool {
 
 // boundTo reports whether the pod of uid is bound to node, as its cache
 // shows.
-func (k *Keeper) boundTo(uid types.UID, node string) bool {
-	for _, p := range k.cfg.Bound(node) {
-		if p.UID == uid {
-			return true
-		}
-	}
-	return false
-}
+func (k *Keeper) boundTo(uid types.UID, node string) bool { return k.boundPod(uid, node) != nil }
 
 // seed puts, once, the jobs of the pods that ask and are bound to its
 // nodes in placed: their node is theirs.
