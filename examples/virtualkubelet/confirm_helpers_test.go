@@ -167,6 +167,23 @@ type confirmBackend struct {
 	node    map[string]string             // each job's node, by pod UID
 	created []string                      // pod@node
 	deleted []string                      // pod@node
+	// single makes its ping one sum, the cpus of every part, as a
+	// backend of one node of its own (interLink's Slurm plugin).
+	single bool
+}
+
+// start starts the job of the pod name, as the backend does once it
+// leaves the queue.
+func (b *confirmBackend) start(name string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for uid, s := range b.jobs {
+		if s.Name == name {
+			s.Containers = slices.Clone(s.Containers)
+			s.Containers[0].State = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.Now()}}
+			b.jobs[uid] = s
+		}
+	}
 }
 
 func newConfirmBackend(t *testing.T, parts map[string]int, rule func(pod, node string) string) *confirmBackend {
@@ -259,6 +276,14 @@ func (b *confirmBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // reply is the ping reply: each part with its cpus, or full.
 func (b *confirmBackend) reply() []byte {
+	if b.single {
+		cpus := 0
+		for _, c := range b.parts {
+			cpus += c
+		}
+		body, _ := json.Marshal(map[string]any{"status": "ok", "resources": map[string]string{"cpu": fmt.Sprint(cpus), "memory": fmt.Sprintf("%dGi", 4*cpus)}})
+		return body
+	}
 	var nodes []map[string]any
 	for _, part := range slices.Sorted(maps.Keys(b.parts)) {
 		n := map[string]any{"name": part, "taints": []any{}}

@@ -114,6 +114,17 @@
 //     was refused, deallocated, or is on another node, or a pod bound
 //     elsewhere. A job of a node not known of a pod that waits is removed,
 //     and the pod started again. A gone job is never removed.
+//   - confirm-kept: A live job (queued or started) that the caller keeps
+//     for its pod ([Job.Kept]), on a node it knows, is not removed by
+//     rule confirm-remove until its pod goes elsewhere: bound to another
+//     node, or of an allocation on another node that is confirmed, or
+//     pending and not refused by this step. So a pod refused at the
+//     deadline on a node of its own, where the scheduler can only bring
+//     it back, keeps its job and its place in the backend's queue: its
+//     next allocation there finds the job live and starts none (rule
+//     confirm-start), and its deadline counts from that allocation. A
+//     caller keeps no job of a part of a backend, whose pod must be free
+//     to go to another part.
 //   - confirm-gone: A job the backend says it has not ([JobGone]: a
 //     removed job, or one never made, as interLink's Slurm plugin
 //     answers them) is no job: it neither holds its pod nor refuses an

@@ -56,6 +56,13 @@ type Job struct {
 	// not remember): such a job is on no node.
 	Node  string
 	State State
+	// Kept says that the caller keeps the job for its pod's next
+	// allocation on Node (rule confirm-kept): the pod waits for a node
+	// again (its allocation refused at the deadline, say), Node is one it
+	// can only come back to, and the job keeps its place in the
+	// backend's queue. A kept job that is live is removed only once its
+	// pod goes elsewhere.
+	Kept bool
 }
 
 func (j Job) String() string {

@@ -126,6 +126,7 @@ func propJob(allocations []confirm.Allocation) *rapid.Generator[confirm.Job] {
 			}
 		}
 		j.Name = propPodName(j.Pod)
+		j.Kept = rapid.Bool().Draw(t, "kept")
 		return j
 	})
 }
@@ -260,11 +261,13 @@ func TestPropertyRefused(t *testing.T) {
 	})
 }
 
-// TestPropertyRemove checks rules confirm-remove and confirm-gone: a job
-// is removed unless its pod is bound to its node, or is a pod of an
-// allocation on its node that is confirmed, or pending and not refused by
-// this step; a job of a node not known, when its pod is bound or its
-// allocation confirmed; a gone job never.
+// TestPropertyRemove checks rules confirm-remove, confirm-kept and
+// confirm-gone: a job is removed unless its pod is bound to its node, or
+// is a pod of an allocation on its node that is confirmed, or pending and
+// not refused by this step; a job of a node not known, when its pod is
+// bound or its allocation confirmed; a live job kept by the caller, until
+// its pod is bound to another node or has such an allocation on one; a
+// gone job never.
 func TestPropertyRemove(t *testing.T) {
 	propCheck(t, func(t *rapid.T, in propInput, res confirm.Result) {
 		var kept []confirm.Allocation // confirmed, or pending and not refused now
@@ -283,9 +286,17 @@ func TestPropertyRemove(t *testing.T) {
 		for _, j := range in.Jobs {
 			node, bound := in.Bound[j.Pod]
 			boundHere := bound && (node == j.Node || j.Node == "")
-			if j.State != confirm.JobGone && !boundHere && !slices.ContainsFunc(kept, func(a confirm.Allocation) bool {
-				return (a.Node == j.Node || j.Node == "" && a.Status == confirm.Confirmed) && slices.ContainsFunc(a.Pods, func(p confirm.Pod) bool { return p.UID == j.Pod })
-			}) {
+			has := func(a confirm.Allocation) bool {
+				return slices.ContainsFunc(a.Pods, func(p confirm.Pod) bool { return p.UID == j.Pod })
+			}
+			removed := j.State != confirm.JobGone && !boundHere && !slices.ContainsFunc(kept, func(a confirm.Allocation) bool {
+				return (a.Node == j.Node || j.Node == "" && a.Status == confirm.Confirmed) && has(a)
+			})
+			if removed && j.Kept && j.Node != "" && (j.State == confirm.JobQueued || j.State == confirm.JobStarted) {
+				// Rule confirm-kept: removed only once its pod goes elsewhere.
+				removed = bound && node != j.Node || slices.ContainsFunc(kept, func(a confirm.Allocation) bool { return a.Node != j.Node && has(a) })
+			}
+			if removed {
 				want = append(want, j)
 			}
 		}

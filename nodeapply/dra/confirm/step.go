@@ -131,6 +131,7 @@ func Step(allocations []Allocation, jobs []Job, bound map[types.UID]string, now 
 		}
 	}
 	keep := map[key]bool{}
+	elsewhere := map[key]bool{} // a pod's allocations kept this step, and its binding: it goes to another node than these
 	var res Result
 	for _, a := range allocations {
 		switch a.Status {
@@ -152,12 +153,27 @@ func Step(allocations []Allocation, jobs []Job, bound map[types.UID]string, now 
 			keep[key{p.UID, a.Node}] = true
 		}
 	}
+	for k := range keep {
+		elsewhere[k] = true
+	}
 	for uid, node := range bound {
 		keep[key{uid, node}] = true
 		keep[key{uid, ""}] = true // a bound pod's job of a node not known is the pod's
+		elsewhere[key{uid, node}] = true
+	}
+	goes := func(j Job) bool { // the pod of a kept job goes to another node (rule confirm-kept)
+		for k := range elsewhere {
+			if k.pod == j.Pod && k.node != j.Node {
+				return true
+			}
+		}
+		return false
 	}
 	for _, j := range jobs {
-		if j.State != JobGone && !keep[key{j.Pod, j.Node}] {
+		switch {
+		case j.State == JobGone || keep[key{j.Pod, j.Node}]:
+		case j.Kept && j.Node != "" && j.State.live() && !goes(j):
+		default:
 			res.Remove = append(res.Remove, j)
 		}
 	}

@@ -37,10 +37,39 @@ func (k *Keeper) write(ctx context.Context, decisions []confirm.Decision) {
 			k.add(func(c *Count) { c.Confirmed++ })
 		} else {
 			k.add(func(c *Count) { c.Refused++ })
+			k.tellQueued(d)
 		}
 		k.cfg.Log.Info("the backend's confirmation written", "claim", a.Claim.String(), "node", a.Node, "pods", fmt.Sprint(a.Pods), "verdict", d.Verdict.String(), "reason", d.Reason)
 	}
 }
+
+// tellQueued tells each pod of d, refused at the deadline, whose job is
+// kept for its next allocation that its job keeps its place in the
+// backend's queue: a Normal event [ReasonQueued], with the job's ID and
+// what the backend last said of it.
+func (k *Keeper) tellQueued(d confirm.Decision) {
+	if d.Reason != confirm.ReasonNotStarted {
+		return
+	}
+	a := d.Allocation
+	for _, p := range a.Pods {
+		j := k.placed[p.UID]
+		if !j.kept {
+			continue
+		}
+		id := j.id
+		if id == "" {
+			id = "(its ID not known)"
+		}
+		pod := k.whole(p.UID, a.Claim.Namespace, p.Name, a.Node)
+		k.event(pod, corev1.EventTypeNormal, ReasonQueued, fmt.Sprintf("the backend has not started the pod's job %s within %v (%s): the job keeps its place in the backend's queue, and the pod waits for %s again", id, k.cfg.Deadline, j.state, a.Node))
+	}
+}
+
+// ReasonQueued is the reason of the event that tells a pod its job keeps
+// its place in the backend's queue, though its allocation was refused at
+// the deadline (confirm rule confirm-kept).
+const ReasonQueued = "BackendQueued"
 
 // remove removes each job, once (rule confirm-gone): a delete is sent
 // for a job the backend listed or the keeper made, and its outcome is

@@ -99,6 +99,16 @@
 //   - A refused or removed job never holds its pod: the pod, allocated
 //     again, gets its next job at once (nodeapply/dra/confirm, rule
 //     confirm-gone).
+//   - A job that has not started by the deadline (-confirm-deadline) is
+//     kept, on a node of its own, while its pod waits for a node again
+//     (confirm.Job.Kept, rule confirm-kept): the allocation is refused,
+//     as the scheduler's binding timeout asks, the pod is told so
+//     ([ReasonQueued], with the job's ID and state), and, allocated on
+//     the node again, it adopts the job, which keeps its place in the
+//     backend's queue, however long: the deadline counts from each
+//     allocation. A part's job is removed at the deadline, so that its
+//     pod may go to another part (a machine that never starts its jobs);
+//     so is a kept job once its pod goes to another node.
 //
 // # One pod's trouble
 //

@@ -61,6 +61,9 @@ type job struct {
 	deleting *retry
 	// dirty says that the record changed and is not written yet.
 	dirty bool
+	// kept says that the step keeps the job for its pod's next
+	// allocation on its node (Keeper.keeps).
+	kept bool
 }
 
 // retry is a call whose outcome is not known yet: when it was first
@@ -248,7 +251,7 @@ func (k *Keeper) event(pod *corev1.Pod, eventType, reason, message string) {
 // EventReasons returns the reasons of the events a keeper records on
 // pods, for the provider's rights.
 func EventReasons() []string {
-	return []string{ReasonStatusFailed, ReasonStatusAnswered, ReasonRefused}
+	return []string{ReasonStatusFailed, ReasonStatusAnswered, ReasonRefused, ReasonQueued}
 }
 
 // failed logs a failure of what, when it begins or changes.

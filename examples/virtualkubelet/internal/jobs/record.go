@@ -160,12 +160,26 @@ func (k *Keeper) read(asked map[types.UID]*corev1.Pod, out answers, now time.Tim
 		default:
 			s = j.state // no news
 		}
+		j.kept = known && k.keeps(p, j)
 		if known {
 			k.placed[uid] = j
 		}
-		jobs = append(jobs, confirm.Job{Pod: uid, Namespace: p.Namespace, Name: p.Name, Node: j.Node, State: s})
+		jobs = append(jobs, confirm.Job{Pod: uid, Namespace: p.Namespace, Name: p.Name, Node: j.Node, State: s, Kept: j.kept})
 	}
 	return jobs
+}
+
+// keeps reports whether the job j of pod is kept for the pod's next
+// allocation on its node (confirm.Job.Kept, rule confirm-kept): the pod
+// waits for a node, the job is not removed, and its node is one of its
+// own, not a part's, so that a pod refused at the deadline there keeps
+// its job's place in the backend's queue; a part's job is not kept, so
+// that its pod is free to go to another part (a machine that never
+// starts anything).
+func (k *Keeper) keeps(pod *corev1.Pod, j job) bool {
+	waits := pod.Spec.Containers != nil && pod.Spec.NodeName == "" && pod.DeletionTimestamp == nil
+	own := k.cfg.Part == nil || k.cfg.Part(j.Node) == ""
+	return waits && own && !j.Removed && j.Node != ""
 }
 
 // settle notes in j that the backend says s of it now, and returns what
