@@ -15,7 +15,8 @@ const AccountingPath = "/jobs"
 type Accounting struct {
 	// Jobs are every job the backend ever made, first made first, as
 	// each is now: deleted and ended ones too, and in a Slurm fleet a
-	// pod's earlier jobs.
+	// pod's earlier jobs and those made while sbatch warned, which the
+	// plugin did not record by the pod's UID.
 	Jobs []partsfleet.JobStatus `json:"jobs"`
 	// UnknownDeletes counts the deletes of a pod the backend had no job
 	// of, which interLink's Slurm plugin does not answer.

@@ -98,7 +98,9 @@ func TestContract(t *testing.T) {
 // plugin's answer of status.answer.json, key for key: waiting with no
 // reason, running since its start, terminated with exit code 0 since its
 // start, terminated with exit code 15 and no start, and "state":{}; JID
-// empty.
+// empty. Its times are those of the status refreshes that saw each: at
+// 0 s every job started or queued, at 60 s the completed one ended, at
+// 120 s the cancelled one ended.
 func TestContractSlurmStatusAnswer(t *testing.T) {
 	start := time.Date(2026, 12, 5, 10, 0, 0, 0, time.UTC)
 	server, jobs, clock := serve(t, start, append([]string{"-slurm"}, twoIdleOf1...)...)
@@ -115,6 +117,10 @@ func TestContractSlurmStatusAnswer(t *testing.T) {
 		create(t, server, p)
 	}
 	jid := create(t, server, cancelled).PodJID
+	for _, at := range []time.Duration{0, time.Minute} { // refreshes, 10s or more apart
+		clock.set(at)
+		statusOf(t, server, queued, running, completed, cancelled)
+	}
 	clock.set(2 * time.Minute)
 	if !jobs.Cancel(jid) {
 		t.Fatalf("job %s of the pod cancelled was not queued", jid)

@@ -55,12 +55,51 @@
 // pod asked about, one container status for each container of the pod
 // sent, "state":{} for a pod without a job, and is cached for 10 seconds
 // (-status-cache); and a delete of a pod without a job gets no answer at
-// all:
+// all. Its code gives it these too:
+//
+//   - A job is sized as the plugin writes --cpus-per-task and --mem
+//     (pkg/slurm/Create.go, SubmitHandler): its containers' largest cpu
+//     limit, init containers among them, rounded up, and largest memory
+//     limit; requests count for nothing; without limits, the
+//     annotation's --cpus-per-task and --mem, or 1 cpu and 1 MiB
+//     (pkg/slurm/prepare.go, produceSLURMScript). Both decide where a
+//     job fits on the machines of -parts-generate. The annotation's
+//     --time, read as sbatch reads it (minutes, minutes:seconds,
+//     hours:minutes:seconds, days-hours…), ends the job at that limit,
+//     timed out.
+//
+//   - A create runs sbatch and waits for it: -sbatch-latency makes each
+//     take that long, and the job is made even when the client gave up.
+//     Whatever sbatch writes on its stderr is answered 504
+//     (pkg/slurm/prepare.go, SLURMBatchSubmit), a warning too: an
+//     annotation that asks fewer tasks than nodes (--ntasks=1
+//     --nodes=2) makes sbatch warn and still make the job, which the
+//     plugin then does not record by the pod's UID: the pod's status is
+//     "state":{} (or its earlier job's), its delete gets no answer (or
+//     cancels its earlier job), and the job runs on.
+//
+//   - A status learns of a job's start and end only at a refresh, one
+//     every -status-cache (pkg/slurm/Status.go, StatusHandler, which
+//     keeps them in its JidStruct): a 2-second job that ran between two
+//     refreshes is answered terminated, exit code 0, "startedAt": null.
+//
+//   - Slurm forgets an ended job -slurm-min-job-age after it ended
+//     (MinJobAge, 300 s); squeue -j then fails, and the plugin reads the
+//     job's status file (run-main.status), which a job cancelled from
+//     outside or timed out never wrote: a status request that names its
+//     pod is answered 500, whole. A job that completed on its own is
+//     answered from the file, terminated, without times.
+//
+//   - With -scancel-failures N the first N scancels fail: each such
+//     delete is answered 500 "exit status 1" and the job goes on
+//     (pkg/slurm/Delete.go, StopHandler).
+//
+// A Slurm backend of four machines, and a pod pinned to one of them:
 //
 //	go run ./examples/plugin -slurm -parts-generate 4 -parts-cpus 8 -parts-churn 0
 //	curl -s -X GET 127.0.0.1:4000/status -d '[]'
-//	curl -s -X POST 127.0.0.1:4000/create -d '{"pod": {"metadata": {"uid": "u1", "annotations": {"slurm-job.vk.io/flags": "--nodelist=cn002"}},
-//	  "spec": {"containers": [{"name": "main", "command": ["sleep", "60"], "resources": {"limits": {"cpu": "2"}}}]}}}'
+//	curl -s -X POST 127.0.0.1:4000/create -d '{"pod": {"metadata": {"uid": "u1", "annotations": {"slurm-job.vk.io/flags": "--nodelist=cn002 --time=5"}},
+//	  "spec": {"containers": [{"name": "main", "command": ["sleep", "60"], "resources": {"limits": {"cpu": "2", "memory": "4Gi"}}}]}}}'
 //
 // It serves as plugins are deployed, too: HTTPS with -cert-file and
 // -key-file, requiring client certificates signed by -client-ca-file

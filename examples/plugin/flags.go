@@ -27,6 +27,9 @@ type config struct {
 	fleet             *partsfleet.Config // -parts-generate and its flags; nil without it
 	slurm             bool               // -slurm
 	statusCache       time.Duration      // -status-cache, or SlurmStatusCache with -slurm
+	minJobAge         time.Duration      // -slurm-min-job-age, SlurmMinJobAge unless given
+	sbatchLatency     time.Duration      // -sbatch-latency
+	scancelFailures   int                // -scancel-failures
 }
 
 // errUsage is what parseFlags returns for a flag it refused, once it has
@@ -101,15 +104,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return nil
 	})
 	fleet := partsFlags(fs, b)
-	fs.BoolVar(&c.slurm, "slurm", false, "behave as interLink's Slurm plugin (interlink-slurm-plugin at f8451d9), for a provider to be tested against it: the ping wants the body [] (500 \"unexpected end of JSON input\" without one) and is one sum of free cpu and memory (\"0\" when full), with the draining taint of -drain and nothing else; a second create of a pod is a second job, the first left running; spec.nodeName chooses no machine, the backend does, unless the annotation slurm-job.vk.io/flags pins the pod (--nodelist=cn004 or -w cn004); a status answers every pod asked about, \"state\":{} for a pod without a job; the status is cached (-status-cache); and a delete of a pod without a job gets no answer at all. With -parts-generate, its machines and their churn are the backend, summed in the ping; without, every pod starts at once and the ping sends -cpu and -memory")
-	fs.Func("status-cache", "serve an answer to a pod status again, to any pod status request, for this long after it was computed, as the Slurm plugin does (a duration, like 10s; default 0, no cache, or 10s with -slurm); the ping is never cached", func(s string) error {
-		d, err := time.ParseDuration(s)
-		if err != nil || d < 0 {
-			return errors.New("want a duration of 0 or more, like 10s")
-		}
-		c.statusCache = d
-		return nil
-	})
+	slurmFlags(fs, &c)
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 		return c, err
 	} else if err != nil {
@@ -138,13 +133,16 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 			problems = append(problems, partsProblems("-parts-generate", partsfleet.New(*fleet).Parts(), c.opts)...)
 		}
 	}
+	problems = append(problems, slurmFlagsProblems(c.slurm, set)...)
 	if c.slurm {
-		problems = append(problems, slurmFlagsProblems(set)...)
 		if !set["status-cache"] {
 			c.statusCache = SlurmStatusCache
 		}
+		if !set["slurm-min-job-age"] {
+			c.minJobAge = SlurmMinJobAge
+		}
 		if c.fleet != nil {
-			c.fleet.Slurm = true
+			c.fleet.Slurm, c.fleet.MinJobAge = true, c.minJobAge
 		}
 	}
 	for _, p := range problems {
@@ -220,7 +218,7 @@ func partsFlags(fs *flag.FlagSet, b *Backend) *partsfleet.Config {
 		fleet.CPUs = n
 		return nil
 	})
-	fs.Func("parts-memory", "with -parts-generate: the memory of each machine, in Mi or Gi, like 192000Mi (the default) or 256Gi; a machine's free memory is in proportion of its free cpus", func(s string) error {
+	fs.Func("parts-memory", "with -parts-generate: the memory of each machine, in Mi or Gi, like 192000Mi (the default) or 256Gi; a machine's free memory is in proportion of its free cpus, or with -slurm its memory less its native jobs' (in proportion of their cpus) and its jobs'", func(s string) error {
 		mi, ok := mebibytes(s)
 		if !ok {
 			return errors.New("want a whole number of Mi or Gi, like 192000Mi")
@@ -284,24 +282,6 @@ func partsFlagsProblems(set map[string]bool) []string {
 	for _, name := range []string{"cpu", "memory", "pods", "ephemeral-storage", "hugepages", "gpu", "devices", "basis"} {
 		if set[name] && source != "" {
 			problems = append(problems, "-"+name+": not with "+source+": each part has its own resources and devices")
-		}
-	}
-	return problems
-}
-
-// slurmFlagsProblems returns what is wrong with the flags set (by name)
-// beside -slurm, each a line: the Slurm plugin's reply is one sum of cpu
-// and memory, with taints, so the flags of anything else in a reply are
-// refused, -parts among them (-parts-generate makes the machines it
-// sums).
-func slurmFlagsProblems(set map[string]bool) []string {
-	var problems []string
-	if set["parts"] {
-		problems = append(problems, "-parts: not with -slurm: the Slurm plugin's reply is one sum, without parts (-parts-generate makes machines that it sums)")
-	}
-	for _, name := range []string{"pods", "ephemeral-storage", "hugepages", "gpu", "devices", "basis", "label"} {
-		if set[name] {
-			problems = append(problems, "-"+name+": not with -slurm: the Slurm plugin's reply has cpu, memory and taints only")
 		}
 	}
 	return problems

@@ -105,15 +105,26 @@ type Options struct {
 	Check pingstatus.Options
 	// Slurm serves as interLink's Slurm plugin does (-slurm): the ping
 	// wants a body, and its reply is [SlurmReply], a zero in it served;
-	// a status answers every pod asked about, in the Slurm plugin's
-	// shape; a delete of a pod without a job gets no answer. The jobs,
-	// a Slurm fleet (partsfleet.Config.Slurm), place them as Slurm does.
+	// a create runs sbatch on the job's script, answering 504 whatever
+	// sbatch writes on its stderr; a status answers every pod asked
+	// about, in the Slurm plugin's shape, as its refreshes saw each job,
+	// and fails for a job Slurm forgot without a status file; a delete
+	// of a pod without a job gets no answer. The jobs, a Slurm fleet
+	// (partsfleet.Config.Slurm), place them as Slurm does.
 	Slurm bool
 	// StatusCache is how long an answer to a pod status is served again,
 	// to any pod status request, as the Slurm plugin's one cache for the
 	// whole endpoint: 0 or less, never. The ping is never cached.
 	StatusCache time.Duration
-	// Now is the clock of the status cache; nil is time.Now.
+	// SbatchLatency is, with Slurm, how long sbatch takes: each create
+	// waits this long before its job is made and it is answered.
+	SbatchLatency time.Duration
+	// ScancelFailures is, with Slurm, how many scancels fail, the first
+	// ones: each such delete is answered 500 and its job kept.
+	ScancelFailures int
+	// Now is the clock of the status cache, of the Slurm plugin's status
+	// refreshes, and of the table of jobs made when Handler is given
+	// none; nil is time.Now.
 	Now func() time.Time
 }
 
@@ -128,19 +139,26 @@ type Options struct {
 // node's resources, taints and labels as they are and marks its
 // connectivity condition False.
 func Handler(current func() Backend, jobs *partsfleet.Fleet, o Options) http.Handler {
-	if jobs == nil {
-		jobs = partsfleet.New(partsfleet.Config{Unbounded: true, Slurm: o.Slurm})
-	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if jobs == nil {
+		jobs = partsfleet.New(partsfleet.Config{Unbounded: true, Slurm: o.Slurm, Now: o.Now})
+	}
 	cache := &statusCache{ttl: o.StatusCache, now: o.Now}
+	slurm := newSlurmPlugin(jobs, o)
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST "+podapi.CreatePath, func(w http.ResponseWriter, r *http.Request) { serveCreate(w, r, jobs) })
+	mux.HandleFunc("POST "+podapi.CreatePath, func(w http.ResponseWriter, r *http.Request) {
+		if o.Slurm {
+			serveCreate(w, r, slurm.submit)
+		} else {
+			serveCreate(w, r, createIn(jobs))
+		}
+	})
 	mux.HandleFunc("GET "+AccountingPath, func(w http.ResponseWriter, _ *http.Request) { serveAccounting(w, jobs) })
 	mux.HandleFunc("POST "+podapi.DeletePath, func(w http.ResponseWriter, r *http.Request) {
 		if o.Slurm {
-			serveSlurmDelete(w, r, jobs)
+			slurm.serveDelete(w, r)
 		} else {
 			serveDelete(w, r, jobs)
 		}
@@ -160,12 +178,17 @@ func Handler(current func() Backend, jobs *partsfleet.Fleet, o Options) http.Han
 			return
 		}
 		if len(pods) > 0 {
-			writeBody(w, cache.answer(func() any {
+			body, err := cache.answer(func() (any, error) {
 				if o.Slurm {
-					return slurmStatuses(jobs, pods)
+					return slurm.statuses(pods, sessionOf(r))
 				}
-				return podStatuses(jobs, pods)
-			}))
+				return podStatuses(jobs, pods), nil
+			})
+			if err != nil { // as the Slurm plugin answers a refresh that failed
+				plainError(w, http.StatusInternalServerError, err.Error())
+				return
+			}
+			writeBody(w, body)
 			return
 		}
 		servePing(w, current(), o)
@@ -238,7 +261,7 @@ func serverTLS(certFile, keyFile, clientCA string) (*tls.Config, error) {
 func handlerOf(c config, now func() time.Time) (http.Handler, *partsfleet.Fleet) {
 	b := c.backend
 	current := func() Backend { return b }
-	jobs := partsfleet.New(partsfleet.Config{Unbounded: true, Slurm: c.slurm, Now: now})
+	jobs := partsfleet.New(partsfleet.Config{Unbounded: true, Slurm: c.slurm, MinJobAge: c.minJobAge, Now: now})
 	if c.fleet != nil {
 		config := *c.fleet
 		config.Now = now
@@ -255,7 +278,8 @@ func handlerOf(c config, now func() time.Time) (http.Handler, *partsfleet.Fleet)
 		}
 		jobs = fleet
 	}
-	return Handler(current, jobs, Options{Check: c.opts, Slurm: c.slurm, StatusCache: c.statusCache, Now: now}), jobs
+	o := Options{Check: c.opts, Slurm: c.slurm, StatusCache: c.statusCache, SbatchLatency: c.sbatchLatency, ScancelFailures: c.scancelFailures, Now: now}
+	return Handler(current, jobs, o), jobs
 }
 
 func main() {

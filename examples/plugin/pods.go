@@ -96,16 +96,16 @@ func podStatuses(jobs *partsfleet.Fleet, pods []corev1.Pod) []podapi.PodStatus {
 	return statuses
 }
 
-// serveCreate answers POST /create: it creates the job of the pod of one
-// podapi.CreateRequest, and answers one podapi.Created, the pod's UID and
-// its job's ID. A body that is not one such object (a list, no JSON, no
-// body), whose pod has no UID, or one of whose containers mounts a volume
-// without an entry of its name under "container" (the RetrievedPodData a
-// sidecar reads), is answered 504 in plain text, as the Slurm plugin
-// answers every create it refuses; so is a pod its backend refuses (no
-// machine is its node, or it is too large), in sbatch's words, with no
-// job made.
-func serveCreate(w http.ResponseWriter, r *http.Request, jobs *partsfleet.Fleet) {
+// serveCreate answers POST /create: it reads the pod of one
+// podapi.CreateRequest, has submit make its job, and answers one
+// podapi.Created, the pod's UID and its job's ID. A body that is not one
+// such object (a list, no JSON, no body), whose pod has no UID, or one of
+// whose containers mounts a volume without an entry of its name under
+// "container" (the RetrievedPodData a sidecar reads), is answered 504 in
+// plain text, as the Slurm plugin answers every create it refuses; so is
+// a pod that submit refuses, in the words it returns instead of a job's
+// ID.
+func serveCreate(w http.ResponseWriter, r *http.Request, submit func(*corev1.Pod) (jid, refusal string)) {
 	data, ok := readBody(w, r)
 	if !ok {
 		return
@@ -123,12 +123,32 @@ func serveCreate(w http.ResponseWriter, r *http.Request, jobs *partsfleet.Fleet)
 		plainError(w, http.StatusGatewayTimeout, "could not find retrieved container for "+c+" in pod "+req.Pod.Name)
 		return
 	}
-	job := jobs.Create(partsfleet.JobOf(&req.Pod))
-	if job.State == partsfleet.Refused { // as sbatch refuses a job at submission: no job
-		plainError(w, http.StatusGatewayTimeout, "sbatch: error: Batch job submission failed: "+job.Message)
+	jid, refusal := submit(&req.Pod)
+	if refusal != "" {
+		plainError(w, http.StatusGatewayTimeout, refusal)
 		return
 	}
-	writeJSON(w, podapi.Created{PodUID: string(req.Pod.UID), PodJID: job.ID})
+	writeJSON(w, podapi.Created{PodUID: string(req.Pod.UID), PodJID: jid})
+}
+
+// createIn is the submit of [serveCreate] on jobs without -slurm: the
+// pod's job ([partsfleet.JobOf]), and for a pod its backend refuses (no
+// machine is its node, or it is too large) sbatch's words, with no job
+// made, as sbatch refuses a job at submission.
+func createIn(jobs *partsfleet.Fleet) func(*corev1.Pod) (string, string) {
+	return func(pod *corev1.Pod) (string, string) {
+		job := jobs.Create(partsfleet.JobOf(pod))
+		if job.State == partsfleet.Refused {
+			return "", sbatchRefusal(job.Message)
+		}
+		return job.ID, ""
+	}
+}
+
+// sbatchRefusal is what sbatch writes on its stderr when Slurm refuses a
+// job at submission for the reason message.
+func sbatchRefusal(message string) string {
+	return "sbatch: error: Batch job submission failed: " + message
 }
 
 // unretrieved returns the first container of req's pod that mounts a

@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -67,6 +69,18 @@ func slurmPod(uid, flags, cpus string, command ...string) corev1.Pod {
 	return pod
 }
 
+// withMemory is pod with its first container limited to memory too.
+func withMemory(pod corev1.Pod, memory string) corev1.Pod {
+	pod.Spec.Containers = slices.Clone(pod.Spec.Containers)
+	limits := maps.Clone(pod.Spec.Containers[0].Resources.Limits)
+	limits[corev1.ResourceMemory] = resource.MustParse(memory)
+	pod.Spec.Containers[0].Resources.Limits = limits
+	return pod
+}
+
+// resourceOf is the quantity s.
+func resourceOf(s string) resource.Quantity { return resource.MustParse(s) }
+
 // pingSlurm pings the server with body, and returns the answer's status
 // code and body.
 func pingSlurm(t *testing.T, server *httptest.Server, body any) (int, string) {
@@ -86,8 +100,9 @@ func sumReply(cpu, memory string, drain bool) string {
 }
 
 // TestSlurmPing: with -slurm the ping is GET /status with [] (or null),
-// answered with one sum of the fleet's free cpus and memory, a true zero
-// when it is full, with nothing else but -drain's taint; without a body
+// answered with one sum of the fleet's free cpus and memory (a machine's
+// memory less its jobs' memory limits), a true zero when it is full,
+// with nothing else but -drain's taint; without a body
 // it is answered 500 with the decoder's words, as the Slurm plugin's
 // json.Unmarshal says them; and it is never cached, the status cache
 // notwithstanding.
@@ -111,14 +126,14 @@ func TestSlurmPing(t *testing.T) {
 			t.Errorf("ping with %s: %d %q; want 500 %q", tt.name, code, got, tt.want)
 		}
 	}
-	a := slurmPod("a", "", "3")
+	a := withMemory(slurmPod("a", "", "3"), "3000Mi")
 	create(t, server, a)
 	statusOf(t, server, a) // cached for 10s, which the ping is not
 	if _, got := pingSlurm(t, server, "[]"); got != sumReply("5", "5000Mi", false) {
-		t.Errorf("ping after a pod of 3 cpus, within the status cache's 10s: %s; want %s", got, sumReply("5", "5000Mi", false))
+		t.Errorf("ping after a pod of 3 cpus and 3000Mi, within the status cache's 10s: %s; want %s", got, sumReply("5", "5000Mi", false))
 	}
-	create(t, server, slurmPod("b", "", "1"))
-	create(t, server, slurmPod("c", "", "4"))
+	create(t, server, withMemory(slurmPod("b", "", "1"), "1000Mi"))
+	create(t, server, withMemory(slurmPod("c", "", "4"), "4000Mi"))
 	if code, got := pingSlurm(t, server, "[]"); code != http.StatusOK || got != sumReply("0", "0Mi", false) {
 		t.Errorf("ping of a full fleet: %d %s; want 200 %s", code, got, sumReply("0", "0Mi", false))
 	}
@@ -137,7 +152,7 @@ func TestSlurmPing(t *testing.T) {
 // and the pod's status and delete concern the second alone.
 func TestSlurmCreatedTwice(t *testing.T) {
 	server, fleet, _ := serve(t, t0, append([]string{"-slurm"}, twoIdleOf4...)...)
-	a := slurmPod("a", "", "2")
+	a := withMemory(slurmPod("a", "", "2"), "2000Mi")
 	first, second := create(t, server, a), create(t, server, a)
 	if first.PodJID != "1" || second.PodJID != "2" || fleet.Created() != 2 {
 		t.Errorf("JIDs %s and %s, %d jobs; want 1 and 2, 2 jobs", first.PodJID, second.PodJID, fleet.Created())
@@ -330,7 +345,9 @@ func TestSlurmDelete(t *testing.T) {
 
 // TestSleepServed: in either mode, a pod whose container runs sleep N
 // completes N seconds after it started, exit code 0, and frees its cpus
-// for the pod queued behind it, which then runs from that instant.
+// for the pod queued behind it, which then runs from that instant; with
+// -slurm the times are those of the status refreshes that saw each (at
+// 0, 59 and 60 s here, with no cache).
 func TestSleepServed(t *testing.T) {
 	for _, tt := range []struct {
 		name      string
@@ -347,10 +364,14 @@ func TestSleepServed(t *testing.T) {
 			sleeper.Spec.NodeName, waiter.Spec.NodeName = "vk-cn001", "vk-cn001"
 			create(t, server, sleeper)
 			create(t, server, waiter)
-			clock.set(59 * time.Second)
-			if got := statusOf(t, server, sleeper, waiter); len(got) != 2 || got[0].Containers[0].State.Running == nil || got[1].Containers[0].State.Waiting == nil {
-				t.Fatalf("at 59s: %+v; want the sleeper running, the waiter waiting", got)
+			for _, at := range []time.Duration{0, 59 * time.Second} {
+				clock.set(at)
+				if got := statusOf(t, server, sleeper, waiter); len(got) != 2 || got[0].Containers[0].State.Running == nil || got[1].Containers[0].State.Waiting == nil {
+					t.Fatalf("at %v: %+v; want the sleeper running, the waiter waiting", at, got)
+				}
 			}
+			clock.set(time.Minute)
+			statusOf(t, server, sleeper, waiter)
 			clock.set(5 * time.Minute)
 			completed := tt.completed
 			completed.StartedAt, completed.FinishedAt = metav1.NewTime(t0), metav1.NewTime(t0.Add(time.Minute))
@@ -409,5 +430,53 @@ func TestSlurmFlags(t *testing.T) {
 	}
 	if code, stderr := runCommand(t, "-slurm", "-basis", "total"); code != 2 || !strings.Contains(stderr, "plugin: -basis: not with -slurm") {
 		t.Errorf("plugin -slurm -basis total: exit %d, want 2, with -basis named in:\n%s", code, stderr)
+	}
+}
+
+// TestSlurmFaultFlags: -slurm-min-job-age is 300s unless given, and
+// reaches the fleet, -sbatch-latency and -scancel-failures are 0 unless
+// given; each wants -slurm, and a value of 0 or more, its refusal naming
+// it, with exit status 2.
+func TestSlurmFaultFlags(t *testing.T) {
+	type faults struct {
+		MinJobAge, FleetMinJobAge, SbatchLatency time.Duration
+		ScancelFailures                          int
+	}
+	tests := []struct {
+		name   string
+		args   []string
+		stderr []string // each a substring of what is said; none: accepted
+		want   faults
+	}{
+		{"defaults", []string{"-slurm"}, nil, faults{MinJobAge: 300 * time.Second}},
+		{"a fleet", []string{"-slurm", "-parts-generate", "2"}, nil, faults{MinJobAge: 300 * time.Second, FleetMinJobAge: 300 * time.Second}},
+		{"each given", []string{"-slurm", "-parts-generate", "2", "-slurm-min-job-age", "0", "-sbatch-latency", "2s", "-scancel-failures", "3"}, nil,
+			faults{SbatchLatency: 2 * time.Second, ScancelFailures: 3}},
+		{"a minute", []string{"-slurm", "-slurm-min-job-age", "1m"}, nil, faults{MinJobAge: time.Minute}},
+		{"without -slurm", []string{"-slurm-min-job-age", "1m", "-sbatch-latency", "1s", "-scancel-failures", "1"}, []string{
+			"plugin: -slurm-min-job-age: only with -slurm", "plugin: -sbatch-latency: only with -slurm", "plugin: -scancel-failures: only with -slurm",
+		}, faults{}},
+		{"negative", []string{"-slurm", "-scancel-failures", "-1"}, []string{`invalid value "-1" for flag -scancel-failures: want a count of 0 or more`}, faults{}},
+		{"no unit", []string{"-slurm", "-sbatch-latency", "5"}, []string{`invalid value "5" for flag -sbatch-latency: want a duration of 0 or more, like 10s`}, faults{}},
+		{"a negative age", []string{"-slurm", "-slurm-min-job-age", "-5m"}, []string{`invalid value "-5m" for flag -slurm-min-job-age`}, faults{}},
+		{"help", []string{"-h"}, []string{"-slurm-min-job-age value", "-sbatch-latency value", "-scancel-failures value"}, faults{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, ok := parsed(t, tt.args, tt.stderr)
+			if !ok {
+				return
+			}
+			got := faults{MinJobAge: c.minJobAge, SbatchLatency: c.sbatchLatency, ScancelFailures: c.scancelFailures}
+			if c.fleet != nil {
+				got.FleetMinJobAge = c.fleet.MinJobAge
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+	if code, stderr := runCommand(t, "-scancel-failures", "2"); code != 2 || !strings.Contains(stderr, "plugin: -scancel-failures: only with -slurm") {
+		t.Errorf("plugin -scancel-failures 2: exit %d, want 2, with the flag named in:\n%s", code, stderr)
 	}
 }

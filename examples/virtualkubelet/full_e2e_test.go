@@ -33,8 +33,10 @@ func toleratesTaint(tolerations []corev1.Toleration, taint corev1.Taint) bool {
 // plugin as interLink's Slurm plugin (-slurm), which sends free figures,
 // "0" when its cluster is full: a shared backend of 2 machines of 2 cpus,
 // some of them taken from the start, whose free cpus jobs of its own
-// users (made on the plugin, not through Kubernetes) then take. The node then takes no new pod and says why (the taint
-// pingnode.io/backend-full, "cpu.memory"), where it kept its last free
+// users (made on the plugin, not through Kubernetes) then take, 1 cpu
+// each and no memory limit (1 MiB, as the Slurm plugin sizes a job
+// without one). The node then takes no new pod and says why (the taint
+// pingnode.io/backend-full, "cpu": its memory is free), where it kept its last free
 // cpu and took the pod; its capacity stays as it was. Once a job ends,
 // the taint goes and the pod binds.
 func TestFullBackend(t *testing.T) {
@@ -69,7 +71,7 @@ func TestFullBackend(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	full := nodeapply.BackendFullTaintKey + "=cpu.memory:NoSchedule"
+	full := nodeapply.BackendFullTaintKey + "=cpu:NoSchedule"
 	eventually(t, "the node says the backend is full", func(ctx context.Context) (bool, string) {
 		node := stored(ctx, t, name)
 		return taintSet(node)[full], fmt.Sprint(node.Spec.Taints)

@@ -22,7 +22,8 @@
 //     a Slurm fleet, its placement below instead.)
 //  2. A pod's cpus are the sum of its containers' cpu requests (the
 //     limit, for a container that has no request), rounded up to whole
-//     cpus ([JobOf]); init containers are not counted.
+//     cpus ([JobOf]); init containers are not counted. (In a Slurm
+//     fleet, the size its script asks instead, below.)
 //  3. A pod is created once, by its UID: a second [Fleet.Create] of the
 //     same UID returns the same job and changes nothing. (In a Slurm
 //     fleet, its second job below instead.)
@@ -61,10 +62,11 @@
 //     then args are sleep N, or a shell's -c with the string "sleep N":
 //     [JobOf]) completes N seconds after it started ([Completed], exit
 //     code 0), and frees its cpus then. The fleet has no timer: each call
-//     (Next, Parts, Create, Job, Delete…) first completes, at the fleet's
-//     clock (Config.Now), every such pod whose time is over, earliest
-//     first, each at the instant it was over, and the queued pods that
-//     then fit start at that instant. Any other pod runs until deleted.
+//     (Next, Parts, Create, Job, Delete…) first ends, at the fleet's
+//     clock (Config.Now), every such pod whose time is over (and in a
+//     Slurm fleet every pod past its time limit, below), earliest first,
+//     each at the instant it was over, and the queued pods that then fit
+//     start at that instant. Any other pod runs until deleted.
 //  9. In a Slurm fleet (Config.Slurm) the node name chooses nothing:
 //     Slurm places the job. A pod is pinned to a machine only by its
 //     annotation podapi.SlurmFlags, sbatch flags, with --nodelist=name,
@@ -73,12 +75,12 @@
 //     pinned pod queues on its machine, first come, first served, and is refused if
 //     no machine has that name ([RefusedNoPin]) or if it asks more cpus
 //     than a machine has, as sbatch refuses them. A pod pinned to no
-//     machine starts at once on the first machine, in name order, that
-//     has its cpus free, when none queues in the backend's own queue
-//     before it; otherwise it waits in that one queue, first come first
-//     served, and starts on the first machine, in name order, that has
-//     its cpus free once it is first; it is refused if it asks more cpus
-//     than a machine has.
+//     machine starts at once on the first machine, in name order, where
+//     it fits (its cpus free, and its memory: rule 13), when none queues
+//     in the backend's own queue before it; otherwise it waits in that
+//     one queue, first come first served, and starts on the first
+//     machine, in name order, where it fits once it is first; it is
+//     refused if it asks more cpus than a machine has.
 //  10. In a Slurm fleet a pod is not created once: a second
 //     [Fleet.Create] of the same UID creates a second job, as the Slurm
 //     plugin, whose table of jobs by UID is overwritten, does. The UID
@@ -96,21 +98,50 @@
 //     it as any machine does, each holding its cpus there, but none
 //     starts, a sleeping one neither: each stays [Queued] until it is
 //     deleted, which gives its cpus back.
+//  13. In a Slurm fleet a job takes its memory (Job.MemoryMi) on its
+//     machine as well as its cpus: it starts, or is placed, only where
+//     both fit, and is refused when it asks more memory than a machine
+//     has ([RefusedTooMuchMemory]). A machine's free memory, which the
+//     sum sends, is its memory less its native jobs' (in proportion of
+//     their cpus) and less its jobs', as Slurm counts allocated memory;
+//     so a machine whose cpus are all taken may still have memory free.
+//     A native job never takes memory that jobs hold: it takes fewer
+//     cpus. The sample plugin sizes a pod's job as interLink's Slurm
+//     plugin writes its script, and sbatch reads it ([SlurmScriptOf]):
+//     its cpus and memory from its containers' largest limits, its time
+//     limit from its sbatch flags.
+//  14. In a Slurm fleet a running job with a time limit (Job.TimeLimit)
+//     that has run it out, before it slept its time out if it sleeps,
+//     ends [TimedOut] at that instant, its cpus and memory free, as
+//     Slurm ends a job at its limit (state TO). A job that sleeps no
+//     longer than its limit completes.
+//  15. Slurm forgets an ended job Config.MinJobAge after it ended: from
+//     then on [JobStatus.Forgotten] reports it, as squeue no longer
+//     knows the job. 0 never forgets.
+//  16. [Fleet.CreateUnnamed] makes a job as a second create in a Slurm
+//     fleet does, but its pod's UID goes on naming the job it named
+//     before, or none: a job sbatch made while it wrote a warning, which
+//     the Slurm plugin takes for an error and does not record. A status
+//     or a delete of the pod is about the earlier job, or finds none;
+//     the unnamed job runs, queues or is refused as any, is among
+//     [Fleet.Jobs], and ends by itself or by [Fleet.Cancel].
 //
 // A [Config] with Unbounded set is a backend without machines to queue
 // on, the sample plugin's one node or its -parts file: every pod starts
 // at once, whatever its node name, its pin and its cpus, and runs until
 // it completes (a sleeping pod) or is deleted. It is the same table of jobs,
-// without the room; with Slurm set too, a second create is a second job.
+// without the room; with Slurm set too, a second create is a second job,
+// a job ends at its time limit, and Slurm forgets ended jobs.
 //
 // [JobStatus.PodStatus] is a job as interLink's plugin API reports it
 // (podapi.PodStatus): a queued job's containers are waiting (reason
 // "Queued"), a running job's are running since it started, a refused
 // job's (which no pod's UID names) are terminated (reason "Refused", exit
 // code 1) without having started, a completed job's are terminated (reason "Completed", exit
-// code 0) since it started, and a cancelled job's are terminated
-// (reason "Cancelled", exit code 15), started or not.
-// [JobStatus.SlurmContainerStatus] is a container as interLink's Slurm
-// plugin reports it from squeue: the same states without a reason or a
-// message (PD waiting, R running, CD terminated).
+// code 0) since it started, a cancelled job's are terminated
+// (reason "Cancelled", exit code 15), started or not, and a timed-out
+// job's are terminated with the Slurm plugin's reason
+// ("SlurmJobTimeout"), its message and exit code 15. The sample plugin's
+// -slurm says them as interLink's Slurm plugin does, from what its
+// status refreshes saw.
 package partsfleet

@@ -26,7 +26,9 @@ type Config struct {
 	// CPUs is the cpus of each machine.
 	CPUs int
 	// MemoryMi is the memory of each machine in MiB (Slurm's RealMemory);
-	// a machine's free memory is this in proportion of its free cpus.
+	// a machine's free memory is this in proportion of its free cpus, or
+	// in a Slurm fleet this less what its native jobs take (in proportion
+	// of their cpus) and what its jobs take ([Fleet.freeMemory]).
 	MemoryMi int64
 	// Churn is the chance, at each reply, that a machine starts or ends a
 	// job: 0 never, 1 at every reply.
@@ -46,9 +48,14 @@ type Config struct {
 	// Slurm makes the backend place and keep jobs as Slurm does under
 	// interLink's Slurm plugin (the sample plugin's -slurm): a pod's node
 	// name chooses nothing, the backend does, unless the pod's sbatch
-	// flags pin it to a machine; a second create of a pod is a second
-	// job; and job IDs are numbers (see the package's rules).
+	// flags pin it to a machine; a job takes its memory as well as its
+	// cpus, and ends at its time limit; a second create of a pod is a
+	// second job; and job IDs are numbers (see the package's rules).
 	Slurm bool
+	// MinJobAge is how long after a job ended Slurm forgets it (slurm.conf's
+	// MinJobAge, 300 s by default there), from when [JobStatus.Forgotten]
+	// reports it: 0 never forgets.
+	MinJobAge time.Duration
 	// Stuck names the machines that look free and never start anything,
 	// as a machine whose daemon is broken: such a machine always replies
 	// with every cpu free and runs no native job, and a job placed on it
@@ -86,6 +93,9 @@ type Fleet struct {
 	rng    *rand.Rand
 	free   []int // the free cpus of each machine, 0 to config.CPUs: less native and running pods
 	native []int // the cpus of each machine's native jobs
+	// podMemory is the memory, in MiB, that the jobs running or held on
+	// each machine take (Job.MemoryMi), counted in a Slurm fleet.
+	podMemory []int64
 	// queues holds each machine's queued jobs, first come first.
 	queues [][]*job
 	// waiting is the backend's own queue (Slurm), of the jobs pinned to
@@ -130,6 +140,7 @@ func New(c Config) *Fleet {
 		jobs:   map[string]*job{},
 		stuck:  make([]bool, n),
 	}
+	f.podMemory = make([]int64, n)
 	if f.now == nil {
 		f.now = time.Now
 	}
@@ -185,7 +196,9 @@ func (f *Fleet) moveOn() {
 
 // churn is the native churn of Next, with f.mu held. A machine that its
 // pods fill has no native job to end and no cpu for one to start: it
-// stays as it is.
+// stays as it is. In a Slurm fleet a native job that starts takes no
+// more cpus than leave its jobs their memory ([Fleet.nativeRoom]), and
+// none start when that is none.
 func (f *Fleet) churn() {
 	for i, free := range f.free {
 		if f.rng.Float64() >= f.config.Churn || f.stuck[i] {
@@ -197,7 +210,10 @@ func (f *Fleet) churn() {
 		}
 		var n int
 		if native == 0 || free > 0 && f.rng.IntN(2) == 0 {
-			n = 1 + f.rng.IntN(free) // a native job starts
+			n = min(1+f.rng.IntN(free), f.nativeRoom(i)) // a native job starts
+			if n == 0 {
+				continue
+			}
 		} else {
 			n = -1 - f.rng.IntN(native) // a native job ends
 		}
@@ -219,7 +235,8 @@ func (f *Fleet) Parts() []pingstatus.PartResponse {
 // cpus, and its free memory in Mi, each summed over its machines (a
 // machine's free memory is the figure its part sends), as interLink's
 // Slurm plugin sends them (total less allocated, over every Slurm node):
-// "0" and "0Mi" when the fleet is full, a true zero.
+// "0" and "0Mi" when the fleet is full, a true zero. In a Slurm fleet a
+// machine full of cpus may still have memory free.
 func (f *Fleet) Sum() pingstatus.ResourcesResponse {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -231,25 +248,10 @@ func (f *Fleet) Sum() pingstatus.ResourcesResponse {
 func (f *Fleet) sum() pingstatus.ResourcesResponse {
 	var cpus, memory int64
 	for i := range f.free {
-		free := f.shown(i)
-		cpus += int64(free)
-		memory += f.memory(free)
+		cpus += int64(f.shown(i))
+		memory += f.shownMemory(i)
 	}
 	return pingstatus.ResourcesResponse{CPU: strconv.FormatInt(cpus, 10), Memory: strconv.FormatInt(memory, 10) + "Mi"}
-}
-
-// shown is the free cpus that machine i replies with, with f.mu held:
-// all its cpus when it is stuck, its free cpus otherwise.
-func (f *Fleet) shown(i int) int {
-	if f.stuck[i] {
-		return f.config.CPUs
-	}
-	return f.free[i]
-}
-
-// memory is the free memory, in Mi, of a machine with free cpus free.
-func (f *Fleet) memory(free int) int64 {
-	return f.config.MemoryMi * int64(free) / int64(f.config.CPUs)
 }
 
 // Freeze stops the native churn for good, as if Churn were 0 from then
@@ -280,7 +282,7 @@ func (f *Fleet) parts() []pingstatus.PartResponse {
 		}
 		parts[i].Resources = &pingstatus.ResourcesResponse{
 			CPU:    strconv.Itoa(free),
-			Memory: strconv.FormatInt(f.memory(free), 10) + "Mi",
+			Memory: strconv.FormatInt(f.shownMemory(i), 10) + "Mi",
 		}
 	}
 	return parts

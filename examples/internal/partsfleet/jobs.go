@@ -5,11 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-
-	"github.com/pingnode/pingnode/examples/internal/podapi"
 )
 
 // Job is a pod to run as a job: what the fleet needs of it.
@@ -27,6 +22,13 @@ type Job struct {
 	Flags string
 	// CPUs is the whole cpus the job takes on its machine.
 	CPUs int
+	// MemoryMi is the memory, in MiB, the job takes on its machine in a
+	// Slurm fleet (sbatch's --mem); another fleet counts cpus only.
+	MemoryMi int64
+	// TimeLimit is the job's time limit in a Slurm fleet (sbatch's
+	// --time): a job that runs this long is ended, [TimedOut]; 0 is
+	// none, and another fleet has none.
+	TimeLimit time.Duration
 	// Containers are the names of the pod's containers, each of which has
 	// a status.
 	Containers []string
@@ -37,78 +39,18 @@ type Job struct {
 	Sleep  time.Duration
 }
 
-// JobOf is the job of pod: its UID, namespace, name, node name and
-// sbatch flags, its containers' names, its cpus, the sum of its
-// containers' cpu requests (a limit for a container that has none),
-// rounded up to whole cpus, and how long it sleeps, if its first
-// container only sleeps. A sum over [MaxCPUs] is MaxCPUs+1, more than
-// any machine has.
-//
-// The first container sleeps N seconds, N a whole number, when its
-// command followed by its args is sleep N (["sleep", "60"], or the
-// command ["sleep"] with the args ["60"]; sleep may be a path, such as
-// /bin/sleep), or a shell's -c with the single string "sleep N"
-// (["/bin/sh", "-c", "sleep 60"], its last word in the args or not).
-// Anything else, as a shell script that does more, runs until deleted.
-func JobOf(pod *corev1.Pod) Job {
-	job := Job{
-		UID:        string(pod.UID),
-		Namespace:  pod.Namespace,
-		Name:       pod.Name,
-		Node:       pod.Spec.NodeName,
-		Flags:      pod.Annotations[podapi.SlurmFlags],
-		Containers: make([]string, len(pod.Spec.Containers)),
-	}
-	var sum resource.Quantity
-	for i, c := range pod.Spec.Containers {
-		job.Containers[i] = c.Name
-		q, ok := c.Resources.Requests[corev1.ResourceCPU]
-		if !ok {
-			q, ok = c.Resources.Limits[corev1.ResourceCPU]
-		}
-		if ok && q.Sign() > 0 {
-			sum.Add(q)
-		}
-	}
-	if sum.Cmp(*resource.NewQuantity(MaxCPUs, resource.DecimalSI)) > 0 {
-		job.CPUs = MaxCPUs + 1
-	} else {
-		job.CPUs = int(sum.Value()) // Value rounds up
-	}
-	if len(pod.Spec.Containers) > 0 {
-		job.Sleep, job.Sleeps = sleepOf(pod.Spec.Containers[0])
-	}
-	return job
-}
-
-// sleepOf returns how long c sleeps, and reports whether it only sleeps
-// (see JobOf).
-func sleepOf(c corev1.Container) (time.Duration, bool) {
-	argv := append(slices.Clone(c.Command), c.Args...)
-	if len(argv) == 3 && argv[1] == "-c" {
-		argv = strings.Fields(argv[2])
-	}
-	if len(argv) != 2 || argv[0] != "sleep" && !strings.HasSuffix(argv[0], "/sleep") {
-		return 0, false
-	}
-	n, err := strconv.ParseUint(argv[1], 10, 32) // digits only: no sign, unit or fraction
-	if err != nil {
-		return 0, false
-	}
-	return time.Duration(n) * time.Second, true
-}
-
 // State is where a job is.
 type State int
 
 // The states of a job. A job is queued or running on its machine; it
-// ends refused, completed or cancelled.
+// ends refused, completed, cancelled or timed out.
 const (
 	Queued    State = iota + 1 // waits on its machine, or in the backend's queue, for its cpus
 	Running                    // runs on its machine, until it completes or is cancelled
 	Refused                    // will never run: see JobStatus.Message
 	Completed                  // slept its time out, exit code 0 (Slurm's CD)
 	Cancelled                  // was deleted, or cancelled from outside ([Fleet.Cancel]), queued or running
+	TimedOut                   // ran its time limit out, in a Slurm fleet, and was ended (Slurm's TO)
 )
 
 // String is the state's name.
@@ -124,6 +66,8 @@ func (s State) String() string {
 		return "completed"
 	case Cancelled:
 		return "cancelled"
+	case TimedOut:
+		return "timed out"
 	}
 	return "State(" + strconv.Itoa(int(s)) + ")"
 }
@@ -134,9 +78,10 @@ func (s State) ended() bool { return s != Queued && s != Running }
 
 // The messages of a refused job, one for each reason.
 const (
-	RefusedNoMachine = "no machine of the backend is the pod's node"
-	RefusedTooLarge  = "the pod asks more cpus than its machine has"
-	RefusedNoPin     = "the pod's sbatch flags pin it to no machine of the backend"
+	RefusedNoMachine     = "no machine of the backend is the pod's node"
+	RefusedTooLarge      = "the pod asks more cpus than its machine has"
+	RefusedTooMuchMemory = "the pod asks more memory than its machine has"
+	RefusedNoPin         = "the pod's sbatch flags pin it to no machine of the backend"
 )
 
 // JobStatus is a job as the fleet has it.
@@ -153,15 +98,19 @@ type JobStatus struct {
 	Machine string
 	// Created is when the fleet created the job; Started, when it started
 	// running, zero until then (and for a job that ended without
-	// starting); Finished, when it ended (refused, completed or
-	// cancelled), zero until then.
+	// starting); Finished, when it ended (refused, completed, cancelled
+	// or timed out), zero until then.
 	Created, Started, Finished time.Time
 	// Message says why a refused job was refused: RefusedNoMachine,
-	// RefusedTooLarge or RefusedNoPin; "" for another job.
+	// RefusedTooLarge, RefusedTooMuchMemory or RefusedNoPin; "" for
+	// another job.
 	Message string
 	// Deleted reports whether the job was deleted ([Fleet.Delete]): the
 	// fleet no longer finds it by its pod's UID.
 	Deleted bool
+	// Forgotten reports whether Slurm no longer knows the job: it ended
+	// Config.MinJobAge or longer ago (never with MinJobAge 0).
+	Forgotten bool
 }
 
 // job is a job of the fleet: its status, and the index of its machine,
@@ -172,12 +121,19 @@ type job struct {
 	// held is set for a job placed on a stuck machine: it holds its cpus
 	// there, and stays queued.
 	held bool
+	// ends and endsAs are when a running job that ends by itself ends,
+	// and in which state: Completed at the end of its sleep, or TimedOut
+	// at its time limit, whichever comes first (see start).
+	ends   time.Time
+	endsAs State
 }
 
-// copyStatus is j's status, for a caller: its own copy.
-func (j *job) copyStatus() JobStatus {
+// statusOf is j's status, for a caller: its own copy, with Forgotten as
+// it is now, with f.mu held.
+func (f *Fleet) statusOf(j *job) JobStatus {
 	s := j.status
 	s.Containers = slices.Clone(s.Containers)
+	s.Forgotten = f.config.MinJobAge > 0 && s.State.ended() && !f.now().Before(s.Finished.Add(f.config.MinJobAge))
 	return s
 }
 
@@ -194,22 +150,42 @@ func (f *Fleet) Create(j Job) JobStatus {
 	defer f.mu.Unlock()
 	f.advance()
 	if had, ok := f.jobs[j.UID]; ok && !f.config.Slurm {
-		return had.copyStatus()
+		return f.statusOf(had)
 	}
+	created := f.create(j)
+	if created.status.State != Refused {
+		f.jobs[j.UID] = created
+	}
+	return f.statusOf(created)
+}
+
+// CreateUnnamed creates job as a second [Fleet.Create] in a Slurm fleet
+// does, and returns its status, but its pod's UID does not name it: the
+// UID names the job it named before, if any, which a status or a delete
+// of the pod is about. The job runs, queues or is refused as any other,
+// is among [Fleet.Jobs], and ends by itself or by [Fleet.Cancel]: as a
+// job sbatch made while the Slurm plugin, told of an error, did not
+// record it.
+func (f *Fleet) CreateUnnamed(j Job) JobStatus {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.advance()
+	return f.statusOf(f.create(j))
+}
+
+// create creates j, placing it, with f.mu held; the caller names it.
+func (f *Fleet) create(j Job) *job {
 	n := len(f.all) + 1
 	id := "job-" + strconv.Itoa(n)
 	if f.config.Slurm {
 		id = strconv.Itoa(n)
 	}
-	j.CPUs = max(j.CPUs, 0)
+	j.CPUs, j.MemoryMi = max(j.CPUs, 0), max(j.MemoryMi, 0)
 	j.Containers = slices.Clone(j.Containers)
 	created := &job{status: JobStatus{Job: j, ID: id, Created: f.now()}, machine: -1}
 	f.all = append(f.all, created)
 	f.place(created)
-	if created.status.State != Refused {
-		f.jobs[j.UID] = created
-	}
-	return created.copyStatus()
+	return created
 }
 
 // Job returns the job of the pod whose UID is uid, and reports whether
@@ -222,7 +198,7 @@ func (f *Fleet) Job(uid string) (JobStatus, bool) {
 	if !ok {
 		return JobStatus{}, false
 	}
-	return j.copyStatus(), true
+	return f.statusOf(j), true
 }
 
 // Created returns how many jobs the fleet ever created: a pod created
@@ -242,7 +218,7 @@ func (f *Fleet) Jobs() []JobStatus {
 	f.advance()
 	all := make([]JobStatus, len(f.all))
 	for i, j := range f.all {
-		all[i] = j.copyStatus()
+		all[i] = f.statusOf(j)
 	}
 	return all
 }
@@ -256,7 +232,7 @@ func (f *Fleet) JobsOf(uid string) []JobStatus {
 	var of []JobStatus
 	for _, j := range f.all {
 		if j.status.UID == uid {
-			of = append(of, j.copyStatus())
+			of = append(of, f.statusOf(j))
 		}
 	}
 	return of

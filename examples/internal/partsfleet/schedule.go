@@ -9,7 +9,7 @@ import (
 // place starts j, just created, on a machine if it can, and queues or
 // refuses it otherwise, with f.mu held: on its node's machine, or in a
 // Slurm fleet on the machine its flags pin it to, or, pinned to none, on
-// the first machine that has its cpus free.
+// the first machine where it fits ([Fleet.fits]).
 func (f *Fleet) place(j *job) {
 	s := &j.status
 	now := s.Created
@@ -30,8 +30,12 @@ func (f *Fleet) place(j *job) {
 			return
 		}
 	} else { // pinned to none: the backend chooses, or queues it in its own queue
-		if s.CPUs > f.config.CPUs || len(f.names) == 0 {
-			f.refuse(j, RefusedTooLarge)
+		why := f.tooLarge(s)
+		if len(f.names) == 0 {
+			why = RefusedTooLarge
+		}
+		if why != "" {
+			f.refuse(j, why)
 			return
 		}
 		s.State = Queued
@@ -40,8 +44,8 @@ func (f *Fleet) place(j *job) {
 		return
 	}
 	s.Machine = f.names[i]
-	if s.CPUs > f.config.CPUs {
-		f.refuse(j, RefusedTooLarge)
+	if why := f.tooLarge(s); why != "" {
+		f.refuse(j, why)
 		return
 	}
 	s.State, j.machine = Queued, i
@@ -61,42 +65,15 @@ func (f *Fleet) machineOf(node string) (int, bool) {
 	return i, ok
 }
 
-// pinOf returns the machine that the sbatch flags pin a job to, and
-// reports whether they pin it: the value of --nodelist=name,
-// --nodelist name, -w name or -w=name, the last one given. The value is
-// a machine's name as Slurm knows it, cn001, and nothing else: a node
-// name (vk-cn001), a list or a range of machines pin the job to no
-// machine of the backend.
-func pinOf(flags string) (string, bool) {
-	words := strings.Fields(flags)
-	name, pinned := "", false
-	for i, w := range words {
-		flag, value, hasValue := strings.Cut(w, "=")
-		if flag != "--nodelist" && flag != "-w" {
-			continue
-		}
-		if !hasValue {
-			if i+1 == len(words) {
-				value = "" // a flag without its value: pinned to nothing
-			} else {
-				value = words[i+1]
-			}
-		}
-		name, pinned = value, true
-	}
-	return name, pinned
-}
-
 // startQueued starts the queued jobs that fit, at the time at, with f.mu
 // held: on each machine, in name order, the jobs queued on it, first
-// come first, while the first fits in its free cpus; then the jobs of
-// the backend's own queue (Slurm), first come first, each on the first
-// machine, in name order, that has its cpus free, while the first has
-// one.
+// come first, while the first fits; then the jobs of the backend's own
+// queue (Slurm), first come first, each on the first machine, in name
+// order, where it fits, while the first fits on one.
 func (f *Fleet) startQueued(at time.Time) {
 	for i, q := range f.queues {
 		n := 0
-		for ; n < len(q) && q[n].status.CPUs <= f.free[i]; n++ {
+		for ; n < len(q) && f.fits(q[n], i); n++ {
 			f.start(q[n], i, at)
 		}
 		if n > 0 {
@@ -105,8 +82,11 @@ func (f *Fleet) startQueued(at time.Time) {
 	}
 	n := 0
 	for ; n < len(f.waiting); n++ {
-		i := slices.IndexFunc(f.free, func(free int) bool { return f.waiting[n].status.CPUs <= free })
-		if i < 0 {
+		i := 0
+		for i < len(f.free) && !f.fits(f.waiting[n], i) {
+			i++
+		}
+		if i == len(f.free) {
 			break
 		}
 		f.start(f.waiting[n], i, at)
@@ -118,11 +98,16 @@ func (f *Fleet) startQueued(at time.Time) {
 
 // start starts j on machine i, or on none (-1) in an unbounded fleet, at
 // the time at, with f.mu held; the caller takes it off its queue. On a
-// stuck machine j only holds its cpus, and stays queued.
+// stuck machine j only holds its cpus and memory, and stays queued. A
+// job that ends by itself joins f.timed: one that sleeps completes at
+// the end of its sleep, and in a Slurm fleet one with a time limit
+// shorter than its sleep, or that does not sleep, times out at its
+// limit.
 func (f *Fleet) start(j *job, i int, at time.Time) {
 	s := &j.status
 	if i >= 0 {
 		f.free[i] -= s.CPUs
+		f.podMemory[i] += s.MemoryMi
 		s.Machine = f.names[i]
 	}
 	j.machine = i
@@ -131,10 +116,16 @@ func (f *Fleet) start(j *job, i int, at time.Time) {
 		return
 	}
 	s.State, s.Started = Running, at
-	if s.Sleeps { // after those that end before it or with it
-		end := j.end()
-		k, _ := slices.BinarySearchFunc(f.timed, end, func(t *job, end time.Time) int {
-			if t.end().After(end) {
+	j.endsAs = 0
+	if s.Sleeps {
+		j.ends, j.endsAs = at.Add(s.Sleep), Completed
+	}
+	if f.config.Slurm && s.TimeLimit > 0 && (!s.Sleeps || s.Sleep > s.TimeLimit) {
+		j.ends, j.endsAs = at.Add(s.TimeLimit), TimedOut
+	}
+	if j.endsAs != 0 { // after those that end before it or with it
+		k, _ := slices.BinarySearchFunc(f.timed, j.ends, func(t *job, end time.Time) int {
+			if t.ends.After(end) {
 				return 1
 			}
 			return -1
@@ -143,17 +134,16 @@ func (f *Fleet) start(j *job, i int, at time.Time) {
 	}
 }
 
-// end is when j, running, completes, if it sleeps.
-func (j *job) end() time.Time { return j.status.Started.Add(j.status.Sleep) }
-
 // stop ends j, queued or running, in state, at the time at, with f.mu
-// held: it leaves its queue, or gives its cpus back. The caller starts
-// the queued jobs. f.timed stays ordered by the instant each job ends.
+// held: it leaves its queue, or gives its cpus and memory back. The
+// caller starts the queued jobs. f.timed stays ordered by the instant
+// each job ends.
 func (f *Fleet) stop(j *job, state State, at time.Time) {
 	s := &j.status
 	switch {
 	case j.held:
 		f.free[j.machine] += s.CPUs
+		f.podMemory[j.machine] -= s.MemoryMi
 	case s.State == Queued && j.machine >= 0:
 		f.queues[j.machine] = slices.DeleteFunc(f.queues[j.machine], func(q *job) bool { return q == j })
 	case s.State == Queued:
@@ -161,6 +151,7 @@ func (f *Fleet) stop(j *job, state State, at time.Time) {
 	case s.State == Running:
 		if j.machine >= 0 {
 			f.free[j.machine] += s.CPUs
+			f.podMemory[j.machine] -= s.MemoryMi
 		}
 		f.timed = slices.DeleteFunc(f.timed, func(t *job) bool { return t == j })
 	}
@@ -178,17 +169,16 @@ func (f *Fleet) cancel(j *job) {
 	f.startQueued(now)
 }
 
-// advance completes the running jobs whose sleep is over by the fleet's
-// clock, with f.mu held, each at the instant it was over, earliest
-// first (of two at the same instant, the first started): its cpus free
-// then, and the queued jobs that fit start then, so that one of them
-// that sleeps may be over too.
+// advance ends the running jobs whose sleep or time limit is over by the
+// fleet's clock, with f.mu held, each at the instant it was over,
+// completed or timed out, earliest first (of two at the same instant,
+// the first started): its cpus free then, and the queued jobs that fit
+// start then, so that one of them may be over too.
 func (f *Fleet) advance() {
 	now := f.now()
-	for len(f.timed) > 0 && !f.timed[0].end().After(now) {
+	for len(f.timed) > 0 && !f.timed[0].ends.After(now) {
 		first := f.timed[0]
-		end := first.end()
-		f.stop(first, Completed, end)
-		f.startQueued(end)
+		f.stop(first, first.endsAs, first.ends)
+		f.startQueued(first.ends)
 	}
 }

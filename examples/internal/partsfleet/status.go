@@ -7,21 +7,32 @@ import (
 	"github.com/pingnode/pingnode/examples/internal/podapi"
 )
 
-// The reasons of a job's container states that are not running.
+// The reasons of a job's container states that are not running. A
+// timed-out job's reason and message are the ones interLink's Slurm
+// plugin gives a job Slurm says timed out (TO: pkg/slurm/Status.go,
+// ReasonSlurmJobTimeout and MessageSlurmJobTimeout), the only fleet
+// whose jobs time out.
 const (
 	ReasonQueued    = "Queued"
 	ReasonRefused   = "Refused"
 	ReasonCompleted = "Completed"
 	ReasonCancelled = "Cancelled"
+	ReasonTimedOut  = "SlurmJobTimeout"
+
+	MessageTimedOut = "SLURM job reached its time limit and was terminated"
 )
 
 // The exit codes of a job's containers once it has ended: Slurm's exit
 // code of a job cancelled (scancel's SIGTERM, 15), of a job that never
-// ran, and of one that slept its time out.
+// ran, of one that slept its time out, and of one ended at its time
+// limit, which Slurm ends with SIGTERM too (the signal of squeue's exit
+// code 0:15, as the Slurm plugin's pkg/slurm/status_test.go,
+// TestExitCodeRegexForTimeout, has it).
 const (
 	ExitCancelled = 15
 	ExitRefused   = 1
 	ExitCompleted = 0
+	ExitTimedOut  = 15
 )
 
 // PodStatus is s as interLink's plugin API reports a pod: its job's ID,
@@ -52,7 +63,10 @@ func (s JobStatus) PodStatus() podapi.PodStatus {
 //     0, started and finished when the job did;
 //   - cancelled: terminated with the reason [ReasonCancelled], exit code
 //     15, finished when it was cancelled, started when the job did (never,
-//     for a job cancelled while it queued).
+//     for a job cancelled while it queued);
+//   - timed out: terminated with the reason [ReasonTimedOut], the message
+//     [MessageTimedOut] and exit code 15, started and finished when the
+//     job did.
 func (s JobStatus) ContainerStatus(name string) corev1.ContainerStatus {
 	c := corev1.ContainerStatus{Name: name, Ready: s.State == Running}
 	switch s.State {
@@ -67,25 +81,9 @@ func (s JobStatus) ContainerStatus(name string) corev1.ContainerStatus {
 		c.State.Terminated = s.terminated(ExitCompleted, ReasonCompleted)
 	case Cancelled:
 		c.State.Terminated = s.terminated(ExitCancelled, ReasonCancelled)
-	}
-	return c
-}
-
-// SlurmContainerStatus is the status of the container name of s's pod
-// as interLink's Slurm plugin reports it from squeue's state of the job:
-// [JobStatus.ContainerStatus] without a reason or a message. Queued (PD)
-// is waiting ({"waiting":{}}); running (R) is running since the job
-// started, and ready; completed (CD) is terminated with exit code 0,
-// started and finished; a job that ended without starting, refused or
-// cancelled while it queued, is terminated with exit code 1 or 15, its
-// startedAt null.
-func (s JobStatus) SlurmContainerStatus(name string) corev1.ContainerStatus {
-	c := s.ContainerStatus(name)
-	switch {
-	case c.State.Waiting != nil:
-		c.State.Waiting = &corev1.ContainerStateWaiting{}
-	case c.State.Terminated != nil:
-		c.State.Terminated.Reason, c.State.Terminated.Message = "", ""
+	case TimedOut:
+		c.State.Terminated = s.terminated(ExitTimedOut, ReasonTimedOut)
+		c.State.Terminated.Message = MessageTimedOut
 	}
 	return c
 }

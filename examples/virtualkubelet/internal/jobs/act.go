@@ -87,6 +87,10 @@ const ReasonQueued = "BackendQueued"
 //     gone, or ended, is recorded removed; a job still queued or running
 //     is deleted again, after a back-off. No delete is sent for a job the
 //     backend says it has not: the Slurm plugin gives no answer to it.
+//   - A job whose delete failed and that the plugin cannot answer about
+//     for [Config.LostAfter] (its question fails alone: a job Slurm
+//     forgot, whose scancel fails too) is recorded removed: no answer
+//     will ever say, and the pod's delete ends.
 //   - The job of a pod in a phase it never leaves ended: one delete is
 //     sent, so that the backend frees what it keeps of it, and the job
 //     is recorded removed whatever the answer.
@@ -102,6 +106,11 @@ func (k *Keeper) remove(ctx context.Context, jobs []confirm.Job, now time.Time) 
 			continue
 		case rec.deleting != nil && (j.State == confirm.JobGone || j.State == confirm.JobRefused || rec.ended()):
 			k.removed(ctx, j, rec, "gone after its delete")
+			continue
+		case rec.deleting != nil && k.asker.heldFor(j.Pod, now) >= k.cfg.LostAfter:
+			k.removed(ctx, j, rec, "not answered") // a job Slurm forgot: no answer will ever say
+			k.cfg.Log.Warn("a deleted pod's job recorded removed: the plugin neither answers about it nor deletes it", "pod", j.Namespace+"/"+j.Name,
+				"for", k.cfg.LostAfter, "delete", rec.deleting.err)
 			continue
 		case rec.deleting != nil && now.Before(rec.deleting.next):
 			continue // the backend's next answers say whether it is gone

@@ -198,3 +198,12 @@ func reached(err error) bool {
 	}](err)
 	return !ok || r.Reached()
 }
+
+// heldFor returns how long the pod of uid has been held at now: since its
+// question first failed alone; 0 when it is not held.
+func (a *asker) heldFor(uid types.UID, now time.Time) time.Duration {
+	if h := a.held[uid]; h != nil {
+		return now.Sub(h.since)
+	}
+	return 0
+}

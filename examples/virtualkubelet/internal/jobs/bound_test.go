@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -339,4 +340,84 @@ func (p noPods) Create(_ context.Context, r podapi.CreateRequest) (podapi.Create
 	defer p.mu.Unlock()
 	p.calls = append(p.calls, "create "+r.Pod.Name+"@"+r.Pod.Spec.NodeName)
 	return podapi.Created{}, false, unservedErr("POST /create: HTTP 404 Not Found")
+}
+
+// forgetting is p, but the job of the pod a is one Slurm forgot without
+// its status file: every status request that names it fails whole (500),
+// and its delete fails (scancel knows it not), as interLink's Slurm plugin
+// answers both.
+type forgetting struct{ *plugin }
+
+func (p forgetting) Status(ctx context.Context, pods []*corev1.Pod) ([]podapi.PodStatus, error) {
+	for _, pod := range pods {
+		if pod.Name == "a" {
+			p.mu.Lock()
+			p.calls = append(p.calls, fmt.Sprintf("status of %d", len(pods)))
+			p.mu.Unlock()
+			return nil, reachedErr{"GET /status: HTTP 500: unable to retrieve container status: open run-job.status: no such file or directory", true}
+		}
+	}
+	return p.plugin.Status(ctx, pods)
+}
+
+func (p forgetting) Delete(ctx context.Context, pod *corev1.Pod) error {
+	if pod.Name == "a" {
+		p.mu.Lock()
+		p.calls = append(p.calls, "delete a")
+		p.mu.Unlock()
+		return reachedErr{"POST /delete: HTTP 500: exit status 1", true}
+	}
+	return p.plugin.Delete(ctx, pod)
+}
+
+// TestForgottenJobDeleteEnds: a pod being deleted whose job the plugin
+// can neither answer about nor delete (a job Slurm forgot) ends: once its
+// question has failed alone for LostAfter, its job is recorded removed,
+// and the pod is Stopped; its deletes are sent with a back-off, not at
+// every step. The pod b beside it is answered all along.
+func TestForgottenJobDeleteEnds(t *testing.T) {
+	s := newSetup(1)
+	s.plainKeeper()
+	s.plugin.slurm, s.plugin.state = true, "running"
+	s.keeper.cfg.Plugin = forgetting{s.plugin}
+	s.keeper = New(s.keeper.cfg)
+	var bound []*corev1.Pod
+	for _, name := range []string{"a", "b"} {
+		p := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "hpc", Name: name, UID: types.UID("uid-" + name),
+				Annotations: map[string]string{RecordAnnotation: `{"node":"vk-0","made":"2026-12-03T08:00:00Z"}`}},
+			Spec: corev1.PodSpec{NodeName: "vk-0", Containers: []corev1.Container{{Name: "job"}}},
+		}
+		if name == "a" {
+			p.DeletionTimestamp = &metav1.Time{Time: s.now}
+		}
+		_ = s.client.Tracker().Add(p)
+		bound = append(bound, p)
+		s.plugin.jobs[p.UID] = "vk-0"
+	}
+	s.bound = map[string][]*corev1.Pod{"vk-0": bound}
+	deletes := 0
+	for range 40 { // 4 minutes, a step every 6 s
+		s.now = s.now.Add(6 * time.Second)
+		s.keeper.Step(t.Context())
+		for _, c := range s.plugin.took() {
+			if c == "delete a" {
+				deletes++
+			}
+		}
+	}
+	stored, err := s.client.CoreV1().Pods("hpc").Get(t.Context(), "a", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !Stopped(stored) {
+		t.Errorf("a is not Stopped after 4 minutes; record %s", stored.Annotations[RecordAnnotation])
+	}
+	if deletes == 0 || deletes > 10 {
+		t.Errorf("%d deletes of a over 40 steps, want some, with a back-off", deletes)
+	}
+	b, _ := s.client.CoreV1().Pods("hpc").Get(t.Context(), "b", metav1.GetOptions{})
+	if b.Status.Phase != corev1.PodRunning {
+		t.Errorf("b is %s, want Running: its answers never waited for a's", b.Status.Phase)
+	}
 }

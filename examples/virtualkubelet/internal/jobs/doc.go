@@ -85,8 +85,9 @@
 //     answer (the Slurm plugin answers 500 when scancel fails and keeps
 //     the job, and may remove a job after its answer timed out): a job
 //     gone or ended is removed; one still queued or running is deleted
-//     again, after a back-off of 1 s, doubled up to 5 minutes. Every
-//     delete ends.
+//     again, after a back-off of 1 s, doubled up to 5 minutes; one the
+//     plugin cannot answer about for [Config.LostAfter] while its delete
+//     fails (a job Slurm forgot) is recorded removed. Every delete ends.
 //   - A pod in a phase it never leaves (Succeeded, Failed) is asked about
 //     no more: its job gets one delete, so that the backend frees what
 //     it keeps, and is removed whatever the answer.
