@@ -42,7 +42,7 @@ func (k *Keeper) boundStarts(ctx context.Context, nodes []*corev1.Node) ([]confi
 					continue
 				}
 			}
-			if known && !(j.Removed && j.Node == n.Name && j.state == confirm.JobRefused) {
+			if known && (!j.Removed || j.Node != n.Name || j.state != confirm.JobRefused) {
 				continue // its job, or one it had, ended
 			}
 			if p.DeletionTimestamp != nil || done(p) {
