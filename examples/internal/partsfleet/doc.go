@@ -76,7 +76,7 @@
 //     no machine has that name ([RefusedNoPin]) or if it asks more cpus
 //     than a machine has, as sbatch refuses them. A pod pinned to no
 //     machine starts at once on the first machine, in name order, where
-//     it fits (its cpus free, and its memory: rule 13), when none queues
+//     it fits (its cpus free, and its memory, as a job takes it below), when none queues
 //     in the backend's own queue before it; otherwise it waits in that
 //     one queue, first come first served, and starts on the first
 //     machine, in name order, where it fits once it is first; it is
