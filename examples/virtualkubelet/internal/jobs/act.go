@@ -140,7 +140,7 @@ func (j job) ended() bool { return j.state == confirm.JobStarted && j.finished }
 // removed records that the job of j's pod is removed, on the pod (a pod
 // deleted keeps no record) and in placed.
 func (k *Keeper) removed(ctx context.Context, j confirm.Job, rec job, why string) {
-	rec.Removed, rec.deleting, rec.dirty = true, nil, false
+	rec.Removed, rec.deleting = true, nil
 	k.placed[j.Pod] = rec
 	if p := k.whole(j.Pod, j.Namespace, j.Name, j.Node); p.Spec.Containers != nil {
 		if err := k.record(ctx, j.Pod, j.Namespace, j.Name, rec.Record); err != nil {

@@ -59,8 +59,6 @@ type job struct {
 	// deleting is a delete sent whose outcome is not known: the backend's
 	// next answers say whether the job is gone.
 	deleting *retry
-	// dirty says that the record changed and is not written yet.
-	dirty bool
 	// kept says that the step keeps the job for its pod's next
 	// allocation on its node (Keeper.keeps).
 	kept bool

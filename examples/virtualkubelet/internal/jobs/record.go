@@ -219,7 +219,6 @@ func ended(containers []corev1.ContainerStatus) bool {
 func (j *job) refuse(words string) {
 	j.Refusals++
 	j.Refusal = boundWords(words)
-	j.dirty = true
 }
 
 // boundWords is words, at most maxRefusal bytes of it: a record is an
