@@ -105,18 +105,9 @@ type RetrievedContainer struct {
 	EmptyDirs           []string           `json:"emptyDirs"`
 }
 
-// NewCreateRequest returns the request that creates pod: the pod, and an
-// entry of its own for each of its containers, with no data. A pod that
-// mounts a config map or a secret needs their data, which a caller adds.
-func NewCreateRequest(pod *corev1.Pod) CreateRequest {
-	req := CreateRequest{Pod: *pod}
-	for _, list := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
-		for _, c := range list {
-			req.Containers = append(req.Containers, RetrievedContainer{Name: c.Name})
-		}
-	}
-	return req
-}
+// NewCreateRequest returns the request that creates pod with no data:
+// Data{}.Request(pod).
+func NewCreateRequest(pod *corev1.Pod) CreateRequest { return Data{}.Request(pod) }
 
 // Created is the backend's job of a pod it created (interLink's
 // CreateStruct).
