@@ -36,6 +36,14 @@
 // It runs pods, too, answering interLink's plugin API for pods (package
 // podapi) beside the ping: POST /create of one pod, answered with its
 // job, GET /status with a list of pods, and POST /delete of one pod.
+// A create is refused (504) as the Slurm plugin refuses it
+// (pkg/slurm/prepare.go, prepareMounts), in either mode, at the first
+// mount, init containers first, of a volume the pod has not (with
+// -slurm, no answer: the plugin panics), by a container without an
+// entry under "container", or of a ConfigMap or Secret missing from
+// that entry, optional or not; a projected volume without its map is
+// mounted empty, and a container's mounts after a downwardAPI volume
+// are not looked at.
 // With -parts-generate each pod's job queues on its node's machine until
 // the machine has its cpus free; otherwise every pod starts at once. A
 // pod whose first container runs sleep N completes N seconds after it
@@ -93,6 +101,17 @@
 //   - With -scancel-failures N the first N scancels fail: each such
 //     delete is answered 500 "exit status 1" and the job goes on
 //     (pkg/slurm/Delete.go, StopHandler).
+//
+//   - With -slurm-data DIR a create writes what the plugin writes under
+//     its DataRootFolder for the pod's job (pkg/slurm/prepare.go,
+//     prepareMounts, mountData and createEnvFile, with ExportPodData and
+//     SHARED_FS=true): DIR/<namespace>-<uid>/configMaps/<mount>/<key> for
+//     each key of the data of each ConfigMap a container mounts, and
+//     secrets/ and projectedVolumeMaps/ likewise, each file of its
+//     volume's defaultMode; emptyDirs/<volume>/; and for each container
+//     with env vars <container>_envfile.properties, a line NAME=value for
+//     each, quoted as shellescape.Quote quotes it. A refused create, and
+//     a delete that cancels the job, remove the pod's folder.
 //
 // A Slurm backend of four machines, and a pod pinned to one of them:
 //

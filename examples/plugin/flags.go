@@ -30,6 +30,7 @@ type config struct {
 	minJobAge         time.Duration      // -slurm-min-job-age, SlurmMinJobAge unless given
 	sbatchLatency     time.Duration      // -sbatch-latency
 	scancelFailures   int                // -scancel-failures
+	slurmData         string             // -slurm-data
 }
 
 // errUsage is what parseFlags returns for a flag it refused, once it has

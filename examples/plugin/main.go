@@ -122,6 +122,11 @@ type Options struct {
 	// ScancelFailures is, with Slurm, how many scancels fail, the first
 	// ones: each such delete is answered 500 and its job kept.
 	ScancelFailures int
+	// SlurmData is, with Slurm, the folder under which each create
+	// writes what the pod's job reads, as the Slurm plugin writes it
+	// under its DataRootFolder ([podFiles]), and each delete that
+	// cancels the job removes it; empty, nothing is written.
+	SlurmData string
 	// Now is the clock of the status cache, of the Slurm plugin's status
 	// refreshes, and of the table of jobs made when Handler is given
 	// none; nil is time.Now.
@@ -150,9 +155,9 @@ func Handler(current func() Backend, jobs *partsfleet.Fleet, o Options) http.Han
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST "+podapi.CreatePath, func(w http.ResponseWriter, r *http.Request) {
 		if o.Slurm {
-			serveCreate(w, r, slurm.submit)
+			serveCreate(w, r, slurm.submit, mountOptions{slurm: true, data: o.SlurmData})
 		} else {
-			serveCreate(w, r, createIn(jobs))
+			serveCreate(w, r, createIn(jobs), mountOptions{})
 		}
 	})
 	mux.HandleFunc("GET "+AccountingPath, func(w http.ResponseWriter, _ *http.Request) { serveAccounting(w, jobs) })
@@ -278,7 +283,7 @@ func handlerOf(c config, now func() time.Time) (http.Handler, *partsfleet.Fleet)
 		}
 		jobs = fleet
 	}
-	o := Options{Check: c.opts, Slurm: c.slurm, StatusCache: c.statusCache, SbatchLatency: c.sbatchLatency, ScancelFailures: c.scancelFailures, Now: now}
+	o := Options{Check: c.opts, Slurm: c.slurm, StatusCache: c.statusCache, SbatchLatency: c.sbatchLatency, ScancelFailures: c.scancelFailures, SlurmData: c.slurmData, Now: now}
 	return Handler(current, jobs, o), jobs
 }
 

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -97,15 +96,17 @@ func podStatuses(jobs *partsfleet.Fleet, pods []corev1.Pod) []podapi.PodStatus {
 }
 
 // serveCreate answers POST /create: it reads the pod of one
-// podapi.CreateRequest, has submit make its job, and answers one
-// podapi.Created, the pod's UID and its job's ID. A body that is not one
-// such object (a list, no JSON, no body), whose pod has no UID, or one of
-// whose containers mounts a volume without an entry of its name under
-// "container" (the RetrievedPodData a sidecar reads), is answered 504 in
-// plain text, as the Slurm plugin answers every create it refuses; so is
-// a pod that submit refuses, in the words it returns instead of a job's
-// ID.
-func serveCreate(w http.ResponseWriter, r *http.Request, submit func(*corev1.Pod) (jid, refusal string)) {
+// podapi.CreateRequest, checks and writes what its containers mount as
+// mounts says ([mountOptions.prepare]), has submit make its job, and
+// answers one podapi.Created, the pod's UID and its job's ID. A body
+// that is not one such object (a list, no JSON, no body), whose pod has
+// no UID, or whose mounts [prepareMounts] refuses (a mount without an
+// entry of its container's name under "container", the RetrievedPodData
+// a sidecar reads, or without its ConfigMap or Secret there) is answered
+// 504 in plain text, as the Slurm plugin answers every create it
+// refuses; so is a pod that submit refuses, in the words it returns
+// instead of a job's ID, and its files are then removed.
+func serveCreate(w http.ResponseWriter, r *http.Request, submit func(*corev1.Pod) (jid, refusal string), mounts mountOptions) {
 	data, ok := readBody(w, r)
 	if !ok {
 		return
@@ -119,12 +120,15 @@ func serveCreate(w http.ResponseWriter, r *http.Request, submit func(*corev1.Pod
 		plainError(w, http.StatusGatewayTimeout, "want one pod to create, with its pod.metadata.uid: got none")
 		return
 	}
-	if c, ok := unretrieved(req); !ok {
-		plainError(w, http.StatusGatewayTimeout, "could not find retrieved container for "+c+" in pod "+req.Pod.Name)
+	files, refusal := mounts.prepare(req)
+	defer files.close()
+	if refusal != "" {
+		plainError(w, http.StatusGatewayTimeout, refusal)
 		return
 	}
 	jid, refusal := submit(&req.Pod)
 	if refusal != "" {
+		_ = files.remove() // as the Slurm plugin's, whose error it does not look at
 		plainError(w, http.StatusGatewayTimeout, refusal)
 		return
 	}
@@ -149,20 +153,6 @@ func createIn(jobs *partsfleet.Fleet) func(*corev1.Pod) (string, string) {
 // job at submission for the reason message.
 func sbatchRefusal(message string) string {
 	return "sbatch: error: Batch job submission failed: " + message
-}
-
-// unretrieved returns the first container of req's pod that mounts a
-// volume and has no entry of its name in req.Containers, and reports
-// whether there is none: interLink's Slurm plugin looks each up there.
-func unretrieved(req podapi.CreateRequest) (string, bool) {
-	for _, list := range [][]corev1.Container{req.Pod.Spec.InitContainers, req.Pod.Spec.Containers} {
-		for _, c := range list {
-			if len(c.VolumeMounts) > 0 && !slices.ContainsFunc(req.Containers, func(r podapi.RetrievedContainer) bool { return r.Name == c.Name }) {
-				return c.Name, false
-			}
-		}
-	}
-	return "", true
 }
 
 // serveDelete answers POST /delete: it deletes the job of the pod in the

@@ -263,6 +263,7 @@ func TestPodsBadBody(t *testing.T) {
 	noUID := testPod("", "cn001", "1")
 	mounts := testPod("m", "cn001", "1") // the ServiceAccount token's volume, as the API server mounts it
 	mounts.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "kube-api-access-x", MountPath: "/var/run/secrets/kubernetes.io/serviceaccount"}}
+	mounts.Spec.Volumes = []corev1.Volume{{Name: "kube-api-access-x", VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{}}}}
 	tests := []struct {
 		name, method, path string
 		body               any

@@ -46,6 +46,7 @@ type slurmPlugin struct {
 	jobs          *partsfleet.Fleet
 	now           func() time.Time
 	sbatchLatency time.Duration // Options.SbatchLatency
+	data          string        // Options.SlurmData
 
 	mu sync.Mutex
 	// seen holds, by job ID, what the refreshes saw of each job.
@@ -56,7 +57,7 @@ type slurmPlugin struct {
 
 // newSlurmPlugin is the Slurm plugin of jobs, as o says.
 func newSlurmPlugin(jobs *partsfleet.Fleet, o Options) *slurmPlugin {
-	return &slurmPlugin{jobs: jobs, now: o.Now, sbatchLatency: o.SbatchLatency, seen: map[string]*seen{}, scancelFailures: o.ScancelFailures}
+	return &slurmPlugin{jobs: jobs, now: o.Now, sbatchLatency: o.SbatchLatency, data: o.SlurmData, seen: map[string]*seen{}, scancelFailures: o.ScancelFailures}
 }
 
 // submit makes the job of pod as the Slurm plugin does, for serveCreate:
@@ -111,7 +112,10 @@ func (p *slurmPlugin) scancelFails() bool {
 // the Slurm plugin dereferences the job it has not and panics, and so
 // does this handler, with http.ErrAbortHandler, on which net/http closes
 // the connection without an answer and without a log line. The fleet
-// counts each ([partsfleet.Fleet.UnknownDeletes]).
+// counts each ([partsfleet.Fleet.UnknownDeletes]). With -slurm-data a
+// cancelled job's pod has its folder removed, as deleteContainer
+// removes it after scancel; a removal that fails is answered 500 with
+// its words, the job cancelled.
 func (p *slurmPlugin) serveDelete(w http.ResponseWriter, r *http.Request) {
 	data, ok := readBody(w, r)
 	if !ok {
@@ -129,6 +133,20 @@ func (p *slurmPlugin) serveDelete(w http.ResponseWriter, r *http.Request) {
 	if !p.jobs.Delete(string(pod.UID)) {
 		panic(http.ErrAbortHandler)
 	}
+	if err := p.removeFiles(pod); err != nil {
+		plainError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
 	w.WriteHeader(http.StatusOK)
 	_, _ = io.WriteString(w, "All containers for submitted Pods have been deleted")
+}
+
+// removeFiles removes the folder of pod under -slurm-data, if any.
+func (p *slurmPlugin) removeFiles(pod corev1.Pod) error {
+	files, err := openPodFiles(p.data, pod)
+	if err != nil {
+		return err
+	}
+	defer files.close()
+	return files.remove()
 }

@@ -435,12 +435,13 @@ func TestSlurmFlags(t *testing.T) {
 
 // TestSlurmFaultFlags: -slurm-min-job-age is 300s unless given, and
 // reaches the fleet, -sbatch-latency and -scancel-failures are 0 unless
-// given; each wants -slurm, and a value of 0 or more, its refusal naming
+// given, -slurm-data empty; each wants -slurm, and a value of 0 or more, its refusal naming
 // it, with exit status 2.
 func TestSlurmFaultFlags(t *testing.T) {
 	type faults struct {
 		MinJobAge, FleetMinJobAge, SbatchLatency time.Duration
 		ScancelFailures                          int
+		SlurmData                                string
 	}
 	tests := []struct {
 		name   string
@@ -450,16 +451,17 @@ func TestSlurmFaultFlags(t *testing.T) {
 	}{
 		{"defaults", []string{"-slurm"}, nil, faults{MinJobAge: 300 * time.Second}},
 		{"a fleet", []string{"-slurm", "-parts-generate", "2"}, nil, faults{MinJobAge: 300 * time.Second, FleetMinJobAge: 300 * time.Second}},
-		{"each given", []string{"-slurm", "-parts-generate", "2", "-slurm-min-job-age", "0", "-sbatch-latency", "2s", "-scancel-failures", "3"}, nil,
-			faults{SbatchLatency: 2 * time.Second, ScancelFailures: 3}},
+		{"each given", []string{"-slurm", "-parts-generate", "2", "-slurm-min-job-age", "0", "-sbatch-latency", "2s", "-scancel-failures", "3", "-slurm-data", "jobs"}, nil,
+			faults{SbatchLatency: 2 * time.Second, ScancelFailures: 3, SlurmData: "jobs"}},
 		{"a minute", []string{"-slurm", "-slurm-min-job-age", "1m"}, nil, faults{MinJobAge: time.Minute}},
-		{"without -slurm", []string{"-slurm-min-job-age", "1m", "-sbatch-latency", "1s", "-scancel-failures", "1"}, []string{
+		{"without -slurm", []string{"-slurm-min-job-age", "1m", "-sbatch-latency", "1s", "-scancel-failures", "1", "-slurm-data", "jobs"}, []string{
 			"plugin: -slurm-min-job-age: only with -slurm", "plugin: -sbatch-latency: only with -slurm", "plugin: -scancel-failures: only with -slurm",
+			"plugin: -slurm-data: only with -slurm",
 		}, faults{}},
 		{"negative", []string{"-slurm", "-scancel-failures", "-1"}, []string{`invalid value "-1" for flag -scancel-failures: want a count of 0 or more`}, faults{}},
 		{"no unit", []string{"-slurm", "-sbatch-latency", "5"}, []string{`invalid value "5" for flag -sbatch-latency: want a duration of 0 or more, like 10s`}, faults{}},
 		{"a negative age", []string{"-slurm", "-slurm-min-job-age", "-5m"}, []string{`invalid value "-5m" for flag -slurm-min-job-age`}, faults{}},
-		{"help", []string{"-h"}, []string{"-slurm-min-job-age value", "-sbatch-latency value", "-scancel-failures value"}, faults{}},
+		{"help", []string{"-h"}, []string{"-slurm-min-job-age value", "-sbatch-latency value", "-scancel-failures value", "-slurm-data DIR"}, faults{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -467,7 +469,7 @@ func TestSlurmFaultFlags(t *testing.T) {
 			if !ok {
 				return
 			}
-			got := faults{MinJobAge: c.minJobAge, SbatchLatency: c.sbatchLatency, ScancelFailures: c.scancelFailures}
+			got := faults{MinJobAge: c.minJobAge, SbatchLatency: c.sbatchLatency, ScancelFailures: c.scancelFailures, SlurmData: c.slurmData}
 			if c.fleet != nil {
 				got.FleetMinJobAge = c.fleet.MinJobAge
 			}

@@ -28,6 +28,7 @@ func slurmFlags(fs *flag.FlagSet, c *config) {
 		c.scancelFailures = n
 		return nil
 	})
+	fs.StringVar(&c.slurmData, "slurm-data", "", "with -slurm: the Slurm plugin's DataRootFolder, under which each create writes what the pod's job reads, as the plugin does with ExportPodData and SHARED_FS=true: `DIR`/<namespace>-<uid>/configMaps/<mount>/<key> for each key of each ConfigMap a container mounts (secrets/ for Secrets, projectedVolumeMaps/ for projected volumes, emptyDirs/<volume> for emptyDirs), with the volume's defaultMode, and <container>_envfile.properties, a line NAME=value for each env var, quoted as a shell word; a refused create, and a delete that cancels the job, remove the pod's folder (default empty: write nothing)")
 }
 
 // setDuration sets *d to s, a duration of 0 or more.
@@ -49,7 +50,7 @@ func setDuration(d *time.Duration, s string) error {
 func slurmFlagsProblems(slurm bool, set map[string]bool) []string {
 	var problems []string
 	if !slurm {
-		for _, name := range []string{"slurm-min-job-age", "sbatch-latency", "scancel-failures"} {
+		for _, name := range []string{"slurm-min-job-age", "sbatch-latency", "scancel-failures", "slurm-data"} {
 			if set[name] {
 				problems = append(problems, "-"+name+": only with -slurm")
 			}
