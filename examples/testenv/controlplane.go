@@ -87,6 +87,11 @@ var Controllers = []string{
 	// Creates the "default" ServiceAccount in every namespace, which the
 	// API server's ServiceAccount admission requires of every Pod.
 	"serviceaccount-controller",
+	// Publishes the ConfigMap kube-root-ca.crt in every namespace, which
+	// the projected volume that ServiceAccount admission gives every Pod
+	// mounts (its ca.crt): the API server's own certificates, here
+	// (--root-ca-file).
+	"root-ca-certificate-publisher-controller",
 	// Creates the ResourceClaim of a Pod's claim made from a
 	// ResourceClaimTemplate (owned by the Pod, named in its
 	// status.resourceClaimStatuses), and takes a claim's reservation for a
@@ -121,6 +126,7 @@ func startControllerManager(ctx context.Context, kubeconfig string, exits chan<-
 		"--authentication-skip-lookup",
 		"--authorization-kubeconfig=" + kubeconfig,
 		"--leader-elect=false",
+		"--root-ca-file=" + filepath.Join(filepath.Dir(kubeconfig), "certs", "apiserver.crt"),
 		"--controllers=" + strings.Join(Controllers, ","),
 		// The node lifecycle controller looks at every node's health
 		// every second instead of every 5s, so that tests wait less for

@@ -23,6 +23,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/poddata"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 )
 
@@ -104,12 +105,14 @@ func configOfArgs(tb testing.TB, args ...string) vnode.Config {
 }
 
 // runConfig runs a provider of cfg until the test ends, as its own
-// ServiceAccount (as startProvider does), and waits until its node is
-// registered and it has pinged.
+// ServiceAccount (as startProvider does), reading its pods' data as its
+// node (as runProviders does), and waits until its node is registered
+// and it has pinged.
 func runConfig(t *testing.T, cfg vnode.Config) *vnode.Node {
 	t.Helper()
 	name := cfg.Static.Name
 	id := grant(t, name, accessFor("", "", []vnode.Config{cfg}, nil))
+	cfg.Process.Data = poddata.NodeSource(id.config)
 	p := vnode.New(cfg, id.client, slog.New(slog.NewTextHandler(t.Output(), nil)))
 	runProvider(t, p, func() { deleteNode(t, name) })
 	eventually(t, "the node is registered and the provider pings", func(ctx context.Context) (bool, string) {

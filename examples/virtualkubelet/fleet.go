@@ -13,6 +13,7 @@ import (
 
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/caches"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/leases"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/poddata"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/supervise"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/vnode"
 )
@@ -77,8 +78,9 @@ func runProviders(ctx context.Context, restConfig *rest.Config, configs []vnode.
 	}
 	renewals, stopRenewals := vnode.StartRenewer(ctx, configs[0], many, at, log) // the Lease's settings are the same for every node
 	defer stopRenewals()                                                         // once the nodes have stopped
+	data := poddata.NodeSource(restConfig)                                       // one client a node, for every node
 	for i := range configs {
-		configs[i].Process.Leases = renewals
+		configs[i].Process.Leases, configs[i].Process.Data = renewals, data
 	}
 	if len(configs) == 1 && configs[0].Parts != nil {
 		return supervise.RunParts(ctx, restConfig, many, configs[0], log) // one plugin, a node for each of its parts

@@ -49,6 +49,15 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { retu
 // clientFor returns a client of id that records its requests in l.
 func (l *requestLog) clientFor(t *testing.T, id *identity) kubernetes.Interface {
 	t.Helper()
+	c, err := kubernetes.NewForConfig(l.configFor(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// configFor is id's configuration, whose requests l records.
+func (l *requestLog) configFor(id *identity) *rest.Config {
 	config := rest.CopyConfig(id.config)
 	config.Wrap(func(rt http.RoundTripper) http.RoundTripper {
 		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
@@ -61,11 +70,7 @@ func (l *requestLog) clientFor(t *testing.T, id *identity) kubernetes.Interface 
 			return resp, err
 		})
 	})
-	c, err := kubernetes.NewForConfig(config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return config
 }
 
 // refused reports whether the API server answered 403 Forbidden to a

@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/pingnode/pingnode/examples/internal/podapi"
 	"github.com/pingnode/pingnode/nodeapply/dra/confirm"
 )
 
@@ -180,9 +179,11 @@ func (k *Keeper) start(ctx context.Context, starts []confirm.Start, asked map[ty
 			k.fail(ctx, p, old.Refusal)
 			continue
 		}
-		pod := p.DeepCopy()
-		pod.Spec.NodeName = s.Node
-		k.pin(pod, s.Node)
+		pod, data, err := k.dataOf(ctx, p, s.Node)
+		if err != nil {
+			k.tellData(p, s.Node, err)
+			continue
+		}
 		now := k.cfg.Now()
 		rec := job{namespace: s.Namespace, name: s.Name, Record: Record{Node: s.Node, Made: now, Refusals: old.Refusals, Refusal: old.Refusal}, seen: now}
 		for _, c := range p.Spec.Containers {
@@ -194,7 +195,7 @@ func (k *Keeper) start(ctx context.Context, starts []confirm.Start, asked map[ty
 		}
 		delete(k.said, "record")
 		k.placed[s.Pod] = rec
-		created, list, err := k.cfg.Plugin.Create(ctx, podapi.NewCreateRequest(pod))
+		created, list, err := k.cfg.Plugin.Create(ctx, data.Request(pod))
 		if unserved(err) {
 			k.noPodAPI(ctx, s, rec, err)
 			return

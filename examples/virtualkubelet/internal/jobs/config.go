@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/tools/record"
 
 	"github.com/pingnode/pingnode/examples/internal/podapi"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/poddata"
 )
 
 // Plugin is the plugin's API for pods, as pingclient.Client calls it.
@@ -73,6 +74,10 @@ type Config struct {
 	// that made none, a job cancelled before it ran) before the pod fails
 	// with the backend's words; DefaultRefusals when zero or less.
 	Refusals int
+	// Data returns the source of what the pods bound to node use from the
+	// cluster, read as node (poddata.NodeSource), sent with their
+	// creates. Nil: nothing is read, and pods are sent as they are.
+	Data func(node string) (poddata.Source, error)
 	// Events returns the recorder of what a pod is told, from the node it
 	// is on or is allocated (the event's source host); nil tells nothing.
 	Events func(node string) record.EventRecorder

@@ -91,12 +91,20 @@
 //   - A pod in a phase it never leaves (Succeeded, Failed) is asked about
 //     no more: its job gets one delete, so that the backend frees what
 //     it keeps, and is removed whatever the answer.
-//   - The pod sent to the plugin has an entry for each of its containers
-//     under "container", which a sidecar reads (interLink's API builds it
-//     for one): the Slurm plugin refuses a pod that mounts a volume, the
-//     ServiceAccount token's among them, without one. The entries carry
-//     no data: a pod that mounts a config map or a secret is refused by
-//     it, for the provider reads neither.
+//   - The pod sent to the plugin carries what it uses from the cluster,
+//     as interLink's Virtual Kubelet sends it (internal/poddata): its
+//     ConfigMaps, Secrets and projected volumes (its ServiceAccount's
+//     token), read as its node, and its environment resolved; and an
+//     entry for each of its containers under "container", with what each
+//     mounts, which a sidecar reads (interLink's API builds it for one):
+//     the Slurm plugin refuses a pod that mounts a ConfigMap or a Secret
+//     it does not find there. A pod whose data cannot be read (an object
+//     missing, a read refused) gets no job, is told why by a Warning
+//     event [ReasonDataUnavailable], and is tried again at the next step,
+//     as a kubelet waits for a missing ConfigMap. A pod that waits for
+//     confirmation is sent only what it says itself, since the Node
+//     authorizer gives its node its data only once it is bound: one that
+//     uses a ConfigMap or a Secret gets no job while it waits.
 //   - A refused or removed job never holds its pod: the pod, allocated
 //     again, gets its next job at once (nodeapply/dra/confirm, rule
 //     confirm-gone).

@@ -24,6 +24,7 @@ type Keeper struct {
 	placed    map[types.UID]job                    // the jobs it knows the node of, by pod
 	published map[string]types.UID                 // the nodes whose slice is published: name to UID
 	said      map[string]string                    // what was last logged of each thing, so each is said once
+	toldData  map[types.UID]string                 // why a pod's data could not be read, as last told (data.go)
 	seeded    bool                                 // the jobs of the pods bound to its nodes are in placed
 	unserved  bool                                 // the plugin serves no pod API: it makes no job
 	bound     map[string]map[types.UID]*corev1.Pod // the pods bound to each node, by UID, this step (boundPod)
@@ -96,7 +97,7 @@ func New(cfg Config) *Keeper {
 	}
 	return &Keeper{
 		cfg: cfg, kick: make(chan struct{}, 1), asker: newAsker(cfg.Plugin, cfg.StatusAge),
-		placed: map[types.UID]job{}, published: map[string]types.UID{}, said: map[string]string{},
+		placed: map[types.UID]job{}, published: map[string]types.UID{}, said: map[string]string{}, toldData: map[types.UID]string{},
 	}
 }
 
@@ -239,6 +240,12 @@ func (k *Keeper) event(pod *corev1.Pod, eventType, reason, message string) {
 	if node == "" {
 		node = k.placed[pod.UID].Node
 	}
+	k.eventFrom(node, pod, eventType, reason, message)
+}
+
+// eventFrom records an event on pod from node, if the keeper has a
+// recorder and node is one.
+func (k *Keeper) eventFrom(node string, pod *corev1.Pod, eventType, reason, message string) {
 	if k.cfg.Events == nil || node == "" {
 		return
 	}
@@ -249,7 +256,7 @@ func (k *Keeper) event(pod *corev1.Pod, eventType, reason, message string) {
 // EventReasons returns the reasons of the events a keeper records on
 // pods, for the provider's rights.
 func EventReasons() []string {
-	return []string{ReasonStatusFailed, ReasonStatusAnswered, ReasonRefused, ReasonQueued}
+	return []string{ReasonStatusFailed, ReasonStatusAnswered, ReasonRefused, ReasonQueued, ReasonDataUnavailable}
 }
 
 // failed logs a failure of what, when it begins or changes.

@@ -183,8 +183,9 @@ func (r *reader) resource(ref *corev1.ResourceFieldSelector, container string) (
 	if c == nil || !ok || (kind != "limits" && kind != "requests") {
 		return "", fmt.Errorf("unsupported resource %q of container %q", ref.Resource, container)
 	}
-	q, set := c.Resources.Requests[corev1.ResourceName(name)]
+	q := c.Resources.Requests[corev1.ResourceName(name)]
 	if kind == "limits" {
+		var set bool
 		if q, set = c.Resources.Limits[corev1.ResourceName(name)]; !set && r.node != nil {
 			q = r.node.Status.Allocatable[corev1.ResourceName(name)]
 		}

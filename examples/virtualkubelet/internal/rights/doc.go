@@ -37,6 +37,10 @@
 //	| cluster | pods | delete | any | finish the deletion of a pod bound to the node: delete it with grace period 0 and its UID as a precondition, as the kubelet does | a pod deleted on the node stays Terminating: 403 to `DELETE /api/v1/namespaces/NS/pods/NAME` |
 //	| cluster | pods | patch | any | record on a pod the job it makes of it before it makes it, the job's ID (`JobID`, as interLink's Virtual Kubelet writes it), and its removal: annotations `pingnode.io/job` and `JobID` | no pod runs: the record is refused (403 to `PATCH .../pods/NAME`), and no job is made without it |
 //	| cluster | pods/status | patch | any | write a bound pod's status as its job says it, as a kubelet reports its pods' | the job runs, the pod stays Pending: 403 to `PATCH .../pods/NAME/status` |
+//	| cluster | nodes (authentication.k8s.io) | impersonate:arbitrary-node | `N` | read what a bound pod uses as its node's kubelet, `system:node:N` (constrained impersonation, KEP-5284) | a pod that uses a ConfigMap, a Secret or its token (every pod, by default) gets no job: 403 to the read, a `DataUnavailable` event |
+//	| cluster | configmaps | impersonate-on:arbitrary-node:get | any | as the node, read a ConfigMap a pod bound to it mounts or reads its environment from; the Node authorizer allows only those | as above: 403 to `GET .../configmaps/NAME` |
+//	| cluster | secrets | impersonate-on:arbitrary-node:get | any | as the node, the same of a Secret | as above: 403 to `GET .../secrets/NAME` |
+//	| cluster | serviceaccounts/token | impersonate-on:arbitrary-node:create | any | as the node, a token of the pod's ServiceAccount bound to the pod, for its projected volume (the Node authorizer and NodeRestriction allow only those) | as above: 403 to `POST .../serviceaccounts/NAME/token` |
 //	| kube-node-lease | leases | create | any | the node's Lease, its heartbeat, at the first renewal | the node runs with no Lease (403 to the create); with no heartbeat, the node lifecycle controller would mark it Unknown 50 s after its last status write |
 //	| kube-node-lease | leases | get, update | `N` | renew the Lease: read it, then update it | no heartbeat: the Lease of a node registered just now is created without a read, then never renewed (403 to its update, and to the read that follows); a node registered before has no Lease at all (403 to the read) |
 //	| cluster | events | create, patch | any | events on the node (a node's events are in `default`) and on its pods, what the backend says of their jobs, in the pods' namespaces (a repeated one is patched) | no event: 403 to `POST .../namespaces/default/events` |
@@ -48,7 +52,7 @@
 // object has no name until it exists), nor select pods by `spec.nodeName`.
 // So with its token the provider may not read, update or patch another
 // node, its status, its taints or its Lease, nor read a Secret or a
-// ConfigMap, nor delete a node, its own included (`TestRightsFence` shows
+// ConfigMap but as one of its nodes, nor delete a node, its own included (`TestRightsFence` shows
 // each 403); but it may create a node, or a Lease in kube-node-lease, of
 // any name, delete any pod, and it reads every pod of the cluster
 // (their specs, and the values of their environment variables) to find its
@@ -170,17 +174,18 @@
 //	| interLink's chart grants, cluster-wide, to every object | this provider |
 //	|---|---|
 //	| leases: get, list, watch, create, update, patch, in every namespace (the control plane's own election Leases in kube-system, every node's Lease) | leases: create in kube-node-lease and in its election's namespace; get and update of its nodes' Leases and its election Lease only |
-//	| secrets, configmaps, services, serviceaccounts, namespaces: get, list, watch | none |
-//	| serviceaccounts/token: create, get, list: a token for any ServiceAccount of the cluster, and so the rights of any | none |
+//	| secrets, configmaps, services, serviceaccounts, namespaces: get, list, watch | secrets, configmaps: get, as one of its nodes (impersonated), which the Node authorizer allows only for those the pods bound to it use |
+//	| serviceaccounts/token: create, get, list: a token for any ServiceAccount of the cluster, and so the rights of any | serviceaccounts/token: create, as one of its nodes, only for the ServiceAccounts of the pods bound to it, each token bound to its pod |
 //	| pods, services: create, delete, get, list, watch, patch; pods/status: update, patch; apps deployments, networking.k8s.io ingresses: create, delete, list, get | pods: list, watch; delete, fenced by the policy to its nodes' pods being deleted; patch, fenced to the annotations of their jobs; pods/status: patch, fenced to its nodes' pods |
 //	| nodes: create, get; nodes/status: update, patch, of every node | nodes: create; get, list, watch, patch and nodes/status patch of its own nodes only |
 //	| events: create, patch | events: create, patch, fenced by the policy to its nodes and to its nodes' pods, of their jobs and devices |
 //	| a long-lived token Secret (`kubernetes.io/service-account-token`) | the pod's own projected token |
 //
-// interLink's Virtual Kubelet runs pods, as this provider does, and
-// mirrors their volumes to the backend, which this provider does not:
-// some of its rights serve that. None
-// of them is fenced by name, so a leak of that token reads every Secret of
+// Both send a pod's ConfigMaps, Secrets and token with its create; this
+// provider reads them as the pod's node, as a kubelet does, so that the
+// Node authorizer, not RBAC, says which (a provider of parts may
+// impersonate any node: RBAC cannot name its nodes). interLink's rights
+// are fenced by no name, so a leak of that token reads every Secret of
 // the cluster, can hold any Lease, a kubelet's or a controller's, and can
 // mint the token of any other ServiceAccount.
 package rights

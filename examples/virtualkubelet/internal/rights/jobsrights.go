@@ -20,6 +20,25 @@ func (a Access) jobRights() []Rule {
 	}
 }
 
+// dataRights are the rules of reading, as its nodes' kubelets, what the
+// pods bound to them use, which their creates carry: constrained
+// impersonation (KEP-5284) of the identity system:node:<name>, which the
+// Node authorizer lets read only the objects of the pods bound to that
+// node.
+func (a Access) dataRights() []Rule {
+	which := "each of its nodes"
+	if a.Parts != nil {
+		which = "the node of each part (RBAC cannot name the nodes of parts, so any node: no policy fences a read)"
+	}
+	const asNode = " (as that node: the Node authorizer allows it only for the pods bound to the node, so RBAC need not name the objects)"
+	return []Rule{
+		rule("authentication.k8s.io", "nodes", a.Nodes, "read what a pod bound to one of its nodes uses from the cluster as that node's kubelet, system:node:<name>: impersonate "+which+", for the reads below alone", "impersonate:arbitrary-node"),
+		rule("", "configmaps", nil, "read a ConfigMap that a pod bound to one of its nodes mounts or reads its environment from, for the pod's create"+asNode, "impersonate-on:arbitrary-node:get"),
+		rule("", "secrets", nil, "read a Secret that a pod bound to one of its nodes mounts or reads its environment from, for the pod's create"+asNode, "impersonate-on:arbitrary-node:get"),
+		rule("", "serviceaccounts/token", nil, "ask for a token of the ServiceAccount of a pod bound to one of its nodes, bound to the pod, for its projected volume"+asNode, "impersonate-on:arbitrary-node:create"),
+	}
+}
+
 // podEventReasons are the reasons of the events it records on pods: their
 // devices', with a DRA driver, and their jobs'.
 func (a Access) podEventReasons() []string {

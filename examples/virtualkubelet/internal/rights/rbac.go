@@ -143,6 +143,7 @@ func (a Access) Roles() []Role {
 	}
 	if (named || a.Parts != nil) && a.Jobs != nil {
 		cluster = append(cluster, a.jobRights()...)
+		cluster = append(cluster, a.dataRights()...)
 	}
 	events := rule("", "events", nil, "record events on its nodes (a node's events are in the default namespace; a repeated one is patched; RBAC cannot name events, whose names are made up as they are created)", "create", "patch")
 	if a.DRADriver != "" {

@@ -58,7 +58,7 @@ func (s *pinging) startJobs(ctx context.Context, nodes served) (stop func(), err
 		Bound: nodes.boundTo, Nodes: nodes.servedNodes,
 		Driver: confirm.DefaultDriver, Resource: confirm.DefaultResource,
 		FieldManager: vnode.FieldManager, Deadline: s.cfg.ConfirmDeadline, Log: s.log,
-		Part: nodes.partOfNode,
+		Part: nodes.partOfNode, Data: s.cfg.Process.Data,
 	}
 	cfg.PinAnnotation, cfg.PinFlag = vnode.PinOf(s.cfg.PartPin)
 	if s.cfg.Confirm {

@@ -19,6 +19,7 @@ import (
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/caches"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/leases"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/metrics"
+	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/poddata"
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/setting"
 	"github.com/pingnode/pingnode/nodeapply"
 	"github.com/pingnode/pingnode/pingstatus"
@@ -155,6 +156,10 @@ type Process struct {
 	// Registering holds a place for each new part's node registering
 	// (registrars); nil, no bound.
 	Registering chan struct{}
+	// Data reads, as each node, what the pods bound to it use from the
+	// cluster (poddata.NodeSource); nil, nothing is read, and pods are
+	// sent without their data.
+	Data func(node string) (poddata.Source, error)
 }
 
 // StaticNode is the node as this provider registers it.
