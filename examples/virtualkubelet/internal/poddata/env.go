@@ -88,24 +88,27 @@ func (r *reader) valueFrom(from *corev1.EnvVarSource, container string) (string,
 		if err != nil || c == nil {
 			return "", false, err
 		}
-		v, ok := c.Data[ref.Key]
-		if !ok && !isTrue(ref.Optional) {
-			return "", false, Missing{Words: fmt.Sprintf("couldn't find key %s in ConfigMap %s/%s", ref.Key, r.pod.Namespace, ref.Name)}
-		}
-		return v, ok, nil
+		return r.key(c.Data, ref.Key, ref.Optional, "ConfigMap", ref.Name)
 	case from.SecretKeyRef != nil:
 		ref := from.SecretKeyRef
 		s, err := r.secret(ref.Name, ref.Optional)
 		if err != nil || s == nil {
 			return "", false, err
 		}
-		v, ok := s.Data[ref.Key]
-		if !ok && !isTrue(ref.Optional) {
-			return "", false, Missing{Words: fmt.Sprintf("couldn't find key %s in Secret %s/%s", ref.Key, r.pod.Namespace, ref.Name)}
-		}
-		return string(v), ok, nil
+		return r.key(asStrings(s.Data), ref.Key, ref.Optional, "Secret", ref.Name)
 	}
 	return "", false, nil
+}
+
+// key returns the value of key in values, those of the object name of
+// kind, and whether it has one: a missing key is a [Missing] unless
+// optional.
+func (r *reader) key(values map[string]string, key string, optional *bool, kind, name string) (string, bool, error) {
+	v, ok := values[key]
+	if !ok && !isTrue(optional) {
+		return "", false, Missing{Words: fmt.Sprintf("couldn't find key %s in %s %s/%s", key, kind, r.pod.Namespace, name)}
+	}
+	return v, ok, nil
 }
 
 // subscript is a field path of one label or annotation:

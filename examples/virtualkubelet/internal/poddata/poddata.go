@@ -70,40 +70,36 @@ type reader struct {
 // configMap returns the ConfigMap name of the pod's namespace; nil, and
 // no error, if it is missing and optional.
 func (r *reader) configMap(name string, optional *bool) (*corev1.ConfigMap, error) {
-	c, ok := r.configMaps[name]
-	if !ok {
-		var err error
-		if c, err = r.src.ConfigMap(r.ctx, r.pod.Namespace, name); apierrors.IsNotFound(err) {
-			c, err = nil, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		r.configMaps[name] = c
-	}
-	if c == nil && !isTrue(optional) {
-		return nil, Missing{Words: fmt.Sprintf("configmap %q not found", name)}
-	}
-	return c, nil
+	return lookup(r.configMaps, name, optional, "configmap", func() (*corev1.ConfigMap, error) {
+		return r.src.ConfigMap(r.ctx, r.pod.Namespace, name)
+	})
 }
 
 // secret is [reader.configMap] for a Secret.
 func (r *reader) secret(name string, optional *bool) (*corev1.Secret, error) {
-	s, ok := r.secrets[name]
+	return lookup(r.secrets, name, optional, "secret", func() (*corev1.Secret, error) {
+		return r.src.Secret(r.ctx, r.pod.Namespace, name)
+	})
+}
+
+// lookup returns the object name of kind, read once and kept in seen: a
+// [Missing] if it is not found, nil if it is optional.
+func lookup[T any](seen map[string]*T, name string, optional *bool, kind string, read func() (*T, error)) (*T, error) {
+	obj, ok := seen[name]
 	if !ok {
 		var err error
-		if s, err = r.src.Secret(r.ctx, r.pod.Namespace, name); apierrors.IsNotFound(err) {
-			s, err = nil, nil
+		if obj, err = read(); apierrors.IsNotFound(err) {
+			obj, err = nil, nil
 		}
 		if err != nil {
 			return nil, err
 		}
-		r.secrets[name] = s
+		seen[name] = obj
 	}
-	if s == nil && !isTrue(optional) {
-		return nil, Missing{Words: fmt.Sprintf("secret %q not found", name)}
+	if obj == nil && !isTrue(optional) {
+		return nil, Missing{Words: fmt.Sprintf("%s %q not found", kind, name)}
 	}
-	return s, nil
+	return obj, nil
 }
 
 func isTrue(b *bool) bool { return b != nil && *b }
