@@ -47,7 +47,12 @@
 // With -parts-generate each pod's job queues on its node's machine until
 // the machine has its cpus free; otherwise every pod starts at once. A
 // pod whose first container runs sleep N completes N seconds after it
-// starts:
+// starts, and one whose first container is a shell's -c with "exit N",
+// "sleep S; exit N" or "sleep S && exit N" ends S seconds after it
+// starts (at once for exit N alone) with the exit code N, so that a test
+// can run a Kubernetes Job whose pods fail: its containers are
+// terminated with that code, the reason "Completed" for 0 and "Error"
+// for any other, as a kubelet says them:
 //
 //	curl -s -X POST 127.0.0.1:4000/create -d '{"pod": {"metadata": {"uid": "u1"}, "spec": {"nodeName": "vk-cn001"}}}'
 //	curl -s -X GET 127.0.0.1:4000/status -d '[{"metadata": {"uid": "u1"}}]'
@@ -90,13 +95,17 @@
 //     every -status-cache (pkg/slurm/Status.go, StatusHandler, which
 //     keeps them in its JidStruct): a 2-second job that ran between two
 //     refreshes is answered terminated, exit code 0, "startedAt": null.
+//     A failed job (Slurm's F) is answered as a completed one (CD), with
+//     its own exit code and no reason, as the plugin answers its case
+//     "F" (reading the code with getExitCode, pkg/slurm/prepare.go).
 //
 //   - Slurm forgets an ended job -slurm-min-job-age after it ended
 //     (MinJobAge, 300 s); squeue -j then fails, and the plugin reads the
 //     job's status file (run-main.status), which a job cancelled from
 //     outside or timed out never wrote: a status request that names its
-//     pod is answered 500, whole. A job that completed on its own is
-//     answered from the file, terminated, without times.
+//     pod is answered 500, whole. A job that completed or failed on its
+//     own is answered from the file, terminated with its exit code,
+//     without times.
 //
 //   - With -scancel-failures N the first N scancels fail: each such
 //     delete is answered 500 "exit status 1" and the job goes on

@@ -46,11 +46,13 @@ func sessionOf(r *http.Request) string {
 //
 // A job Slurm has forgotten (partsfleet.JobStatus.Forgotten) is one
 // squeue no longer knows: the plugin then reads each container's exit
-// code from its status file, which only a job that completed on its own
-// wrote, and answers it terminated with that exit code and no times. Of
-// a job cancelled from outside or timed out there is no such file: the
-// whole request fails, with the plugin's words for the first file it
-// missed, naming session, and nothing of it is cached.
+// code from its status file, which only a job that completed or failed
+// on its own wrote (its job script writes it when the container exits:
+// pkg/slurm/prepare.go, produceSLURMScript), and answers it terminated
+// with that exit code, 0 or the failed job's own, and no times. Of a job
+// cancelled from outside or timed out there is no such file: the whole
+// request fails, with the plugin's words for the first file it missed,
+// naming session, and nothing of it is cached.
 func (p *slurmPlugin) statuses(pods []corev1.Pod, session string) ([]podapi.PodStatus, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -66,13 +68,13 @@ func (p *slurmPlugin) statuses(pods []corev1.Pod, session string) ([]podapi.PodS
 			cs := corev1.ContainerStatus{Name: c.Name}
 			switch {
 			case !ok:
-			case job.Forgotten && (job.State != partsfleet.Completed || !slices.Contains(job.Containers, c.Name)):
+			case job.Forgotten && (job.State != partsfleet.Completed && job.State != partsfleet.Failed || !slices.Contains(job.Containers, c.Name)):
 				file := SlurmDataRoot + pod.Namespace + "-" + string(pod.UID) + "/run-" + c.Name + ".status"
 				return nil, errors.New("HTTP InterLink session " + session + ": unable to retrieve container status: open " + file + ": no such file or directory")
 			case job.Forgotten:
-				cs.State.Terminated = &corev1.ContainerStateTerminated{ExitCode: partsfleet.ExitCompleted}
+				cs.State.Terminated = &corev1.ContainerStateTerminated{ExitCode: job.ExitCode}
 			default:
-				cs = slurmContainerStatus(c.Name, job.State, sn)
+				cs = slurmContainerStatus(c.Name, job, sn)
 			}
 			status.Containers = append(status.Containers, cs)
 		}
@@ -99,22 +101,25 @@ func (p *slurmPlugin) look(job partsfleet.JobStatus) seen {
 	return *s
 }
 
-// slurmContainerStatus is the status of the container name of a job in
-// state, as the Slurm plugin reports it from squeue's state of the job
-// and what its refreshes saw (sn), without a reason or a message but for
-// a timed-out job: queued (PD) is waiting ({"waiting":{}}); running (R)
-// is running since a refresh first saw it so, and ready; completed (CD),
-// cancelled (CA) and timed out (TO) are terminated with exit code 0, 15
-// and 15, the last with the plugin's reason SlurmJobTimeout and its
-// message, started and finished when refreshes first saw it running and
-// ended: a job that ended before a refresh saw it running has startedAt
-// null.
-func slurmContainerStatus(name string, state partsfleet.State, sn seen) corev1.ContainerStatus {
+// slurmContainerStatus is the status of the container name of job, as
+// the Slurm plugin reports it from squeue's state of the job and what its
+// refreshes saw (sn), without a reason or a message but for a timed-out
+// job: queued (PD) is waiting ({"waiting":{}}); running (R) is running
+// since a refresh first saw it so, and ready; completed (CD), cancelled
+// (CA) and timed out (TO) are terminated with exit code 0, 15 and 15, the
+// last with the plugin's reason SlurmJobTimeout and its message, and
+// failed (F) with the job's exit code, which the plugin reads from the
+// container's status file (pkg/slurm/prepare.go, getExitCode) and
+// answers as it answers CD, with no reason (pkg/slurm/Status.go,
+// StatusHandler, its case "F"); each started and finished when
+// refreshes first saw it running and ended: a job that ended before a
+// refresh saw it running has startedAt null.
+func slurmContainerStatus(name string, job partsfleet.JobStatus, sn seen) corev1.ContainerStatus {
 	c := corev1.ContainerStatus{Name: name}
 	terminated := func(code int32) *corev1.ContainerStateTerminated {
 		return &corev1.ContainerStateTerminated{ExitCode: code, StartedAt: metav1.NewTime(sn.started), FinishedAt: metav1.NewTime(sn.finished)}
 	}
-	switch state {
+	switch job.State {
 	case partsfleet.Queued:
 		c.State.Waiting = &corev1.ContainerStateWaiting{}
 	case partsfleet.Running:
@@ -127,6 +132,8 @@ func slurmContainerStatus(name string, state partsfleet.State, sn seen) corev1.C
 	case partsfleet.TimedOut:
 		c.State.Terminated = terminated(partsfleet.ExitTimedOut)
 		c.State.Terminated.Reason, c.State.Terminated.Message = partsfleet.ReasonTimedOut, partsfleet.MessageTimedOut
+	case partsfleet.Failed:
+		c.State.Terminated = terminated(job.ExitCode)
 	default: // refused, which no pod's UID names
 		c.State.Terminated = terminated(partsfleet.ExitRefused)
 	}

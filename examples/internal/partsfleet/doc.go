@@ -49,10 +49,10 @@
 //     [Fleet.NextSum] is the same reply as one sum, the fleet's free cpus
 //     and memory ([Fleet.Sum]), as interLink's Slurm plugin sends it:
 //     "0" when the fleet is full.
-//  7. A pod runs until it completes (a sleeping pod, below) or is deleted
-//     ([Fleet.Delete]); deleting it cancels it: a running pod frees its
-//     cpus, a queued one leaves its queue, and the queued pods start if
-//     they fit. The fleet then no longer finds the job by the pod's UID,
+//  7. A pod runs until it ends by itself (one that sleeps or exits,
+//     below) or is deleted ([Fleet.Delete]); deleting it cancels it: a
+//     running pod frees its cpus, a queued one leaves its queue, and the
+//     queued pods start if they fit. The fleet then no longer finds the job by the pod's UID,
 //     and a delete of a pod that has no job (never created, or deleted
 //     already) is counted ([Fleet.UnknownDeletes]): interLink's Slurm
 //     plugin answers none. [Fleet.Cancel] cancels a job from outside, by
@@ -61,12 +61,20 @@
 //  8. A pod whose first container only sleeps N seconds (its command
 //     then args are sleep N, or a shell's -c with the string "sleep N":
 //     [JobOf]) completes N seconds after it started ([Completed], exit
-//     code 0), and frees its cpus then. The fleet has no timer: each call
-//     (Next, Parts, Create, Job, Delete…) first ends, at the fleet's
-//     clock (Config.Now), every such pod whose time is over (and in a
-//     Slurm fleet every pod past its time limit, below), earliest first,
-//     each at the instant it was over, and the queued pods that then fit
-//     start at that instant. Any other pod runs until deleted.
+//     code 0), and frees its cpus then. A pod whose first container is a
+//     shell's -c with the string "exit N", N from 0 to 255, or "sleep S;
+//     exit N" or "sleep S && exit N" ([JobOf]) ends S seconds after it
+//     started (at once for exit N alone, as one that sleeps 0) with the
+//     exit code N, so that a test can run a Kubernetes Job whose pods
+//     fail: [Completed] for 0, and [Failed] for any other, as Slurm ends
+//     a job whose script exited with a code other than 0 (state F,
+//     FAILED), its status carrying the code (Job.ExitCode). A failed pod
+//     frees its cpus as a completed one does. The fleet has no timer:
+//     each call (Next, Parts, Create, Job, Delete…) first ends, at the
+//     fleet's clock (Config.Now), every such pod whose time is over (and
+//     in a Slurm fleet every pod past its time limit, below), earliest
+//     first, each at the instant it was over, and the queued pods that
+//     then fit start at that instant. Any other pod runs until deleted.
 //  9. In a Slurm fleet (Config.Slurm) the node name chooses nothing:
 //     Slurm places the job. A pod is pinned to a machine only by its
 //     annotation podapi.SlurmFlags, sbatch flags, with --nodelist=name,
@@ -91,7 +99,8 @@
 //     them, so that a test can say "one job a pod". Job IDs are numbers
 //     ("1", "2"), as Slurm's are, where another fleet's are job-1, job-2.
 //  11. [Fleet.Freeze] stops the native churn only: queued pods still
-//     start when a deletion, a cancel or a completion frees room.
+//     start when a deletion, a cancel, a completion or a failure frees
+//     room.
 //  12. A stuck machine (Config.Stuck) looks free and never starts
 //     anything, as a machine whose daemon is broken: it replies with
 //     every cpu free, runs no native job, and takes the pods placed on
@@ -129,7 +138,7 @@
 // A [Config] with Unbounded set is a backend without machines to queue
 // on, the sample plugin's one node or its -parts file: every pod starts
 // at once, whatever its node name, its pin and its cpus, and runs until
-// it completes (a sleeping pod) or is deleted. It is the same table of jobs,
+// it ends by itself (rule 8) or is deleted. It is the same table of jobs,
 // without the room; with Slurm set too, a second create is a second job,
 // a job ends at its time limit, and Slurm forgets ended jobs.
 //
@@ -137,11 +146,13 @@
 // (podapi.PodStatus): a queued job's containers are waiting (reason
 // "Queued"), a running job's are running since it started, a refused
 // job's (which no pod's UID names) are terminated (reason "Refused", exit
-// code 1) without having started, a completed job's are terminated (reason "Completed", exit
-// code 0) since it started, a cancelled job's are terminated
-// (reason "Cancelled", exit code 15), started or not, and a timed-out
-// job's are terminated with the Slurm plugin's reason
-// ("SlurmJobTimeout"), its message and exit code 15. The sample plugin's
-// -slurm says them as interLink's Slurm plugin does, from what its
-// status refreshes saw.
+// code 1) without having started, a completed job's are terminated
+// (reason "Completed", exit code 0) since it started, a failed job's are
+// terminated (reason "Error", as a kubelet says a container that exited
+// with a code other than 0, and the job's exit code) since it started, a
+// cancelled job's are terminated (reason "Cancelled", exit code 15),
+// started or not, and a timed-out job's are terminated with the Slurm
+// plugin's reason ("SlurmJobTimeout"), its message and exit code 15. The
+// sample plugin's -slurm says them as interLink's Slurm plugin does, from
+// what its status refreshes saw.
 package partsfleet

@@ -32,25 +32,28 @@ type Job struct {
 	// Containers are the names of the pod's containers, each of which has
 	// a status.
 	Containers []string
-	// Sleeps reports whether the pod's first container runs sleep, for
-	// Sleep: its job then completes Sleep after it starts. Otherwise the
-	// job runs until it is deleted.
-	Sleeps bool
-	Sleep  time.Duration
+	// Sleeps reports whether the pod's first container ends by itself
+	// ([JobOf]): its job then ends Sleep after it starts, [Completed] if
+	// its exit code, ExitCode, is 0 and [Failed] otherwise. Otherwise the
+	// job runs until it is deleted, and ExitCode counts for nothing.
+	Sleeps   bool
+	Sleep    time.Duration
+	ExitCode int32
 }
 
 // State is where a job is.
 type State int
 
 // The states of a job. A job is queued or running on its machine; it
-// ends refused, completed, cancelled or timed out.
+// ends refused, completed, cancelled, timed out or failed.
 const (
 	Queued    State = iota + 1 // waits on its machine, or in the backend's queue, for its cpus
 	Running                    // runs on its machine, until it completes or is cancelled
 	Refused                    // will never run: see JobStatus.Message
-	Completed                  // slept its time out, exit code 0 (Slurm's CD)
+	Completed                  // ended by itself (slept its time out), exit code 0 (Slurm's CD)
 	Cancelled                  // was deleted, or cancelled from outside ([Fleet.Cancel]), queued or running
 	TimedOut                   // ran its time limit out, in a Slurm fleet, and was ended (Slurm's TO)
+	Failed                     // ended by itself with a non-zero exit code, Job.ExitCode (Slurm's F, FAILED)
 )
 
 // String is the state's name.
@@ -68,6 +71,8 @@ func (s State) String() string {
 		return "cancelled"
 	case TimedOut:
 		return "timed out"
+	case Failed:
+		return "failed"
 	}
 	return "State(" + strconv.Itoa(int(s)) + ")"
 }
@@ -98,8 +103,8 @@ type JobStatus struct {
 	Machine string
 	// Created is when the fleet created the job; Started, when it started
 	// running, zero until then (and for a job that ended without
-	// starting); Finished, when it ended (refused, completed, cancelled
-	// or timed out), zero until then.
+	// starting); Finished, when it ended (refused, completed, cancelled,
+	// timed out or failed), zero until then.
 	Created, Started, Finished time.Time
 	// Message says why a refused job was refused: RefusedNoMachine,
 	// RefusedTooLarge, RefusedTooMuchMemory or RefusedNoPin; "" for
@@ -122,8 +127,9 @@ type job struct {
 	// there, and stays queued.
 	held bool
 	// ends and endsAs are when a running job that ends by itself ends,
-	// and in which state: Completed at the end of its sleep, or TimedOut
-	// at its time limit, whichever comes first (see start).
+	// and in which state: Completed or Failed at the end of its sleep, by
+	// its exit code, or TimedOut at its time limit, whichever comes first
+	// (see start).
 	ends   time.Time
 	endsAs State
 }

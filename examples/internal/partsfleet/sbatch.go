@@ -32,7 +32,8 @@ type Script struct {
 // (interlink-slurm-plugin at f8451d9) writes its batch script, and what
 // sbatch (Slurm at 284c3b95f0) makes of it:
 //
-//   - its UID, names, containers, sbatch flags and sleep are [JobOf]'s;
+//   - its UID, names, containers, sbatch flags, sleep and exit code are
+//     [JobOf]'s;
 //   - its cpus (--cpus-per-task) are the largest cpu limit of its
 //     containers, init containers among them, rounded up to whole cpus,
 //     and its memory (--mem) the largest memory limit, in whole MiB

@@ -100,9 +100,9 @@ func (f *Fleet) startQueued(at time.Time) {
 // the time at, with f.mu held; the caller takes it off its queue. On a
 // stuck machine j only holds its cpus and memory, and stays queued. A
 // job that ends by itself joins f.timed: one that sleeps completes at
-// the end of its sleep, and in a Slurm fleet one with a time limit
-// shorter than its sleep, or that does not sleep, times out at its
-// limit.
+// the end of its sleep, or fails there if it then exits with a code
+// other than 0, and in a Slurm fleet one with a time limit shorter than
+// its sleep, or that does not sleep, times out at its limit.
 func (f *Fleet) start(j *job, i int, at time.Time) {
 	s := &j.status
 	if i >= 0 {
@@ -119,6 +119,9 @@ func (f *Fleet) start(j *job, i int, at time.Time) {
 	j.endsAs = 0
 	if s.Sleeps {
 		j.ends, j.endsAs = at.Add(s.Sleep), Completed
+		if s.ExitCode != 0 {
+			j.endsAs = Failed
+		}
 	}
 	if f.config.Slurm && s.TimeLimit > 0 && (!s.Sleeps || s.Sleep > s.TimeLimit) {
 		j.ends, j.endsAs = at.Add(s.TimeLimit), TimedOut
@@ -171,9 +174,9 @@ func (f *Fleet) cancel(j *job) {
 
 // advance ends the running jobs whose sleep or time limit is over by the
 // fleet's clock, with f.mu held, each at the instant it was over,
-// completed or timed out, earliest first (of two at the same instant,
-// the first started): its cpus free then, and the queued jobs that fit
-// start then, so that one of them may be over too.
+// completed, failed or timed out, earliest first (of two at the same
+// instant, the first started): its cpus free then, and the queued jobs
+// that fit start then, so that one of them may be over too.
 func (f *Fleet) advance() {
 	now := f.now()
 	for len(f.timed) > 0 && !f.timed[0].ends.After(now) {

@@ -11,13 +11,16 @@ import (
 // timed-out job's reason and message are the ones interLink's Slurm
 // plugin gives a job Slurm says timed out (TO: pkg/slurm/Status.go,
 // ReasonSlurmJobTimeout and MessageSlurmJobTimeout), the only fleet
-// whose jobs time out.
+// whose jobs time out. A failed job's is the one a kubelet gives a
+// container that exited with a code other than 0, so that a test reads
+// the fleet's pod as it would read a pod of a kubelet's.
 const (
 	ReasonQueued    = "Queued"
 	ReasonRefused   = "Refused"
 	ReasonCompleted = "Completed"
 	ReasonCancelled = "Cancelled"
 	ReasonTimedOut  = "SlurmJobTimeout"
+	ReasonFailed    = "Error"
 
 	MessageTimedOut = "SLURM job reached its time limit and was terminated"
 )
@@ -66,7 +69,11 @@ func (s JobStatus) PodStatus() podapi.PodStatus {
 //     for a job cancelled while it queued);
 //   - timed out: terminated with the reason [ReasonTimedOut], the message
 //     [MessageTimedOut] and exit code 15, started and finished when the
-//     job did.
+//     job did;
+//   - failed: terminated with the reason [ReasonFailed] and the job's
+//     exit code (Job.ExitCode), started and finished when the job did.
+//     Each container has it, as each has the job's state: the fleet runs
+//     a pod as one job, which its first container ends.
 func (s JobStatus) ContainerStatus(name string) corev1.ContainerStatus {
 	c := corev1.ContainerStatus{Name: name, Ready: s.State == Running}
 	switch s.State {
@@ -84,6 +91,8 @@ func (s JobStatus) ContainerStatus(name string) corev1.ContainerStatus {
 	case TimedOut:
 		c.State.Terminated = s.terminated(ExitTimedOut, ReasonTimedOut)
 		c.State.Terminated.Message = MessageTimedOut
+	case Failed:
+		c.State.Terminated = s.terminated(s.ExitCode, ReasonFailed)
 	}
 	return c
 }
