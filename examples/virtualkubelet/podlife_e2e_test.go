@@ -12,7 +12,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/utils/ptr"
 
 	"github.com/pingnode/pingnode/examples/virtualkubelet/internal/jobs"
 )
@@ -37,63 +36,17 @@ func TestConfirmJob(t *testing.T) {
 
 	template := askingPod("job-pod", "", "1")
 	template.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": name}
-	template.Spec.RestartPolicy = corev1.RestartPolicyNever
 	template.Spec.Containers[0].Command = []string{"sleep", "8"}
-	job := &batchv1.Job{
-		ObjectMeta: metav1.ObjectMeta{Name: "confirm-job", Namespace: metav1.NamespaceDefault},
-		Spec: batchv1.JobSpec{
-			Completions: ptr.To[int32](10), Parallelism: ptr.To[int32](3), BackoffLimit: ptr.To[int32](0),
-			Template: corev1.PodTemplateSpec{Spec: template.Spec},
-		},
+	run := runJob(t, "confirm-job", 10, 3, 0, template, 4*time.Minute, func(s batchv1.JobStatus) bool { return s.Succeeded == 10 })
+	if len(run.phases) != 10 {
+		t.Errorf("%d pods, want 10 (no retry): %v", len(run.phases), run.phases)
 	}
-	batch := client.BatchV1().Jobs(metav1.NamespaceDefault)
-	background := metav1.DeletePropagationBackground
-	_ = batch.Delete(t.Context(), job.Name, metav1.DeleteOptions{PropagationPolicy: &background}) // left by a run that was killed
-	if _, err := batch.Create(t.Context(), job, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = batch.Delete(context.Background(), job.Name, metav1.DeleteOptions{PropagationPolicy: &background})
-	})
-
-	seen := map[string][]corev1.PodPhase{} // each pod's phases, in the order seen
-	uids := map[string]string{}
-	within(t, 4*time.Minute, "the Job completes", func(ctx context.Context) (bool, string) {
-		pods, err := client.CoreV1().Pods(metav1.NamespaceDefault).List(ctx, metav1.ListOptions{LabelSelector: "job-name=" + job.Name})
-		if err != nil {
-			return false, err.Error()
-		}
-		for _, p := range pods.Items {
-			uids[string(p.UID)] = p.Name
-			if phases := seen[p.Name]; len(phases) == 0 || phases[len(phases)-1] != p.Status.Phase {
-				seen[p.Name] = append(phases, p.Status.Phase)
-			}
-		}
-		got, err := batch.Get(ctx, job.Name, metav1.GetOptions{})
-		if err != nil {
-			return false, err.Error()
-		}
-		return got.Status.Succeeded == 10, fmt.Sprintf("%d succeeded, %d failed, %d active", got.Status.Succeeded, got.Status.Failed, got.Status.Active)
-	})
-	if len(seen) != 10 {
-		t.Errorf("%d pods, want 10 (no retry): %v", len(seen), seen)
-	}
-	for pod, phases := range seen {
+	for pod, phases := range run.phases {
 		if !slices.Contains(phases, corev1.PodRunning) || phases[len(phases)-1] != corev1.PodSucceeded {
 			t.Errorf("%s went through %v, want Running then Succeeded", pod, phases)
 		}
 	}
-	made := map[string]int{}
-	for _, j := range accounting(t.Context(), t, url).Jobs {
-		if pod, ok := uids[j.UID]; ok {
-			made[pod]++
-		}
-	}
-	for pod := range seen {
-		if made[pod] != 1 {
-			t.Errorf("the backend made %d jobs of %s, want 1", made[pod], pod)
-		}
-	}
+	run.madeOnce(t, url)
 
 	long := askingPod("job-long", "", "1")
 	long.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": name}
