@@ -138,7 +138,7 @@
 // A [Config] with Unbounded set is a backend without machines to queue
 // on, the sample plugin's one node or its -parts file: every pod starts
 // at once, whatever its node name, its pin and its cpus, and runs until
-// it ends by itself (rule 8) or is deleted. It is the same table of jobs,
+// it ends by itself (a sleep, or an exit) or is deleted. It is the same table of jobs,
 // without the room; with Slurm set too, a second create is a second job,
 // a job ends at its time limit, and Slurm forgets ended jobs.
 //
