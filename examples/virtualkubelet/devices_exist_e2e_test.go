@@ -37,11 +37,20 @@ import (
 // until the test ends, and returns its status URL.
 func samplePlugin(t *testing.T, args ...string) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "plugin")
+	return serveExample(t, "plugin", "serving the ping reply on ", args...)
+}
+
+// serveExample builds the command examples/<dir> and runs it with args
+// on a free port of 127.0.0.1 (-addr 127.0.0.1:0) until the test ends,
+// and returns the URL that follows marker in the first line of its
+// stderr that holds marker. A test that fails shows the end of its log.
+func serveExample(t *testing.T, dir, marker string, args ...string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), dir)
 	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Dir = "../plugin"
+	build.Dir = filepath.Join("..", dir)
 	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the sample plugin: %v\n%s", err, out)
+		t.Fatalf("building examples/%s: %v\n%s", dir, err, out)
 	}
 	cmd := exec.Command(bin, append([]string{"-addr", "127.0.0.1:0"}, args...)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
@@ -66,9 +75,9 @@ func samplePlugin(t *testing.T, args ...string) string {
 			mu.Lock()
 			output.WriteString(line + "\n")
 			mu.Unlock()
-			if _, url, ok := strings.Cut(line, "serving the ping reply on "); ok {
+			if _, url, ok := strings.Cut(line, marker); ok {
 				select {
-				case serving <- url:
+				case serving <- strings.Fields(url)[0]:
 				default:
 				}
 			}
@@ -80,7 +89,7 @@ func samplePlugin(t *testing.T, args ...string) string {
 		_ = cmd.Wait()
 		if t.Failed() {
 			mu.Lock()
-			t.Logf("the sample plugin's log:\n%s", tail(output.String(), 20))
+			t.Logf("the log of examples/%s:\n%s", dir, tail(output.String(), 20))
 			mu.Unlock()
 		}
 	})
@@ -92,7 +101,7 @@ func samplePlugin(t *testing.T, args ...string) string {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	t.Fatalf("the sample plugin %v does not serve:\n%s", args, output.String())
+	t.Fatalf("examples/%s %v does not serve:\n%s", dir, args, output.String())
 	return ""
 }
 
