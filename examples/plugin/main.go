@@ -161,6 +161,7 @@ func Handler(current func() Backend, jobs *partsfleet.Fleet, o Options) http.Han
 		}
 	})
 	mux.HandleFunc("GET "+AccountingPath, func(w http.ResponseWriter, _ *http.Request) { serveAccounting(w, jobs) })
+	mux.Handle("GET "+podapi.LogsPath, serveLogs(jobs, o))
 	mux.HandleFunc("POST "+podapi.DeletePath, func(w http.ResponseWriter, r *http.Request) {
 		if o.Slurm {
 			slurm.serveDelete(w, r)

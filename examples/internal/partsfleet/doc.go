@@ -69,7 +69,19 @@
 //     fail: [Completed] for 0, and [Failed] for any other, as Slurm ends
 //     a job whose script exited with a code other than 0 (state F,
 //     FAILED), its status carrying the code (Job.ExitCode). A failed pod
-//     frees its cpus as a completed one does. The fleet has no timer:
+//     frees its cpus as a completed one does. More generally, a pod
+//     whose first container is a shell's -c with a script of steps
+//     separated by ";" or "&&", each sleep N, echo and plain words, or a
+//     last exit N ([JobOf]: sh -c "echo hello; sleep 2; echo bye; exit
+//     3"), ends when it has slept all its sleeps, one after the other,
+//     with the exit code N (0 without an exit), and writes each echo's
+//     line when it has slept the sleeps before it: at the instant its
+//     job started plus those sleeps, by the fleet's clock, if the job is
+//     still running then (or ends at that instant). [Fleet.Output] says
+//     what a container has written so far, by the pod's UID: its first
+//     container's lines; any other container writes none. A job that is
+//     cancelled or times out before a line never writes it, and a job
+//     that never started wrote nothing. The fleet has no timer:
 //     each call (Next, Parts, Create, Job, Delete…) first ends, at the
 //     fleet's clock (Config.Now), every such pod whose time is over (and
 //     in a Slurm fleet every pod past its time limit, below), earliest

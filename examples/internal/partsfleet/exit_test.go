@@ -53,7 +53,7 @@ func TestJobOfExit(t *testing.T) {
 		{"||", []string{"/bin/sh", "-c", "sleep 1 || exit 3"}, nil, 0, 0, false},
 		{"in the background", []string{"/bin/sh", "-c", "sleep 1 & exit 3"}, nil, 0, 0, false},
 		{"a sleep with a unit", []string{"/bin/sh", "-c", "sleep 1m; exit 3"}, nil, 0, 0, false},
-		{"something else first", []string{"/bin/sh", "-c", "echo 1; exit 3"}, nil, 0, 0, false},
+		{"something else first", []string{"/bin/sh", "-c", "date; exit 3"}, nil, 0, 0, false},
 		{"exit as a program", []string{"exit", "3"}, nil, 0, 0, false},
 	}
 	for _, tt := range tests {

@@ -39,6 +39,9 @@ type Job struct {
 	Sleeps   bool
 	Sleep    time.Duration
 	ExitCode int32
+	// Echoes are the lines the pod's first container writes, each when
+	// the job has run its After ([JobOf]; [Fleet.Output]), first first.
+	Echoes []Echo
 }
 
 // State is where a job is.
@@ -138,7 +141,7 @@ type job struct {
 // it is now, with f.mu held.
 func (f *Fleet) statusOf(j *job) JobStatus {
 	s := j.status
-	s.Containers = slices.Clone(s.Containers)
+	s.Containers, s.Echoes = slices.Clone(s.Containers), slices.Clone(s.Echoes)
 	s.Forgotten = f.config.MinJobAge > 0 && s.State.ended() && !f.now().Before(s.Finished.Add(f.config.MinJobAge))
 	return s
 }
@@ -187,7 +190,7 @@ func (f *Fleet) create(j Job) *job {
 		id = strconv.Itoa(n)
 	}
 	j.CPUs, j.MemoryMi = max(j.CPUs, 0), max(j.MemoryMi, 0)
-	j.Containers = slices.Clone(j.Containers)
+	j.Containers, j.Echoes = slices.Clone(j.Containers), slices.Clone(j.Echoes)
 	created := &job{status: JobStatus{Job: j, ID: id, Created: f.now()}, machine: -1}
 	f.all = append(f.all, created)
 	f.place(created)

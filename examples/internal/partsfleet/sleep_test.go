@@ -26,7 +26,7 @@ func TestJobOfSleep(t *testing.T) {
 		{"a shell", []string{"/bin/sh", "-c", "sleep 60"}, nil, time.Minute, true},
 		{"a shell, its script in the args", []string{"/bin/sh", "-c"}, []string{"sleep 60"}, time.Minute, true},
 		{"a shell, in the args", nil, []string{"bash", "-c", " sleep  60 "}, time.Minute, true},
-		{"a script that does more", []string{"/bin/sh", "-c", "sleep 60; echo done"}, nil, 0, false},
+		{"a script that does more", []string{"/bin/sh", "-c", "sleep 60; date"}, nil, 0, false},
 		{"a unit", []string{"sleep", "1m"}, nil, 0, false},
 		{"a fraction", []string{"sleep", "1.5"}, nil, 0, false},
 		{"negative", []string{"sleep", "-1"}, nil, 0, false},

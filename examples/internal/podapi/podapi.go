@@ -32,6 +32,15 @@
 //   - POST /delete: one pod (corev1.Pod). Send it only for a pod whose
 //     job the caller knows to exist: the Slurm plugin panics on a pod it
 //     does not know, and the request gets no answer at all.
+//   - GET /getLogs: one [LogRequest], the container and its kubectl logs
+//     options, answered 200 with the log in plain text (text/plain),
+//     streamed while the container runs with Opts.Follow: one long
+//     answer, not a poll. The Slurm plugin (pkg/slurm/GetLogs.go) reads
+//     the job's files, and answers 200 with an empty log for a pod or a
+//     container it has no file of; it writes no timestamps, filters by
+//     time only with Timestamps, and follows, polling every 4 seconds,
+//     until the container's status file or the pod's job is gone, not
+//     when the client goes.
 //
 // The paths are siblings of the ping's: a plugin pinged at
 // http://host:4000/status serves http://host:4000/create.
