@@ -117,7 +117,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	server := &http.Server{Handler: a.routes(), ReadTimeout: 30 * time.Second, ReadHeaderTimeout: 10 * time.Second, ErrorLog: logger}
 	done := make(chan error, 1)
 	go func() { done <- server.Serve(l) }()
-	logger.Printf("serving interLink's API on http://%s, in front of %s", l.Addr(), c.sidecar)
+	logger.Printf("serving interLink's API on http://%s (in front of %s)", l.Addr(), c.sidecar)
 	select {
 	case err = <-done:
 		logger.Print(err)

@@ -40,10 +40,21 @@ func jobsOf(ctx context.Context, t *testing.T, url string, names ...string) map[
 		uids[string(storedPod(t, n).UID)] = n
 	}
 	made := map[string]int{}
-	for _, j := range accounting(ctx, t, url).Jobs {
-		if n, ours := uids[j.UID]; ours {
-			made[n]++
+	for uid, n := range jobsByUID(ctx, t, url) {
+		if name, ours := uids[uid]; ours {
+			made[name] = n
 		}
+	}
+	return made
+}
+
+// jobsByUID counts the backend's jobs of each pod by its UID, by its own
+// account: for a pod that is gone too.
+func jobsByUID(ctx context.Context, t *testing.T, url string) map[string]int {
+	t.Helper()
+	made := map[string]int{}
+	for _, j := range accounting(ctx, t, url).Jobs {
+		made[j.UID]++
 	}
 	return made
 }
