@@ -45,8 +45,9 @@
 //
 // This package is the command: its flags (`flags.go`), the configurations
 // of a fleet and the start of their nodes with one renewer of their Leases
-// (`fleet.go`), the rights a configuration needs (`rights.go`), and the
-// start of it all (`main.go`). The rest is in packages of their own, each
+// (`fleet.go`), the rights a configuration needs (`rights.go`), the
+// kubelet API's flags and its logs (`kubelet.go`), and the start of it
+// all (`main.go`). The rest is in packages of their own, each
 // with its documentation:
 //
 //	| package | job |
@@ -58,6 +59,7 @@
 //	| `internal/pods` | the end of a pod deleted on the node: deleted at once (grace period 0), as a kubelet deletes a pod that has stopped |
 //	| `internal/devices` | with `-dra-driver`, the ResourceSlice controller that publishes a node's pool, and the pool's split into slices |
 //	| `internal/jobs` | with `-confirm`, the jobs of the pods that wait before they bind, made, read and removed through the plugin, and each pod confirmed or refused on its claim |
+//	| `internal/kubeletapi` | with `-kubelet-addr`, the kubelet API of the nodes that `kubectl logs` reads, over TLS: each log asked of the plugin of the pod's node (`kubelet.go`) |
 //	| `internal/metrics` | Prometheus metrics and the probes `/healthz` and `/readyz` |
 //	| `internal/rights` | its rights, as data: the RBAC rules each configuration needs, each with its reason (`-print-rbac`), and the admission policy that fences what RBAC cannot name (`-print-node-policy`) |
 //	| `internal/election` | leader election among replicas, with a Lease |

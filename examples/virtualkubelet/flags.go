@@ -54,6 +54,7 @@ type flags struct {
 	serviceAccount         string
 	saNamespace, saName    string
 	printRBAC, printPolicy bool
+	kubelet                kubeletFlags // kubelet.go
 }
 
 // DefaultServiceAccount is the ServiceAccount deploy/ runs the provider as.
@@ -111,6 +112,7 @@ func registerFlags(fs *flag.FlagSet) *flags {
 	fs.StringVar(&f.serviceAccount, "service-account", DefaultServiceAccount, "`namespace/name` of the ServiceAccount the provider runs as, which -print-rbac and -print-node-policy give the rights to")
 	fs.BoolVar(&f.printRBAC, "print-rbac", false, "print the RBAC rules the provider needs for the configuration the other flags give (its nodes, -held, -leader-elect, -dra-driver, -parts), bound to -service-account, as YAML, and exit 0")
 	fs.BoolVar(&f.printPolicy, "print-node-policy", false, "print a ValidatingAdmissionPolicy that lets -service-account create only the nodes and Leases of this configuration (what RBAC cannot name), change only the labels of its nodes that -label-namespaces allows, delete only its nodes' pods being deleted, with -dra-driver write only ResourceSlices of that driver on its nodes, and with -parts change and delete only nodes of its template with its ownership label, as YAML, and exit 0")
+	f.kubelet.register(fs)
 	return f
 }
 
@@ -247,6 +249,9 @@ func (f *flags) settings(args []string) ([]vnode.Config, *election.Election, err
 		return nil, nil, flagError("lease-renew", f.base.LeaseRenew, "want more than zero, or zero for a quarter of -lease-duration")
 	case f.partGrace <= 0:
 		return nil, nil, flagError("part-grace", f.partGrace, "want more than zero")
+	}
+	if err := f.kubelet.check(); err != nil {
+		return nil, nil, err
 	}
 	if f.metricsAddr != "" {
 		if _, _, err := net.SplitHostPort(f.metricsAddr); err != nil {

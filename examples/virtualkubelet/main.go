@@ -50,7 +50,7 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 		return printAccess(f.access(configs, e), f.printRBAC, f.printPolicy, stdout, stderr)
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	if err := run(f.kubeconfig, f.metricsAddr, e, configs, log); err != nil {
+	if err := run(f.kubeconfig, f.metricsAddr, &f.kubelet, e, configs, log); err != nil {
 		log.Error("provider stopped", "error", err)
 		return 1
 	}
@@ -59,8 +59,9 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 
 // run runs the providers until SIGINT or SIGTERM (see runProviders). With
 // an election e, it runs them only while this replica leads. With a
-// metrics address, the providers' metrics are served there.
-func run(kubeconfig, metricsAddr string, e *election.Election, configs []vnode.Config, log *slog.Logger) error {
+// metrics address, the providers' metrics are served there; with a
+// kubelet address, their pods' logs (every replica serves them).
+func run(kubeconfig, metricsAddr string, kubelet *kubeletFlags, e *election.Election, configs []vnode.Config, log *slog.Logger) error {
 	restConfig, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return fmt.Errorf("kubeconfig: %w", err)
@@ -80,14 +81,17 @@ func run(kubeconfig, metricsAddr string, e *election.Election, configs []vnode.C
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	client, err := kubernetes.NewForConfig(restConfig)
+	if err != nil {
+		return err
+	}
+	if err := kubelet.serve(ctx, client, configs, log); err != nil {
+		return err
+	}
 	work := func(ctx context.Context) error { return runProviders(ctx, restConfig, configs, log) }
 	if e == nil {
 		all.SetLeader(true) // the only replica
 		return work(ctx)
-	}
-	client, err := kubernetes.NewForConfig(restConfig)
-	if err != nil {
-		return err
 	}
 	lost := func() { os.Exit(1) } // at once: no write after the renew deadline
 	return e.Lead(ctx, client, all, log, lost, work)

@@ -119,6 +119,9 @@ type Config struct {
 	Confirm         bool
 	ConfirmDeadline time.Duration
 	PartPin         string
+	// Kubelet is where the process serves the kubelet API of its nodes
+	// (kubectl logs), which each node publishes; zero, none.
+	Kubelet KubeletEndpoint
 	// Process is what the nodes of one process share, which the process
 	// sets; its zero value, each node and each supervisor keeps its own.
 	Process Process

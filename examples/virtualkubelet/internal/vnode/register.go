@@ -46,7 +46,9 @@ func (p *Node) register(ctx context.Context, stored *corev1.Node) (*corev1.Node,
 	if stored != nil {
 		return p.refresh(ctx, stored)
 	}
-	node, applied := p.withFirstPing(p.cfg.Static.DeepCopy())
+	static := p.cfg.Static.DeepCopy()
+	p.cfg.Kubelet.published(static)
+	node, applied := p.withFirstPing(static)
 	created, err := p.nodes.Create(ctx, node, metav1.CreateOptions{FieldManager: FieldManager})
 	if err != nil {
 		return nil, err
@@ -60,7 +62,8 @@ func (p *Node) register(ctx context.Context, stored *corev1.Node) (*corev1.Node,
 
 // refresh gives stored, a node registered before this run (by this
 // provider before a restart, or by another, as interLink's), this
-// provider's static labels and version (its status.nodeInfo), writing
+// provider's static labels and version (its status.nodeInfo), and its
+// kubelet's endpoint when it serves one ([KubeletEndpoint]), writing
 // only what differs; what else it has stays, and the next ping brings the
 // plugin's reply. It returns the node as stored after.
 func (p *Node) refresh(ctx context.Context, stored *corev1.Node) (*corev1.Node, error) {
@@ -78,9 +81,15 @@ func (p *Node) refresh(ctx context.Context, stored *corev1.Node) (*corev1.Node, 
 			return nil, err
 		}
 	}
+	status := p.cfg.Kubelet.stale(stored)
 	if !equality.Semantic.DeepEqual(stored.Status.NodeInfo, static.Status.NodeInfo) {
-		patch := map[string]any{"status": map[string]any{"nodeInfo": static.Status.NodeInfo}}
-		if stored, err = p.patch(ctx, metrics.KindStatus, patch, "status"); err != nil {
+		if status == nil {
+			status = map[string]any{}
+		}
+		status["nodeInfo"] = static.Status.NodeInfo
+	}
+	if status != nil {
+		if stored, err = p.patch(ctx, metrics.KindStatus, map[string]any{"status": status}, "status"); err != nil {
 			return nil, err
 		}
 	}
