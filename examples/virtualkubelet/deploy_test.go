@@ -110,8 +110,14 @@ func TestDeployMatchesFlags(t *testing.T) {
 		t.Fatalf("%d containers, want the provider's", len(d.Spec.Template.Spec.Containers))
 	}
 	c := d.Spec.Template.Spec.Containers[0]
+	// The kubelet expands $(VAR) in args from the container's env: here,
+	// values of the downward API's kind.
+	expanded := make([]string, len(c.Args))
+	for i, a := range c.Args {
+		expanded[i] = strings.NewReplacer("$(POD_NAME)", "pingnode-provider-0", "$(POD_IP)", "10.0.0.1").Replace(a)
+	}
 	for _, print := range []struct{ flag, file string }{{"print-rbac", deployRBAC}, {"print-node-policy", deployPolicy}} {
-		code, stdout, stderr := printCommand(t, append(slices.Clone(c.Args), "-"+print.flag)...)
+		code, stdout, stderr := printCommand(t, append(expanded, "-"+print.flag)...)
 		if code != 0 || stderr != "" {
 			t.Fatalf("-%s: exit status %d, want 0:\n%s", print.flag, code, stderr)
 		}
@@ -147,15 +153,23 @@ func TestDeployMatchesFlags(t *testing.T) {
 	if namespace, _ := flagValue(c.Args, "leader-elect-namespace"); namespace != d.Namespace {
 		t.Errorf("the election's Lease in %q, want the Deployment's namespace %s", namespace, d.Namespace)
 	}
-	if id, _ := flagValue(c.Args, "leader-elect-id"); id != "$(POD_NAME)" ||
-		len(c.Env) != 1 || c.Env[0].Name != "POD_NAME" || c.Env[0].ValueFrom == nil || c.Env[0].ValueFrom.FieldRef == nil ||
-		c.Env[0].ValueFrom.FieldRef.FieldPath != "metadata.name" {
+	fromPod := func(name, path string) bool {
+		i := slices.IndexFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == name })
+		return i >= 0 && c.Env[i].ValueFrom != nil && c.Env[i].ValueFrom.FieldRef != nil && c.Env[i].ValueFrom.FieldRef.FieldPath == path
+	}
+	if id, _ := flagValue(c.Args, "leader-elect-id"); id != "$(POD_NAME)" || !fromPod("POD_NAME", "metadata.name") {
 		t.Errorf("-leader-elect-id %q, env %+v: want the pod's name from the downward API", id, c.Env)
 	}
-	addr, _ := flagValue(c.Args, "metrics-addr")
-	_, port, err := net.SplitHostPort(addr)
-	if err != nil || len(c.Ports) != 1 || c.Ports[0].Name != "metrics" || port != strconv.Itoa(int(c.Ports[0].ContainerPort)) {
-		t.Errorf("-metrics-addr %q, ports %+v: want the metrics port named metrics", addr, c.Ports)
+	if ip, _ := flagValue(c.Args, "node-ip"); ip != "$(POD_IP)" || !fromPod("POD_IP", "status.podIP") || len(c.Env) != 2 {
+		t.Errorf("-node-ip %q, env %+v: want the pod's IP from the downward API, and no other variable", ip, c.Env)
+	}
+	for name, flag := range map[string]string{"metrics": "metrics-addr", "kubelet": "kubelet-addr"} {
+		addr, _ := flagValue(c.Args, flag)
+		_, port, err := net.SplitHostPort(addr)
+		i := slices.IndexFunc(c.Ports, func(p corev1.ContainerPort) bool { return p.Name == name })
+		if err != nil || i < 0 || port != strconv.Itoa(int(c.Ports[i].ContainerPort)) || len(c.Ports) != 2 {
+			t.Errorf("-%s %q, ports %+v: want its port named %s", flag, addr, c.Ports, name)
+		}
 	}
 	for probe, path := range map[*corev1.Probe]string{c.LivenessProbe: "/healthz", c.ReadinessProbe: "/readyz"} {
 		if probe == nil || probe.HTTPGet == nil || probe.HTTPGet.Path != path || probe.HTTPGet.Port.String() != "metrics" {
