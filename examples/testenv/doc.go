@@ -57,6 +57,12 @@
 // node's. Either way, testenv is for tests on this machine only, and
 // listens on 127.0.0.1 alone.
 //
+// With -kubelet-tls the API server checks each kubelet's serving
+// certificate (kubectl logs, which it asks of the pod's node) against a
+// CA it makes in -dir, whose key is beside it for a test to sign one
+// with, and presents a client certificate that CA signs; without it, as
+// kubeadm sets a cluster up, it checks none and presents none.
+//
 // -dir is emptied first only if testenv made it: see [Marker]. A folder
 // that is not empty and has no marker is refused with exit status 2. With
 // -keep, a folder testenv made is used as it is, etcd's data included: the

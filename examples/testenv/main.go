@@ -34,12 +34,13 @@ func main() {
 	port := flag.Int("port", 0, "the API server's port on 127.0.0.1 (0: a free one)")
 	keep := flag.Bool("keep", false, "start again on the data an earlier run left in -dir (etcd's data, certificates) instead of emptying it: a restart of the control plane")
 	rbac := flag.Bool("rbac", false, "authorize as a real cluster does, with the Node authorizer and RBAC, and admit with NodeRestriction (default: allow every request)")
+	kubeletTLS := flag.Bool("kubelet-tls", false, "check each kubelet's serving certificate against a CA made in -dir ("+KubeletCACert+", its key "+KubeletCAKey+" beside it, to sign one), and present to kubelets a client certificate it signs (default: check none and present none, as kubeadm)")
 	flag.Parse()
 	if *dir == "" {
 		fmt.Fprintln(os.Stderr, "testenv: -dir is required")
 		os.Exit(2)
 	}
-	err := run(options{dir: *dir, port: *port, keep: *keep, rbac: *rbac})
+	err := run(options{dir: *dir, port: *port, keep: *keep, rbac: *rbac, kubeletTLS: *kubeletTLS})
 	var unsafe *UnsafeDirError
 	switch {
 	case errors.As(err, &unsafe):
@@ -71,6 +72,8 @@ type options struct {
 	port int    // -port: the API server's port; 0 picks a free one
 	keep bool   // -keep: start again on the data an earlier run left in dir
 	rbac bool   // -rbac: authorize with Node and RBAC, admit with NodeRestriction
+	// kubeletTLS is -kubelet-tls: check kubelets' certificates, present one.
+	kubeletTLS bool
 }
 
 func run(opts options) error {
@@ -107,6 +110,13 @@ func run(opts options) error {
 	args, err := apiServerArgs(dir, etcdURL, port, opts.rbac)
 	if err != nil {
 		return err
+	}
+	if opts.kubeletTLS {
+		tlsArgs, err := kubeletTLSArgs(dir)
+		if err != nil {
+			return err
+		}
+		args = append(args, tlsArgs...)
 	}
 	server := app.NewAPIServerCommand()
 	server.SetArgs(args)
