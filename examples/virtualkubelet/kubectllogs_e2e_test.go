@@ -96,3 +96,33 @@ func TestKubectlLogs(t *testing.T) {
 	}
 
 }
+
+// TestKubectlLogsThroughInterLink: kubectl logs as interLink is deployed,
+// the provider's /getLogs through interLink's API (its double) to the
+// sample plugin as interLink's Slurm plugin (-slurm), which reads the
+// job's output file: a failed pod's whole log, and with --tail 1 the
+// last line and the empty one after its newline, as the Slurm plugin
+// splits a log on "\n" and keeps one line more than asked
+// (pkg/slurm/GetLogs.go at f8451d9).
+func TestKubectlLogsThroughInterLink(t *testing.T) {
+	needsControlPlane(t)
+	_, api := interLinkStack(t)
+	const node, pod = "vk-logs-interlink", "logs-interlink"
+	startProviderProcess(t, "-plugin", api+"/pinglink", "-node", node, "-kubelet-addr", "127.0.0.1:0")
+	t.Cleanup(func() { deleteNode(t, node) })
+	createTestPod(t, echoPod(pod, node, "echo one; echo two; exit 3"))
+	within(t, 2*time.Minute, pod+" failed", func(context.Context) (bool, string) {
+		phase := storedPod(t, pod).Status.Phase
+		return phase == corev1.PodFailed, string(phase)
+	})
+	one := int64(1)
+	for _, tt := range []struct {
+		tail *int64
+		want string
+	}{{nil, "one\ntwo\n"}, {&one, "two\n\n"}} {
+		got, err := podLog(t.Context(), t, pod, corev1.PodLogOptions{TailLines: tt.tail})
+		if err != nil || got != tt.want {
+			t.Errorf("kubectl logs %s (tail %v) through interLink's API: %q, %v; want %q", pod, tt.tail, got, err, tt.want)
+		}
+	}
+}
