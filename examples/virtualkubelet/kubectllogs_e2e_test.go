@@ -37,7 +37,8 @@ func podLog(ctx context.Context, t *testing.T, name string, opts corev1.PodLogOp
 // kubelet API (its InternalIP and port), served over TLS with a
 // certificate made at start, and kubectl logs of its pods prints what
 // their jobs wrote, through the plugin's /getLogs: of a running pod, all
-// of it and with --tail; of a finished one too; and with -f, each line
+// of it, with --tail, with --since (a day: all) and --since-time (an
+// hour from now: nothing); of a finished one too; and with -f, each line
 // as the job writes it, until the job ends.
 func TestKubectlLogs(t *testing.T) {
 	needsControlPlane(t)
@@ -61,7 +62,8 @@ func TestKubectlLogs(t *testing.T) {
 		r, e := storedPod(t, runs).Status.Phase, storedPod(t, ends).Status.Phase
 		return r == corev1.PodRunning && e == corev1.PodFailed, string(r) + ", " + string(e)
 	})
-	one := int64(1)
+	one, day := int64(1), int64(86400)
+	later := metav1.NewTime(time.Now().Add(time.Hour))
 	for _, tt := range []struct {
 		pod  string
 		opts corev1.PodLogOptions
@@ -69,12 +71,14 @@ func TestKubectlLogs(t *testing.T) {
 	}{
 		{runs, corev1.PodLogOptions{}, "first\nsecond\n"},
 		{runs, corev1.PodLogOptions{TailLines: &one}, "second\n"},
+		{runs, corev1.PodLogOptions{SinceSeconds: &day}, "first\nsecond\n"},
+		{runs, corev1.PodLogOptions{SinceTime: &later}, ""},
 		{ends, corev1.PodLogOptions{}, "one\ntwo\n"},
 		{ends, corev1.PodLogOptions{TailLines: &one}, "two\n"},
 	} {
 		got, err := podLog(t.Context(), t, tt.pod, tt.opts)
 		if err != nil || got != tt.want {
-			t.Errorf("kubectl logs %s (tail %v): %q, %v; want %q", tt.pod, tt.opts.TailLines, got, err, tt.want)
+			t.Errorf("kubectl logs %s (tail %v, since %v, since-time %v): %q, %v; want %q", tt.pod, tt.opts.TailLines, tt.opts.SinceSeconds, tt.opts.SinceTime, got, err, tt.want)
 		}
 	}
 
