@@ -99,7 +99,7 @@ func (k *kubeletFlags) serve(ctx context.Context, client kubernetes.Interface, c
 		configs[i].Kubelet = endpoint
 	}
 	go func() {
-		if err := kubeletapi.Serve(ctx, l, tlsConfig, kubeletapi.Handler(logs)); err != nil {
+		if err := kubeletapi.Serve(ctx, l, tlsConfig, kubeletapi.Handler(logs), slog.NewLogLogger(log.Handler(), slog.LevelWarn)); err != nil {
 			log.Error("the kubelet API stopped", "error", err)
 		}
 	}()

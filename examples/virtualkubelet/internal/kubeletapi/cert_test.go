@@ -10,6 +10,7 @@ import (
 	"crypto/x509/pkix"
 	"errors"
 	"io"
+	"log"
 	"math/big"
 	"net"
 	"net/http"
@@ -148,7 +149,7 @@ func serve(t *testing.T, clientCA *x509.CertPool) (string, *x509.CertPool) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- Serve(ctx, l, ServerTLS(cert, clientCA), Handler(nil)) }()
+	go func() { done <- Serve(ctx, l, ServerTLS(cert, clientCA), Handler(nil), log.New(io.Discard, "", 0)) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {

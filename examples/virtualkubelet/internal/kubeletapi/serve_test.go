@@ -32,7 +32,7 @@ func TestServeStopsAtContextEnd(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { done <- Serve(ctx, l, ServerTLS(cert, nil), h) }()
+	go func() { done <- Serve(ctx, l, ServerTLS(cert, nil), h, nil) }()
 
 	roots := x509.NewCertPool()
 	roots.AddCert(cert.Leaf)
@@ -81,7 +81,7 @@ func TestServeRefusesNoTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = l.Close() }()
-	if err := Serve(context.Background(), l, nil, Handler(nil)); err == nil {
+	if err := Serve(context.Background(), l, nil, Handler(nil), nil); err == nil {
 		t.Error("Serve without TLS: nil error")
 	}
 }

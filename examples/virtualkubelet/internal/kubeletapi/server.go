@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/url"
@@ -234,7 +235,9 @@ func parseBool(name, s string) (bool, error) {
 // still served, and returns nil without waiting for their handlers. It
 // returns the server's error if serving fails first, and closes l in
 // either case. A nil tlsConfig is refused: the kubelet API is HTTPS.
-func Serve(ctx context.Context, l net.Listener, tlsConfig *tls.Config, h http.Handler) error {
+// What the server logs (a client refused at the handshake) goes to
+// errorLog; nil, the log package's standard logger.
+func Serve(ctx context.Context, l net.Listener, tlsConfig *tls.Config, h http.Handler, errorLog *log.Logger) error {
 	if tlsConfig == nil {
 		return errors.New("kubeletapi: no TLS configuration")
 	}
@@ -243,6 +246,7 @@ func Serve(ctx context.Context, l net.Listener, tlsConfig *tls.Config, h http.Ha
 		TLSConfig:         tlsConfig,
 		ReadHeaderTimeout: ReadHeaderTimeout,
 		IdleTimeout:       IdleTimeout,
+		ErrorLog:          errorLog,
 	}
 	defer func() { _ = l.Close() }()
 	stop := context.AfterFunc(ctx, func() { _ = srv.Close() })
