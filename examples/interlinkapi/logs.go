@@ -5,30 +5,9 @@ import (
 	"io"
 	"net/http"
 	"regexp"
-	"time"
+
+	"github.com/pingnode/pingnode/examples/internal/podapi"
 )
-
-// logRequest is a request for a container's log, interLink's LogStruct
-// (pkg/interlink/types.go).
-type logRequest struct {
-	Namespace     string  `json:"Namespace"`
-	PodUID        string  `json:"PodUID"`
-	PodName       string  `json:"PodName"`
-	ContainerName string  `json:"ContainerName"`
-	Opts          logOpts `json:"Opts"`
-}
-
-// logOpts are the options of a [logRequest], interLink's
-// ContainerLogOpts (pkg/interlink/types.go).
-type logOpts struct {
-	Tail         int       `json:"Tail"`
-	LimitBytes   int       `json:"Bytes"`
-	Timestamps   bool      `json:"Timestamps"`
-	Follow       bool      `json:"Follow"`
-	Previous     bool      `json:"Previous"`
-	SinceSeconds int       `json:"SinceSeconds"`
-	SinceTime    time.Time `json:"SinceTime"`
-}
 
 // The names logs.go accepts: a DNS label of any length, and a UUID in
 // lower case.
@@ -37,9 +16,9 @@ var (
 	uuid     = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 )
 
-// refusal returns why logs.go answers 400 to req, the first reason it
-// finds, in its words; "" when none.
-func (req logRequest) refusal() string {
+// refusal returns why logs.go answers 400 to req, interLink's LogStruct,
+// the first reason it finds, in its words; "" when none.
+func refusal(req podapi.LogRequest) string {
 	switch {
 	case !dnsLabel.MatchString(req.Namespace):
 		return "invalid namespace: must be a valid DNS label"
@@ -56,7 +35,7 @@ func (req logRequest) refusal() string {
 }
 
 // getLogs forwards a log request to the sidecar's GET /getLogs, as
-// logs.go does: the request decoded, checked ([logRequest.refusal], 400
+// logs.go does: the request decoded, checked ([refusal], 400
 // with its words; 400 "invalid request body" for what does not decode)
 // and encoded again, so that only LogStruct's fields reach the sidecar,
 // all of them. The answer is streamed, flushed at each read, for as long
@@ -68,14 +47,14 @@ func (a *api) getLogs(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var req logRequest
+	var req podapi.LogRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		a.log.Printf("getLogs: %v", err)
 		w.WriteHeader(http.StatusBadRequest)
 		_, _ = io.WriteString(w, "invalid request body")
 		return
 	}
-	if why := req.refusal(); why != "" {
+	if why := refusal(req); why != "" {
 		w.WriteHeader(http.StatusBadRequest)
 		_, _ = io.WriteString(w, why)
 		return

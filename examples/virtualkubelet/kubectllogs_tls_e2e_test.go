@@ -2,15 +2,10 @@ package main
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/pem"
 	"fmt"
-	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -24,6 +19,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/pingnode/pingnode/internal/testpki"
 )
 
 // signServing writes a serving certificate for 127.0.0.1, signed by the
@@ -31,7 +28,7 @@ import (
 // dir, and returns their files.
 func signServing(t *testing.T, dir, caCert, caKey string) (cert, key string) {
 	t.Helper()
-	read := func(file string) []byte {
+	read := func(file string) ([]byte, []byte) {
 		data, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)
@@ -40,40 +37,22 @@ func signServing(t *testing.T, dir, caCert, caKey string) (cert, key string) {
 		if block == nil {
 			t.Fatalf("%s: no PEM block", file)
 		}
-		return block.Bytes
+		return data, block.Bytes
 	}
-	ca, err := x509.ParseCertificate(read(caCert))
-	if err != nil {
+	caPEM, caDER := read(caCert)
+	_, keyDER := read(caKey)
+	ca := &testpki.CA{PEM: caPEM}
+	var err error
+	if ca.Cert, err = x509.ParseCertificate(caDER); err != nil {
 		t.Fatal(err)
 	}
-	signer, err := x509.ParseECPrivateKey(read(caKey))
-	if err != nil {
+	if ca.Key, err = x509.ParseECPrivateKey(keyDER); err != nil {
 		t.Fatal(err)
 	}
-	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	template := &x509.Certificate{
-		SerialNumber: big.NewInt(time.Now().UnixNano()),
-		Subject:      pkix.Name{CommonName: "vk-logs-tls"},
-		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1")},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, template, ca, &priv.PublicKey, signer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalECPrivateKey(priv)
-	if err != nil {
-		t.Fatal(err)
-	}
+	leaf := ca.Issue(t, testpki.Options{CommonName: "vk-logs-tls", IPs: []net.IP{net.IPv4(127, 0, 0, 1)}})
 	cert, key = filepath.Join(dir, "kubelet.crt"), filepath.Join(dir, "kubelet.key")
-	for file, block := range map[string]*pem.Block{cert: {Type: "CERTIFICATE", Bytes: der}, key: {Type: "EC PRIVATE KEY", Bytes: keyDER}} {
-		if err := os.WriteFile(file, pem.EncodeToMemory(block), 0o600); err != nil {
+	for file, data := range map[string][]byte{cert: leaf.CertPEM, key: leaf.KeyPEM} {
+		if err := os.WriteFile(file, data, 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -4,18 +4,17 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"errors"
 	"io"
 	"log"
-	"math/big"
 	"net"
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/pingnode/pingnode/internal/testpki"
 )
 
 var now = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -81,60 +80,6 @@ func TestSelfSignedRefuses(t *testing.T) {
 	}
 }
 
-// testCA is a certificate authority made for a test.
-type testCA struct {
-	cert *x509.Certificate
-	key  *ecdsa.PrivateKey
-}
-
-func newCA(t *testing.T, name string) testCA {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	template := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: name},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(time.Hour),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, template, template, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return testCA{cert: cert, key: key}
-}
-
-// client makes a client certificate the CA signs.
-func (ca testCA) client(t *testing.T, name string) tls.Certificate {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	template := &x509.Certificate{
-		SerialNumber: big.NewInt(2),
-		Subject:      pkix.Name{CommonName: name},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, template, ca.cert, &key.PublicKey, ca.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
-}
-
 // serve runs Serve with clientCA on a local port until the test ends,
 // and returns its address and the server's certificate as a pool.
 func serve(t *testing.T, clientCA *x509.CertPool) (string, *x509.CertPool) {
@@ -181,9 +126,12 @@ func healthz(addr string, tlsConfig *tls.Config) error {
 }
 
 func TestServerTLSClientCA(t *testing.T) {
-	ca, other := newCA(t, "apiserver-kubelet-client-ca"), newCA(t, "other-ca")
+	ca, other := testpki.NewCA(t, "apiserver-kubelet-client-ca"), testpki.NewCA(t, "other-ca")
+	client := func(ca *testpki.CA) tls.Certificate {
+		return ca.Issue(t, testpki.Options{CommonName: "kube-apiserver", Client: true}).Certificate
+	}
 	pool := x509.NewCertPool()
-	pool.AddCert(ca.cert)
+	pool.AddCert(ca.Cert)
 	addr, roots := serve(t, pool)
 	tests := []struct {
 		name  string
@@ -191,8 +139,8 @@ func TestServerTLSClientCA(t *testing.T) {
 		ok    bool
 	}{
 		{name: "no certificate", certs: nil, ok: false},
-		{name: "signed by another CA", certs: []tls.Certificate{other.client(t, "kube-apiserver")}, ok: false},
-		{name: "signed by the client CA", certs: []tls.Certificate{ca.client(t, "kube-apiserver")}, ok: true},
+		{name: "signed by another CA", certs: []tls.Certificate{client(other)}, ok: false},
+		{name: "signed by the client CA", certs: []tls.Certificate{client(ca)}, ok: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
