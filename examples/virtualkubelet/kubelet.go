@@ -57,7 +57,7 @@ func (k *kubeletFlags) check() error {
 	if err != nil {
 		return flagError("kubelet-addr", k.addr, "want host:port: %v", err)
 	}
-	if n, err := strconv.ParseUint(port, 10, 16); err != nil || n > 65535 {
+	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
 		return flagError("kubelet-addr", k.addr, "want a port from 0 to 65535")
 	}
 	if k.nodeIP == "" {
